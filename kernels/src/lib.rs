@@ -1,0 +1,62 @@
+//! # The parallel-reduction ladder, in Rust, for NVIDIA GPUs
+//!
+//! Every file under [`stages`] is one rung of the classic optimization ladder for a parallel sum
+//! (Harris, *Optimizing Parallel Reduction in CUDA*), as taught by the project's two seed
+//! documents — the blog "Reduction in CUDA" (kernels **K1–K5**) and the lesson following
+//! "7 Step Optimization of Parallel Reduction" (**REDUCE-0 … REDUCE-4**) — and then one rung past
+//! them ([`stages::s8_shuffle_vectorized`]) that is faster than NVIDIA's CUB on an H200.
+//!
+//! | stage | file | seed step |
+//! |---|---|---|
+//! | 1 | [`stages::s1_interleaved_divergent`] | K1 / REDUCE-0 |
+//! | 2 | [`stages::s2_interleaved_strided`] | REDUCE-1 |
+//! | 3 | [`stages::s3_sequential`] | K2 / REDUCE-2 |
+//! | 4 | [`stages::s4_first_add_during_load`] | K3 / REDUCE-3 |
+//! | 5 | [`stages::s5_unroll_last_warp`] | K4 / REDUCE-4 (made correct for Volta+) |
+//! | 6 | [`stages::s6_complete_unroll`] | K5's template, REDUCE-5 ("complete unroll") |
+//! | 7 | [`stages::s7_grid_stride`] | K5 / REDUCE-6 ("multiple adds per thread") |
+//! | 8 | [`stages::s8_shuffle_vectorized`] | beyond the seeds: shuffles, 128-bit loads, one pass |
+//!
+//! All hardware access goes through one small module, [`gpu`]: thread and block indices,
+//! barriers, shared memory, warp shuffles, wide loads and atomics. On `nvptx64` it lowers to PTX;
+//! on the host it runs the very same kernel source on an emulated grid (one coroutine per GPU
+//! thread, real barriers, per-block shared memory with a race detector) so tests and debuggers
+//! can step through a kernel without a GPU.
+//!
+//! The `#[no_mangle]` entry points with stable names (`reduce_s3_sequential_f32`, …) are declared
+//! once, in [`exports`].
+#![no_std]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(
+        abi_ptx,
+        stdarch_nvptx,
+        core_intrinsics,
+        link_llvm_intrinsics,
+        asm_experimental_arch,
+        gpu_intrinsics,
+        gpu_launch_sized_workgroup_mem
+    )
+)]
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
+
+#[cfg(not(target_arch = "nvptx64"))]
+extern crate std;
+
+pub mod element;
+pub mod exports;
+pub mod gpu;
+pub mod stages;
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod emu;
+
+pub use element::{Element, Max, Min, ReduceOp, Sum};
+
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // A panic on the GPU (only reachable through a bug) stops the kernel with a trap, which the
+    // host sees as CUDA_ERROR_LAUNCH_FAILED / ILLEGAL_INSTRUCTION on its next call.
+    unsafe { core::arch::nvptx::trap() }
+}

@@ -1,0 +1,70 @@
+//! # Broken on purpose: what the barriers are for
+//!
+//! These kernels are wrong in the way the seeds' lessons warn about. They exist so that the
+//! emulator's race detector (and `compute-sanitizer --tool racecheck` on a GPU) can be shown to
+//! catch each bug; the host never uses them to compute a result.
+
+use crate::gpu::{block_dim, block_idx, sync_threads, thread_idx, Global, GlobalMut, Shared};
+use crate::stages::s4_first_add_during_load::load_two;
+use crate::Element;
+
+/// The seeds' `warpReduce`: six `volatile` read-modify-writes with no barrier between them. On
+/// Volta and later, lane 0 may read `sdata[16]` while lane 16 is still updating it — a race.
+/// Compare [`crate::stages::s5_unroll_last_warp::warp_reduce`].
+#[inline(always)]
+pub fn warp_reduce_seed_racy<T: Element>(sdata: Shared<T>, tid: usize) {
+    for offset in [32, 16, 8, 4, 2, 1] {
+        sdata.set(tid, sdata.get(tid).plus(sdata.get(tid + offset)));
+    }
+}
+
+/// Stage 5 with the seeds' racy last warp.
+pub fn reduce_racy_last_warp<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
+    let sdata = unsafe { Shared::<T>::dynamic() };
+    let tid = thread_idx();
+    let i = block_idx() * (block_dim() * 2) + tid;
+    sdata.set(tid, load_two(input, i, block_dim()));
+    sync_threads();
+    let mut s = block_dim() / 2;
+    while s > 32 {
+        if tid < s {
+            sdata.set(tid, sdata.get(tid).plus(sdata.get(tid + s)));
+        }
+        sync_threads();
+        s >>= 1;
+    }
+    if tid < 32 {
+        warp_reduce_seed_racy(sdata, tid);
+    }
+    if tid == 0 {
+        partials.set(block_idx(), sdata.get(0));
+    }
+}
+
+/// Stage 3 without the `__syncthreads()` inside the loop: a thread may read `sdata[tid + s]`
+/// before the thread that owns it has finished the previous round.
+pub fn reduce_missing_barrier<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
+    let sdata = unsafe { Shared::<T>::dynamic() };
+    let tid = thread_idx();
+    let i = block_idx() * block_dim() + tid;
+    sdata.set(
+        tid,
+        if i < input.len() {
+            input.get(i)
+        } else {
+            T::ZERO
+        },
+    );
+    sync_threads();
+    let mut s = block_dim() / 2;
+    while s > 0 {
+        if tid < s {
+            sdata.set(tid, sdata.get(tid).plus(sdata.get(tid + s)));
+        }
+        // missing: sync_threads();
+        s >>= 1;
+    }
+    if tid == 0 {
+        partials.set(block_idx(), sdata.get(0));
+    }
+}

@@ -1,0 +1,70 @@
+//! # Stage 6 — complete unrolling with the block size known at compile time
+//!
+//! Seed step: the `template <unsigned int blockSize>` of blog **Kernel 5** (`reduce_final`) /
+//! lesson **REDUCE-5** ("completely unrolled"), without yet the grid-stride loop (stage 7).
+//!
+//! What changed from stage 5: the block size is a **const generic** `BLOCK` — Rust's version of the
+//! seeds' C++ template parameter. Every `if BLOCK >= 512` below is decided by the compiler, so the
+//! loop over strides disappears: what is left is a straight line of exactly the rounds this block
+//! size needs, with no loop counter, no shift, no compare-and-branch per round. The host
+//! instantiates `BLOCK` = 64, 128, 256, 512 and 1024 and picks one at run time
+//! (`reduce_s6_complete_unroll_b256_f32`, …).
+//!
+//! Why it is faster: the remaining per-round overhead of stage 5 (loop arithmetic and branches)
+//! is gone; with few instructions per round the barriers and shared-memory latency are all that
+//! remain.
+
+use crate::gpu::{block_idx, sync_threads, thread_idx, Global, GlobalMut, Shared};
+use crate::stages::s4_first_add_during_load::load_two;
+use crate::stages::s5_unroll_last_warp::warp_reduce;
+use crate::Element;
+
+/// The block-wide tree for a compile-time block size: after it, `sdata[0]` is the sum of
+/// `sdata[0..BLOCK]`. Stage 7 reuses it.
+#[inline(always)]
+pub fn tree_reduce<T: Element, const BLOCK: usize>(sdata: Shared<T>, tid: usize) {
+    if BLOCK >= 1024 {
+        if tid < 512 {
+            sdata.set(tid, sdata.get(tid).plus(sdata.get(tid + 512)));
+        }
+        sync_threads();
+    }
+    if BLOCK >= 512 {
+        if tid < 256 {
+            sdata.set(tid, sdata.get(tid).plus(sdata.get(tid + 256)));
+        }
+        sync_threads();
+    }
+    if BLOCK >= 256 {
+        if tid < 128 {
+            sdata.set(tid, sdata.get(tid).plus(sdata.get(tid + 128)));
+        }
+        sync_threads();
+    }
+    if BLOCK >= 128 {
+        if tid < 64 {
+            sdata.set(tid, sdata.get(tid).plus(sdata.get(tid + 64)));
+        }
+        sync_threads();
+    }
+    if tid < 32 {
+        warp_reduce(sdata, tid);
+    }
+}
+
+/// `partials[blockIdx.x] = sum of this block's 2*BLOCK elements`. Launch with `blockDim.x == BLOCK`
+/// (64 ≤ BLOCK ≤ 1024, a power of two).
+pub fn reduce<T: Element, const BLOCK: usize>(input: Global<T>, partials: GlobalMut<T>) {
+    let sdata = unsafe { Shared::<T>::dynamic() };
+    let tid = thread_idx();
+    let i = block_idx() * (BLOCK * 2) + tid;
+
+    sdata.set(tid, load_two(input, i, BLOCK));
+    sync_threads();
+
+    tree_reduce::<T, BLOCK>(sdata, tid);
+
+    if tid == 0 {
+        partials.set(block_idx(), sdata.get(0));
+    }
+}

@@ -1,0 +1,47 @@
+//! # Stage 7 — many elements per thread: the grid-stride loop
+//!
+//! Seed step: blog **Kernel 5** ("Fully Optimized Kernel", `reduce_final`) / lesson **REDUCE-6**
+//! ("multiple adds per thread").
+//!
+//! What changed from stage 6: the grid no longer has one block per `2*BLOCK` elements. A fixed,
+//! device-sized grid (a few blocks per SM) sweeps the whole input: each thread walks it in steps
+//! of `2 * BLOCK * gridDim.x`, adding two elements per step into a **register**, and only then
+//! enters the shared-memory tree of stage 6 once.
+//!
+//! Why it is faster: the expensive part of stages 1–6 — the tree with its barriers — now runs once
+//! per *thread-full of work* instead of once per two elements per thread. The loop body is just
+//! loads and adds, so the memory system stays busy, and the first pass writes a few hundred
+//! partials instead of millions, so the second pass is tiny. (The seed accumulates straight into
+//! `sdata[tid]`; keeping the running sum in a register saves a shared-memory round trip per step.)
+
+use crate::gpu::{block_idx, grid_dim, sync_threads, thread_idx, Global, GlobalMut, Shared};
+use crate::stages::s6_complete_unroll::tree_reduce;
+use crate::Element;
+
+/// `partials[blockIdx.x] = sum of the elements this block's threads visit`. Launch with
+/// `blockDim.x == BLOCK` and any grid size.
+pub fn reduce<T: Element, const BLOCK: usize>(input: Global<T>, partials: GlobalMut<T>) {
+    let sdata = unsafe { Shared::<T>::dynamic() };
+    let tid = thread_idx();
+    let n = input.len();
+    let grid_size = BLOCK * 2 * grid_dim();
+
+    // The grid-stride loop: two elements per step, summed in a register.
+    let mut sum = T::ZERO;
+    let mut i = block_idx() * (BLOCK * 2) + tid;
+    while i < n {
+        sum = sum.plus(input.get(i));
+        if i + BLOCK < n {
+            sum = sum.plus(input.get(i + BLOCK));
+        }
+        i += grid_size;
+    }
+    sdata.set(tid, sum);
+    sync_threads();
+
+    tree_reduce::<T, BLOCK>(sdata, tid);
+
+    if tid == 0 {
+        partials.set(block_idx(), sdata.get(0));
+    }
+}

@@ -1,0 +1,190 @@
+//! Project tasks: `cargo xtask <command>`.
+//!
+//! * `build-ptx` — kernels/ → `target/ptx/reduce_kernels.ptx`, then an `sm_90` ptxas check that
+//!   prints every kernel's registers, spills and shared memory.
+//! * `test` — the test suite: build-ptx (ptxas required), then `cargo test --workspace`.
+//! * `bundle` — release CLI + benchmark binaries + PTX + CUDA baselines + a run script in `bundle/`,
+//!   ready to copy to a GPU machine that has no Rust toolchain.
+//! * anything else is passed to the host CLI (`cargo xtask table`, `cargo xtask profile` …).
+
+mod linker;
+mod ptx;
+
+use anyhow::{bail, Context, Result};
+use std::process::Command;
+
+fn main() {
+    // rustc calls us as the nvptx linker (see linker.rs).
+    if std::env::var_os("XTASK_PTX_LINKER").is_some() {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        if let Err(e) = linker::main(&args) {
+            eprintln!("xtask ptx linker: {e:#}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Err(e) = run(&args) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run(args: &[String]) -> Result<()> {
+    let (cmd, rest) = args
+        .split_first()
+        .map(|(c, r)| (c.as_str(), r))
+        .unwrap_or(("help", &[]));
+    match cmd {
+        "build-ptx" => build_ptx(rest.iter().any(|a| a == "--require-ptxas")).map(|_| ()),
+        "test" => test(rest),
+        "bundle" => bundle(),
+        "help" | "--help" | "-h" => {
+            println!(
+                "cargo xtask build-ptx [--require-ptxas]   kernels -> PTX (+ sm_90 ptxas report)\n\
+                 cargo xtask test [cargo test args]        build + ptxas-check PTX, run every test\n\
+                 cargo xtask bundle                        binaries + PTX + run script in bundle/ for a GPU machine\n\
+                 cargo xtask <cli command> [args]          run the host CLI: table, profile, run, stress, report …"
+            );
+            Ok(())
+        }
+        _ => cli(args),
+    }
+}
+
+fn build_ptx(require_ptxas: bool) -> Result<std::path::PathBuf> {
+    let path = ptx::build_ptx(false)?;
+    println!("PTX: {}", path.display());
+    match ptx::find_ptxas() {
+        Some(ptxas) => {
+            let kernels = ptx::ptxas_check(&ptxas, &path)?;
+            println!("ptxas ({}) accepted {} kernels for {}:", ptxas.display(), kernels.len(), ptx::TARGET_CPU);
+            println!("{:<48} {:>5} {:>7} {:>7} {:>6} {:>6}", "kernel", "regs", "spill-st", "spill-ld", "stack", "smem");
+            for k in &kernels {
+                println!(
+                    "{:<48} {:>5} {:>7} {:>7} {:>6} {:>6}",
+                    k.name, k.registers, k.spill_stores, k.spill_loads, k.stack_frame, k.static_smem
+                );
+            }
+            let spilling: Vec<_> = kernels.iter().filter(|k| k.spill_stores + k.spill_loads > 0).collect();
+            if !spilling.is_empty() {
+                println!("warning: {} kernel(s) spill registers", spilling.len());
+            }
+        }
+        None if require_ptxas => bail!(
+            "ptxas not found (looked at $PTXAS, PATH, /usr/local/cuda/bin and python3's nvidia-cuda-nvcc-cu12).\n\
+             Fix: python3 -m pip install nvidia-cuda-nvcc-cu12   (or set PTXAS=/path/to/ptxas)"
+        ),
+        None => println!("ptxas not found: skipped the sm_90 assembly check (pip install nvidia-cuda-nvcc-cu12 enables it)"),
+    }
+    Ok(path)
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+fn status(cmd: &mut Command) -> Result<()> {
+    let st = cmd.status().with_context(|| format!("starting {cmd:?}"))?;
+    if !st.success() {
+        bail!("{cmd:?} failed ({st})");
+    }
+    Ok(())
+}
+
+fn test(extra: &[String]) -> Result<()> {
+    build_ptx(true)?;
+    status(
+        cargo()
+            .current_dir(ptx::workspace_root())
+            .args(["test", "--workspace"])
+            .args(extra),
+    )
+}
+
+fn cli(args: &[String]) -> Result<()> {
+    status(
+        cargo()
+            .current_dir(ptx::workspace_root())
+            .args([
+                "run",
+                "--quiet",
+                "--release",
+                "--package",
+                "reduce-host",
+                "--bin",
+                "reduce",
+                "--",
+            ])
+            .args(args),
+    )
+}
+
+fn bundle() -> Result<()> {
+    let root = ptx::workspace_root();
+    build_ptx(false)?;
+    status(cargo().current_dir(&root).args([
+        "build",
+        "--release",
+        "--package",
+        "reduce-host",
+        "--bin",
+        "reduce",
+    ]))?;
+    let out = String::from_utf8(
+        cargo()
+            .current_dir(&root)
+            .args([
+                "bench",
+                "--package",
+                "reduce-benches",
+                "--no-run",
+                "--message-format=json",
+            ])
+            .output()?
+            .stdout,
+    )?;
+    let dest = root.join("bundle");
+    std::fs::create_dir_all(dest.join("bin"))?;
+    std::fs::copy(root.join("target/release/reduce"), dest.join("bin/reduce"))?;
+    for line in out.lines() {
+        if line.contains("\"executable\":\"") && line.contains("\"kind\":[\"bench\"]") {
+            let exe = line
+                .split("\"executable\":\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap();
+            let name = line
+                .split("\"name\":\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap();
+            std::fs::copy(exe, dest.join("bin").join(format!("bench-{name}")))?;
+        }
+    }
+    std::fs::copy(
+        root.join(ptx::PTX_REL_PATH),
+        dest.join("reduce_kernels.ptx"),
+    )?;
+    let cuda = root.join("benches/cuda");
+    if cuda.exists() {
+        std::fs::create_dir_all(dest.join("cuda"))?;
+        for e in std::fs::read_dir(&cuda)? {
+            let e = e?;
+            std::fs::copy(e.path(), dest.join("cuda").join(e.file_name()))?;
+        }
+    }
+    std::fs::copy(
+        root.join("benches/run-on-gpu.sh"),
+        dest.join("run-on-gpu.sh"),
+    )?;
+    println!(
+        "bundle ready: {} (copy it to the GPU machine and run `bash run-on-gpu.sh`)",
+        dest.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,218 @@
+//! `cargo xtask build-ptx`: kernels/ → PTX, then (when ptxas is found) an sm_90 assembly check.
+
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The GPU we build for. The H200 is compute capability 9.0 (`sm_90`). We generate plain `sm_90`
+/// code (not `sm_90a`): the kernels need nothing from the arch-specific `a` features (wgmma,
+/// setmaxnreg), and plain sm_90 PTX also JIT-compiles for later GPUs.
+pub const TARGET_CPU: &str = "sm_90";
+/// The PTX ISA version: LLVM emits the lowest version that knows the target, which for `sm_90` is
+/// PTX ISA 7.8 (CUDA 12.0). The lowest ISA the chip needs lets every driver from CUDA 12.0 (R525)
+/// on load the module; nothing in the kernels needs a newer one. `build_ptx` checks the
+/// `.version` line so a toolchain change cannot move it silently.
+pub const PTX_ISA: &str = "7.8";
+/// Where the PTX lands, relative to the workspace root.
+pub const PTX_REL_PATH: &str = "target/ptx/reduce_kernels.ptx";
+
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
+}
+
+/// A command with the environment of an enclosing cargo build removed, so a nested cargo
+/// (host/build.rs calls us) does not inherit the outer build's target or flags.
+pub fn clean_cargo_command(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut cmd = Command::new(program);
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().to_string();
+        let drop = k.starts_with("CARGO_") && k != "CARGO_HOME"
+            || matches!(
+                k.as_str(),
+                "RUSTFLAGS"
+                    | "RUSTC_WRAPPER"
+                    | "RUSTC_WORKSPACE_WRAPPER"
+                    | "TARGET"
+                    | "HOST"
+                    | "OPT_LEVEL"
+                    | "PROFILE"
+                    | "DEBUG"
+                    | "NUM_JOBS"
+                    | "OUT_DIR"
+                    | "RUSTDOC"
+                    | "RUSTC_LINKER"
+                    | "CARGO_ENCODED_RUSTFLAGS"
+                    | "CARGO_MAKEFLAGS"
+                    | "MAKEFLAGS"
+                    | "MFLAGS"
+            );
+        if drop {
+            cmd.env_remove(&k);
+        }
+    }
+    cmd
+}
+
+/// Build the kernels crate for `nvptx64-nvidia-cuda` and return the path of the PTX file.
+pub fn build_ptx(quiet: bool) -> Result<PathBuf> {
+    let root = workspace_root();
+    let target_dir = root.join("target/nvptx");
+    let linker = std::env::current_exe().context("locating the xtask executable")?;
+    crate::linker::llvm_tools_dir()?; // fail early, with the fix, if llvm-tools is missing
+    let src = Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()?;
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&src.stdout).trim());
+    if !sysroot.join("lib/rustlib/src/rust/library/core").exists() {
+        bail!("the rustup component `rust-src` is missing (needed by -Zbuild-std=core).\nFix: rustup component add rust-src");
+    }
+
+    let rustflags = [
+        format!("-Ctarget-cpu={TARGET_CPU}"),
+        format!("-Clinker={}", linker.display()),
+    ]
+    .join("\x1f");
+    let mut cmd = clean_cargo_command(cargo());
+    cmd.current_dir(&root)
+        .args([
+            "rustc",
+            "--package",
+            "reduce-kernels",
+            "--release",
+            "--lib",
+            "--crate-type",
+            "cdylib",
+        ])
+        .args(["--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core"])
+        .arg("--target-dir")
+        .arg(&target_dir)
+        .env("CARGO_ENCODED_RUSTFLAGS", rustflags)
+        .env("CARGO_PROFILE_RELEASE_LTO", "fat")
+        .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "3")
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+        .env("XTASK_PTX_LINKER", "1");
+    if quiet {
+        cmd.arg("--quiet");
+    }
+    let status = cmd.status().context("starting cargo for the nvptx build")?;
+    if !status.success() {
+        bail!("building kernels/ for nvptx64-nvidia-cuda failed ({status})");
+    }
+    let built = target_dir.join("nvptx64-nvidia-cuda/release/reduce_kernels.ptx");
+    if !built.exists() {
+        bail!(
+            "the nvptx build finished but {} is missing",
+            built.display()
+        );
+    }
+    let text = std::fs::read_to_string(&built)?;
+    let version = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(".version "))
+        .unwrap_or("?")
+        .trim()
+        .to_string();
+    if version != PTX_ISA {
+        bail!(
+            "{} declares PTX ISA {version}, expected {PTX_ISA} for {TARGET_CPU}",
+            built.display()
+        );
+    }
+    let dest = root.join(PTX_REL_PATH);
+    std::fs::create_dir_all(dest.parent().unwrap())?;
+    std::fs::copy(&built, &dest)?;
+    Ok(dest)
+}
+
+/// Find `ptxas`: `$PTXAS`, the PATH, CUDA's usual places, then the PyPI package
+/// `nvidia-cuda-nvcc-cu12` in any python3's site-packages.
+pub fn find_ptxas() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("PTXAS") {
+        return Some(PathBuf::from(p));
+    }
+    if let Ok(out) = Command::new("sh").args(["-c", "command -v ptxas"]).output() {
+        let s = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if !s.is_empty() {
+            return Some(PathBuf::from(s));
+        }
+    }
+    for p in ["/usr/local/cuda/bin/ptxas", "/opt/cuda/bin/ptxas"] {
+        if Path::new(p).exists() {
+            return Some(PathBuf::from(p));
+        }
+    }
+    let py = Command::new("python3")
+        .args(["-c", "import nvidia.cuda_nvcc as m, os; print(os.path.join(list(m.__path__)[0], 'bin', 'ptxas'))"])
+        .output()
+        .ok()?;
+    let p = PathBuf::from(String::from_utf8_lossy(&py.stdout).trim());
+    p.exists().then_some(p)
+}
+
+/// One kernel's resources as ptxas reports them.
+#[derive(Debug, Clone, Default)]
+pub struct KernelResources {
+    pub name: String,
+    pub registers: u32,
+    pub spill_stores: u32,
+    pub spill_loads: u32,
+    pub stack_frame: u32,
+    pub static_smem: u32,
+}
+
+/// Assemble the PTX for `sm_90` with `ptxas -v` and parse its report.
+pub fn ptxas_check(ptxas: &Path, ptx: &Path) -> Result<Vec<KernelResources>> {
+    let cubin = ptx.with_extension("sm_90.cubin");
+    let out = Command::new(ptxas)
+        .args(["-arch", TARGET_CPU, "-v", "-O3"])
+        .arg(ptx)
+        .arg("-o")
+        .arg(&cubin)
+        .output()
+        .with_context(|| format!("running {}", ptxas.display()))?;
+    let text =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        bail!("ptxas rejected {} for {TARGET_CPU}:\n{text}", ptx.display());
+    }
+    let mut kernels: Vec<KernelResources> = Vec::new();
+    for line in text.lines() {
+        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
+            let name = rest.split('\'').next().unwrap_or_default().to_string();
+            kernels.push(KernelResources {
+                name,
+                ..Default::default()
+            });
+        } else if let Some(k) = kernels.last_mut() {
+            let num_before = |key: &str| -> Option<u32> {
+                let idx = line.find(key)?;
+                line[..idx].split_whitespace().last()?.parse().ok()
+            };
+            if line.contains("bytes stack frame") {
+                k.stack_frame = num_before("bytes stack frame").unwrap_or(0);
+                k.spill_stores = num_before("bytes spill stores").unwrap_or(0);
+                k.spill_loads = num_before("bytes spill loads").unwrap_or(0);
+            }
+            if line.contains("registers") {
+                k.registers = num_before("registers").unwrap_or(0);
+                k.static_smem = num_before("bytes smem").unwrap_or(0);
+            }
+        }
+    }
+    if kernels.is_empty() {
+        bail!(
+            "ptxas accepted {} but reported no kernels:\n{text}",
+            ptx.display()
+        );
+    }
+    Ok(kernels)
+}
