@@ -1,0 +1,575 @@
+//! Where kernels run: an NVIDIA GPU through `cust`, or the CPU emulator. Both take the same kernel
+//! names, launch shapes and arguments, so every stage runs on either.
+
+use crate::error::{CudaContext, ReduceError, Result};
+use crate::{ElemType, Scalar};
+use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy};
+use cust::sys as cu;
+use std::cell::{RefCell, UnsafeCell};
+use std::collections::HashMap;
+use std::ffi::c_void;
+
+/// What the planner needs to know about the device.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DeviceCaps {
+    /// Marketing name (`NVIDIA H200`) or `CPU emulator`.
+    pub name: String,
+    /// Streaming multiprocessors.
+    pub sm_count: usize,
+    /// Resident threads per SM.
+    pub max_threads_per_sm: usize,
+    /// Device memory in bytes.
+    pub total_mem: u64,
+    /// Compute capability (major, minor); (0, 0) for the emulator.
+    pub compute_capability: (u32, u32),
+}
+
+/// The PTX built by `cargo xtask build-ptx`, embedded at compile time (host/build.rs builds it).
+pub const EMBEDDED_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/reduce_kernels.ptx"));
+
+/// Arguments of one launch, as device addresses (the emulator's are host addresses).
+#[derive(Clone, Copy, Debug)]
+pub enum KernelArgs {
+    /// Stages 1–7: `(input, n, partials)`.
+    Ladder {
+        /// Input address.
+        input: u64,
+        /// Input length.
+        n: usize,
+        /// Output (one per block) address.
+        partials: u64,
+    },
+    /// Stage 8: `(input, n, partials, counter, out)`.
+    SinglePass {
+        /// Input address.
+        input: u64,
+        /// Input length.
+        n: usize,
+        /// Per-block partials.
+        partials: u64,
+        /// Zeroed ticket counter.
+        counter: u64,
+        /// Result address.
+        out: u64,
+    },
+}
+
+/// A launch: kernel symbol, shape, arguments.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    /// Kernel symbol (`reduce_s3_sequential_f32`).
+    pub kernel: String,
+    /// Blocks.
+    pub grid: usize,
+    /// Threads per block.
+    pub block: usize,
+    /// Dynamic shared memory bytes.
+    pub shared_bytes: usize,
+    /// Arguments.
+    pub args: KernelArgs,
+}
+
+/// A real GPU.
+pub struct Gpu {
+    // Field order = drop order: the module and stream go before the context.
+    module: cust::module::Module,
+    stream: cust::stream::Stream,
+    functions: RefCell<HashMap<String, cu::CUfunction>>,
+    ptx_origin: String,
+    caps: DeviceCaps,
+    _context: cust::context::Context,
+}
+
+impl Gpu {
+    /// Open GPU 0 and load the embedded PTX.
+    pub fn open() -> Result<Self> {
+        Self::open_with_ptx(
+            EMBEDDED_PTX,
+            "embedded PTX (target/ptx/reduce_kernels.ptx at build time)",
+        )
+    }
+
+    /// Open GPU 0 and load PTX from a file (e.g. the CUDA C twins built by nvcc).
+    pub fn open_with_ptx_file(path: &std::path::Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| ReduceError::Ptx {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        Self::open_with_ptx(&text, &path.display().to_string())
+    }
+
+    /// Open GPU 0 and load `ptx` (named `origin` in messages).
+    pub fn open_with_ptx(ptx: &str, origin: &str) -> Result<Self> {
+        if !ptx.contains(".entry") || !ptx.contains(".target") {
+            return Err(ReduceError::Ptx {
+                path: origin.to_string(),
+                reason: "it is not PTX (no .target / .entry lines)".into(),
+            });
+        }
+        cust::init(cust::CudaFlags::empty()).map_err(ReduceError::NoDriver)?;
+        let count = cust::device::Device::num_devices().during("counting devices")?;
+        if count == 0 {
+            return Err(ReduceError::NoDevice);
+        }
+        let device = cust::device::Device::get_device(0).during("opening device 0")?;
+        let context = cust::context::Context::new(device).during("creating a context")?;
+        let module = cust::module::Module::from_ptx(ptx, &[]).map_err(|e| ReduceError::Ptx {
+            path: origin.to_string(),
+            reason: format!("the driver rejected it: {e}"),
+        })?;
+        let stream = cust::stream::Stream::new(cust::stream::StreamFlags::NON_BLOCKING, None)
+            .during("creating a stream")?;
+        use cust::device::DeviceAttribute as A;
+        let attr = |a| device.get_attribute(a).during("reading device attributes");
+        let caps = DeviceCaps {
+            name: device.name().during("reading the device name")?,
+            sm_count: attr(A::MultiprocessorCount)? as usize,
+            max_threads_per_sm: attr(A::MaxThreadsPerMultiprocessor)? as usize,
+            total_mem: device.total_memory().during("reading device memory")? as u64,
+            compute_capability: (
+                attr(A::ComputeCapabilityMajor)? as u32,
+                attr(A::ComputeCapabilityMinor)? as u32,
+            ),
+        };
+        Ok(Gpu {
+            module,
+            stream,
+            functions: RefCell::new(HashMap::new()),
+            ptx_origin: origin.to_string(),
+            caps,
+            _context: context,
+        })
+    }
+
+    /// The stream every launch and copy of this handle goes to.
+    pub fn stream(&self) -> &cust::stream::Stream {
+        &self.stream
+    }
+
+    /// Free and total device memory in bytes (`cuMemGetInfo`).
+    pub fn mem_info(&self) -> Result<(u64, u64)> {
+        let (f, t) = cust::memory::mem_get_info().during("cuMemGetInfo")?;
+        Ok((f as u64, t as u64))
+    }
+
+    fn function(&self, name: &str) -> Result<cu::CUfunction> {
+        if let Some(f) = self.functions.borrow().get(name) {
+            return Ok(*f);
+        }
+        let f = self
+            .module
+            .get_function(name)
+            .map_err(|_| ReduceError::MissingKernel {
+                name: name.to_string(),
+                path: self.ptx_origin.clone(),
+            })?
+            .to_raw();
+        self.functions.borrow_mut().insert(name.to_string(), f);
+        Ok(f)
+    }
+
+    /// Is `name` in the loaded module?
+    pub fn has_kernel(&self, name: &str) -> bool {
+        self.function(name).is_ok()
+    }
+
+    fn launch(&self, l: &Launch) -> Result<()> {
+        let f = self.function(&l.kernel)?;
+        let mut words: [u64; 5] = [0; 5];
+        let count = match l.args {
+            KernelArgs::Ladder { input, n, partials } => {
+                words[..3].copy_from_slice(&[input, n as u64, partials]);
+                3
+            }
+            KernelArgs::SinglePass {
+                input,
+                n,
+                partials,
+                counter,
+                out,
+            } => {
+                words.copy_from_slice(&[input, n as u64, partials, counter, out]);
+                5
+            }
+        };
+        let mut params: Vec<*mut c_void> = words[..count]
+            .iter_mut()
+            .map(|w| w as *mut u64 as *mut c_void)
+            .collect();
+        // SAFETY: every kernel of this crate takes 64-bit pointers and a 64-bit length, in the
+        // order `KernelArgs` lists them; the buffers behind the addresses are owned by the caller
+        // for the duration of the launch (the stream is synchronized before they are freed).
+        let r = unsafe {
+            cu::cuLaunchKernel(
+                f,
+                l.grid as u32,
+                1,
+                1,
+                l.block as u32,
+                1,
+                1,
+                l.shared_bytes as u32,
+                self.stream.as_inner(),
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        };
+        driver_result(
+            r,
+            format!(
+                "launching {} <<<{}, {}, {}>>>",
+                l.kernel, l.grid, l.block, l.shared_bytes
+            ),
+        )
+    }
+}
+
+/// Map a raw driver status (from the few calls made through `cust::sys`) to our error.
+pub(crate) fn driver_result(r: cu::CUresult, what: impl Into<String>) -> Result<()> {
+    if r == cu::CUresult::CUDA_SUCCESS {
+        return Ok(());
+    }
+    let mut text: *const std::ffi::c_char = std::ptr::null();
+    // SAFETY: cuGetErrorString writes a pointer to a static string (or leaves it null).
+    unsafe { cu::cuGetErrorString(r, &mut text) };
+    let message = if text.is_null() {
+        format!("{r:?}")
+    } else {
+        format!(
+            "{r:?}: {}",
+            unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy()
+        )
+    };
+    Err(ReduceError::Driver {
+        what: what.into(),
+        message,
+    })
+}
+
+/// The CPU emulator.
+pub struct Emulator {
+    caps: DeviceCaps,
+}
+
+impl Default for Emulator {
+    fn default() -> Self {
+        Emulator {
+            caps: DeviceCaps {
+                name: "CPU emulator".into(),
+                // A small pretend device keeps the grid-stride stages' grids (and run times) small.
+                sm_count: 4,
+                max_threads_per_sm: 2048,
+                total_mem: 1 << 34,
+                compute_capability: (0, 0),
+            },
+        }
+    }
+}
+
+macro_rules! emu_dispatch_ladder {
+    ($t:ty, $kernel:expr, $block:expr) => {{
+        use reduce_kernels::stages::*;
+        let k: &str = $kernel;
+        let f: Option<fn(reduce_kernels::gpu::Global<$t>, reduce_kernels::gpu::GlobalMut<$t>)> =
+            if k.starts_with("reduce_s1_") {
+                Some(s1_interleaved_divergent::reduce::<$t>)
+            } else if k.starts_with("reduce_s2_") {
+                Some(s2_interleaved_strided::reduce::<$t>)
+            } else if k.starts_with("reduce_s3_") {
+                Some(s3_sequential::reduce::<$t>)
+            } else if k.starts_with("reduce_s4_") {
+                Some(s4_first_add_during_load::reduce::<$t>)
+            } else if k.starts_with("reduce_s5_") {
+                Some(s5_unroll_last_warp::reduce::<$t>)
+            } else if k.starts_with("reduce_broken_racy_last_warp") {
+                Some(broken::reduce_racy_last_warp::<$t>)
+            } else if k.starts_with("reduce_broken_missing_barrier") {
+                Some(broken::reduce_missing_barrier::<$t>)
+            } else if k.starts_with("reduce_s6_") {
+                match $block {
+                    64 => Some(s6_complete_unroll::reduce::<$t, 64>),
+                    128 => Some(s6_complete_unroll::reduce::<$t, 128>),
+                    256 => Some(s6_complete_unroll::reduce::<$t, 256>),
+                    512 => Some(s6_complete_unroll::reduce::<$t, 512>),
+                    1024 => Some(s6_complete_unroll::reduce::<$t, 1024>),
+                    _ => None,
+                }
+            } else if k.starts_with("reduce_s7_") {
+                match $block {
+                    64 => Some(s7_grid_stride::reduce::<$t, 64>),
+                    128 => Some(s7_grid_stride::reduce::<$t, 128>),
+                    256 => Some(s7_grid_stride::reduce::<$t, 256>),
+                    512 => Some(s7_grid_stride::reduce::<$t, 512>),
+                    1024 => Some(s7_grid_stride::reduce::<$t, 1024>),
+                    _ => None,
+                }
+            } else {
+                None
+            };
+        f
+    }};
+}
+
+impl Emulator {
+    fn launch<T: Scalar>(&self, l: &Launch) -> Result<()> {
+        use reduce_kernels::exports::{ladder, single_pass};
+        use reduce_kernels::stages::s8_shuffle_vectorized::reduce as s8;
+        use reduce_kernels::{Max, Min, Sum};
+        const U: usize = reduce_kernels::exports::SINGLE_PASS_UNROLL;
+        let missing = || ReduceError::MissingKernel {
+            name: l.kernel.clone(),
+            path: "the CPU emulator".into(),
+        };
+        if !l.kernel.ends_with(&format!("_{}", T::TYPE.name())) {
+            return Err(ReduceError::InvalidArgument(format!(
+                "kernel {} launched with {} buffers",
+                l.kernel,
+                T::TYPE
+            )));
+        }
+        let cfg = reduce_kernels::emu::LaunchConfig {
+            grid_dim: l.grid,
+            block_dim: l.block,
+            shared_bytes: l.shared_bytes,
+        };
+        let run = |body: &(dyn Fn() + Sync)| {
+            reduce_kernels::emu::launch(cfg, body).map_err(|source| ReduceError::Emulator {
+                kernel: l.kernel.clone(),
+                source,
+            })
+        };
+        match l.args {
+            KernelArgs::Ladder { input, n, partials } => {
+                let f = emu_dispatch_ladder!(T, &l.kernel, l.block).ok_or_else(missing)?;
+                run(&|| unsafe {
+                    ladder(
+                        f,
+                        input as usize as *const T,
+                        n,
+                        partials as usize as *mut T,
+                    )
+                })
+            }
+            KernelArgs::SinglePass {
+                input,
+                n,
+                partials,
+                counter,
+                out,
+            } => {
+                type F<T> = fn(
+                    reduce_kernels::gpu::Global<T>,
+                    reduce_kernels::gpu::GlobalMut<T>,
+                    reduce_kernels::gpu::Counter,
+                    reduce_kernels::gpu::GlobalMut<T>,
+                );
+                let op = l.kernel.split('_').nth(2).unwrap_or_default();
+                let f: F<T> = match (op, l.block) {
+                    ("sum", 256) => s8::<T, Sum, 256, U>,
+                    ("sum", 512) => s8::<T, Sum, 512, U>,
+                    ("sum", 1024) => s8::<T, Sum, 1024, U>,
+                    ("min", 256) => s8::<T, Min, 256, U>,
+                    ("min", 512) => s8::<T, Min, 512, U>,
+                    ("min", 1024) => s8::<T, Min, 1024, U>,
+                    ("max", 256) => s8::<T, Max, 256, U>,
+                    ("max", 512) => s8::<T, Max, 512, U>,
+                    ("max", 1024) => s8::<T, Max, 1024, U>,
+                    _ => return Err(missing()),
+                };
+                let (i, p, c, o) = (
+                    input as usize,
+                    partials as usize,
+                    counter as usize,
+                    out as usize,
+                );
+                run(&|| unsafe {
+                    single_pass(f, i as *const T, n, p as *mut T, c as *mut u32, o as *mut T)
+                })
+            }
+        }
+    }
+}
+
+/// A device: GPU or emulator.
+pub enum Backend {
+    /// An NVIDIA GPU.
+    Gpu(Gpu),
+    /// The CPU emulator.
+    Emulator(Emulator),
+}
+
+/// Which backend to open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+pub enum BackendChoice {
+    /// The GPU if there is one, else the emulator.
+    Auto,
+    /// The GPU; an error if there is none.
+    Gpu,
+    /// The CPU emulator.
+    Emu,
+}
+
+impl Backend {
+    /// Open the backend `choice` asks for. With `Auto`, a missing driver or GPU falls back to the
+    /// emulator (any other GPU error is returned).
+    pub fn open(choice: BackendChoice) -> Result<Self> {
+        match choice {
+            BackendChoice::Gpu => Gpu::open().map(Backend::Gpu),
+            BackendChoice::Emu => Ok(Backend::Emulator(Emulator::default())),
+            BackendChoice::Auto => match Gpu::open() {
+                Ok(g) => Ok(Backend::Gpu(g)),
+                Err(ReduceError::NoDriver(_) | ReduceError::NoDevice) => {
+                    Ok(Backend::Emulator(Emulator::default()))
+                }
+                Err(e) => Err(e),
+            },
+        }
+    }
+
+    /// Device properties.
+    pub fn caps(&self) -> &DeviceCaps {
+        match self {
+            Backend::Gpu(g) => &g.caps,
+            Backend::Emulator(e) => &e.caps,
+        }
+    }
+
+    /// Is this the emulator?
+    pub fn is_emulator(&self) -> bool {
+        matches!(self, Backend::Emulator(_))
+    }
+
+    /// The GPU, if this is one.
+    pub fn gpu(&self) -> Option<&Gpu> {
+        match self {
+            Backend::Gpu(g) => Some(g),
+            Backend::Emulator(_) => None,
+        }
+    }
+
+    /// Copy `data` to the device.
+    pub fn upload<T: Scalar>(&self, data: &[T]) -> Result<Buffer<T>> {
+        match self {
+            Backend::Gpu(g) => {
+                self.check_fits::<T>(g, data.len())?;
+                Ok(Buffer::Gpu(DeviceBuffer::from_slice(data).during(
+                    format!("uploading {} × {}", data.len(), T::TYPE),
+                )?))
+            }
+            Backend::Emulator(_) => Ok(Buffer::Host(UnsafeCell::new(data.to_vec()))),
+        }
+    }
+
+    /// A device buffer of `len` zeroed elements.
+    pub fn zeroed<T: Scalar>(&self, len: usize) -> Result<Buffer<T>> {
+        match self {
+            Backend::Gpu(g) => {
+                self.check_fits::<T>(g, len)?;
+                // SAFETY: filled with zero bytes right away, a valid value of every Scalar.
+                let b = unsafe { DeviceBuffer::<T>::uninitialized(len.max(1)) }
+                    .during(format!("allocating {len} × {}", T::TYPE))?;
+                let r = unsafe {
+                    cu::cuMemsetD8_v2(b.as_device_ptr().as_raw(), 0, len.max(1) * T::TYPE.size())
+                };
+                driver_result(r, "zeroing a buffer")?;
+                Ok(Buffer::Gpu(b))
+            }
+            Backend::Emulator(_) => Ok(Buffer::Host(UnsafeCell::new(vec![
+                T::default();
+                len.max(1)
+            ]))),
+        }
+    }
+
+    fn check_fits<T: Scalar>(&self, g: &Gpu, len: usize) -> Result<()> {
+        let bytes = (len as u64).saturating_mul(T::TYPE.size() as u64);
+        let (free, _) = g.mem_info()?;
+        if bytes > free {
+            return Err(ReduceError::TooLarge {
+                n: len,
+                ty: T::TYPE,
+                bytes,
+                free,
+            });
+        }
+        Ok(())
+    }
+
+    /// Copy the first `len` elements of `buf` back.
+    pub fn download<T: Scalar>(&self, buf: &Buffer<T>, len: usize) -> Result<Vec<T>> {
+        if len > buf.len() {
+            return Err(ReduceError::InvalidArgument(format!(
+                "cannot read {len} elements of a {}-element buffer",
+                buf.len()
+            )));
+        }
+        match buf {
+            Buffer::Gpu(b) => {
+                self.synchronize()?;
+                let mut out = vec![T::default(); len];
+                if len > 0 {
+                    b.index(..len)
+                        .copy_to(&mut out[..])
+                        .during("copying results to the host")?;
+                }
+                Ok(out)
+            }
+            Buffer::Host(v) => Ok(unsafe { &*v.get() }[..len].to_vec()),
+        }
+    }
+
+    /// Run one launch on `T`-typed buffers.
+    pub fn launch<T: Scalar>(&self, l: &Launch) -> Result<()> {
+        match self {
+            Backend::Gpu(g) => g.launch(l),
+            Backend::Emulator(e) => e.launch::<T>(l),
+        }
+    }
+
+    /// Wait for all queued work; reports asynchronous kernel faults.
+    pub fn synchronize(&self) -> Result<()> {
+        match self {
+            Backend::Gpu(g) => g.stream.synchronize().during("waiting for the GPU"),
+            Backend::Emulator(_) => Ok(()),
+        }
+    }
+
+    /// Is `kernel` available (in the PTX, or known to the emulator)?
+    pub fn has_kernel(&self, kernel: &str, ty: ElemType) -> bool {
+        match self {
+            Backend::Gpu(g) => g.has_kernel(kernel),
+            Backend::Emulator(_) => kernel.ends_with(ty.name()),
+        }
+    }
+}
+
+/// Device memory holding `T`s (host memory under the emulator).
+pub enum Buffer<T: DeviceCopy> {
+    /// On the GPU.
+    Gpu(DeviceBuffer<T>),
+    /// In host memory, for the emulator.
+    Host(UnsafeCell<Vec<T>>),
+}
+
+impl<T: DeviceCopy> Buffer<T> {
+    /// Elements.
+    pub fn len(&self) -> usize {
+        match self {
+            Buffer::Gpu(b) => b.len(),
+            Buffer::Host(v) => unsafe { &*v.get() }.len(),
+        }
+    }
+    /// `len() == 0`.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Address of element `offset` as the kernels see it.
+    pub fn addr(&self, offset: usize) -> u64 {
+        match self {
+            Buffer::Gpu(b) => {
+                b.as_device_ptr().as_raw() + (offset * std::mem::size_of::<T>()) as u64
+            }
+            Buffer::Host(v) => unsafe { (*v.get()).as_mut_ptr().add(offset) as usize as u64 },
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! Everything that can go wrong, as one typed error with a message that names the problem.
+
+use crate::{ElemType, Op, Stage};
+
+/// Result alias of this crate.
+pub type Result<T, E = ReduceError> = std::result::Result<T, E>;
+
+/// Why a reduction could not run. Every variant's message says what was wrong and, where there is
+/// one, the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum ReduceError {
+    /// The CUDA driver library could not be initialised (no NVIDIA driver, or no GPU).
+    #[error("no usable CUDA GPU: cuInit failed ({0}). Install an NVIDIA driver, or use the CPU emulator (--backend emu)")]
+    NoDriver(cust::error::CudaError),
+    /// The driver works but reports no device.
+    #[error("the CUDA driver reports no GPU. Use the CPU emulator (--backend emu)")]
+    NoDevice,
+    /// A CUDA driver call failed.
+    #[error("CUDA error during {what}: {source}")]
+    Cuda {
+        /// What the library was doing.
+        what: String,
+        /// The driver's error.
+        source: cust::error::CudaError,
+    },
+    /// A driver call made through the raw bindings failed.
+    #[error("CUDA error during {what}: {message}")]
+    Driver {
+        /// What the library was doing.
+        what: String,
+        /// The driver's error name and text.
+        message: String,
+    },
+    /// The PTX could not be read or the driver rejected it.
+    #[error("cannot load PTX {path}: {reason}. Fix: run `cargo xtask build-ptx` (it writes target/ptx/reduce_kernels.ptx), or pass a PTX file built by it")]
+    Ptx {
+        /// Where the PTX came from.
+        path: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A kernel the stage needs is not in the loaded PTX.
+    #[error("kernel `{name}` is not in the loaded PTX ({path}); it was probably built from other sources. Fix: cargo xtask build-ptx")]
+    MissingKernel {
+        /// Kernel symbol.
+        name: String,
+        /// PTX source.
+        path: String,
+    },
+    /// Block size not allowed for this stage.
+    #[error("block size {block} is not valid for {stage}: {why}")]
+    InvalidBlockSize {
+        /// Stage.
+        stage: Stage,
+        /// Requested threads per block.
+        block: usize,
+        /// The rule it breaks.
+        why: String,
+    },
+    /// Grid size not allowed.
+    #[error("grid size {grid} is not valid: {why}")]
+    InvalidGridSize {
+        /// Requested blocks.
+        grid: usize,
+        /// The rule it breaks.
+        why: String,
+    },
+    /// The stage has no kernel for this element type.
+    #[error("{stage} has no kernel for {ty}: the ladder stages 1-7 are built for f32 and i32 (the seeds' types); use stage 8 for {ty}")]
+    UnsupportedType {
+        /// Stage.
+        stage: Stage,
+        /// Element type.
+        ty: ElemType,
+    },
+    /// The stage cannot compute this operator.
+    #[error("{stage} computes sums only; {op} needs stage 8")]
+    UnsupportedOp {
+        /// Stage.
+        stage: Stage,
+        /// Operator.
+        op: Op,
+    },
+    /// min/max/mean of nothing.
+    #[error("{op} of an empty input is undefined")]
+    EmptyInput {
+        /// Operator.
+        op: Op,
+    },
+    /// The input does not fit in device memory.
+    #[error("{n} elements of {ty} need {bytes} bytes but the GPU has {free} bytes free")]
+    TooLarge {
+        /// Elements.
+        n: usize,
+        /// Type.
+        ty: ElemType,
+        /// Bytes needed.
+        bytes: u64,
+        /// Bytes free on the device.
+        free: u64,
+    },
+    /// The emulator found a bug in a kernel (race, barrier divergence, out-of-bounds access …).
+    #[error("emulated kernel `{kernel}` failed: {source}")]
+    Emulator {
+        /// Kernel symbol.
+        kernel: String,
+        /// What the emulator found.
+        source: reduce_kernels::emu::EmuError,
+    },
+    /// A buffer or argument does not match what the call expects.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+}
+
+/// Attach "what we were doing" to a CUDA error.
+pub(crate) trait CudaContext<T> {
+    fn during(self, what: impl Into<String>) -> Result<T>;
+}
+
+impl<T> CudaContext<T> for cust::error::CudaResult<T> {
+    fn during(self, what: impl Into<String>) -> Result<T> {
+        self.map_err(|source| ReduceError::Cuda {
+            what: what.into(),
+            source,
+        })
+    }
+}

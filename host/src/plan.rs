@@ -1,0 +1,217 @@
+//! Launch planning: pure arithmetic, tested on the CPU, shared by both backends.
+//!
+//! Like CUB, the *policy* (block size, blocks per SM, when to use a single block) is kept apart
+//! from the *algorithm* (the kernels): [`SinglePassPolicy`] is the only place that knows tuning
+//! numbers for stage 8.
+
+use crate::backend::DeviceCaps;
+use crate::error::{ReduceError, Result};
+use crate::{ElemType, Op, Stage};
+
+/// Most blocks a stage-8 launch may use (the size of its partials workspace).
+pub const MAX_SINGLE_PASS_GRID: usize = 4096;
+/// CUDA's limit on `gridDim.x`.
+pub const MAX_GRID: usize = (1 << 31) - 1;
+
+/// One kernel launch of a multi-pass ladder reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Pass {
+    /// Elements this pass reads.
+    pub n: usize,
+    /// Blocks (= partials written).
+    pub grid: usize,
+    /// Threads per block.
+    pub block: usize,
+    /// Dynamic shared memory per block.
+    pub shared_bytes: usize,
+}
+
+/// How a stage reduces `n` elements: one or more passes, or one single-pass launch.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Plan {
+    /// The stage.
+    pub stage: Stage,
+    /// Element type.
+    pub ty: ElemType,
+    /// Operator the device runs.
+    pub op: Op,
+    /// Kernel symbol.
+    pub kernel: String,
+    /// The launches, in order. Pass `k+1` reads the partials of pass `k`.
+    pub passes: Vec<Pass>,
+    /// No element goes through more than this many operations: the factor of the float error
+    /// bound ([`crate::types::matches_reference`]).
+    pub depth: usize,
+}
+
+/// User overrides of the launch shape.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LaunchOverrides {
+    /// Threads per block (default: the stage's, or the policy's for stage 8).
+    pub block: Option<usize>,
+    /// Blocks of the first pass, for the grid-stride stages 7 and 8 (others derive it from `n`).
+    pub grid: Option<usize>,
+}
+
+/// Stage 8's tuning policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SinglePassPolicy {
+    /// Threads per block.
+    pub block: usize,
+    /// Resident blocks per SM the grid aims for.
+    pub blocks_per_sm: usize,
+    /// 16-byte loads in flight per thread per step (compiled into the kernel).
+    pub unroll: usize,
+}
+
+impl SinglePassPolicy {
+    /// The policy for `n` elements of `ty` on `caps`.
+    ///
+    /// Tuned on an H200 (see README, "Tuning"): 512-thread blocks, enough blocks to fill every SM
+    /// (4 per SM at 512 threads = full occupancy of 2048 threads), and no more blocks than there
+    /// are `unroll`-deep vector steps to hand out, so a small input runs as one block and skips
+    /// the last-block-done protocol entirely.
+    pub fn for_input(_n: usize, _ty: ElemType, caps: &DeviceCaps) -> Self {
+        let block = 512;
+        SinglePassPolicy {
+            block,
+            blocks_per_sm: (caps.max_threads_per_sm / block).max(1),
+            unroll: reduce_kernels::exports::SINGLE_PASS_UNROLL,
+        }
+    }
+}
+
+fn log2_ceil(x: usize) -> usize {
+    x.max(1).next_power_of_two().trailing_zeros() as usize
+}
+
+/// Plan a reduction of `n` elements of `ty` with `op` on `stage`.
+pub fn plan(
+    stage: Stage,
+    ty: ElemType,
+    op: Op,
+    n: usize,
+    o: LaunchOverrides,
+    caps: &DeviceCaps,
+) -> Result<Plan> {
+    if stage == Stage::S8 {
+        return plan_single_pass(ty, op, n, o, caps);
+    }
+    let block = o.block.unwrap_or(stage.default_block());
+    stage.validate(ty, op, block)?;
+    if let Some(g) = o.grid {
+        if stage != Stage::S7 {
+            return Err(ReduceError::InvalidGridSize {
+                grid: g,
+                why: format!(
+                    "{stage} derives its grid from n; only stages 7 and 8 take a grid size"
+                ),
+            });
+        }
+        if g == 0 || g > MAX_GRID {
+            return Err(ReduceError::InvalidGridSize {
+                grid: g,
+                why: format!("it must be 1..={MAX_GRID}"),
+            });
+        }
+    }
+    let per_block = if stage.two_per_thread() {
+        2 * block
+    } else {
+        block
+    };
+    let resident = caps.sm_count * (caps.max_threads_per_sm / block).max(1);
+    let mut passes = Vec::new();
+    let mut depth = 0;
+    let mut len = n;
+    loop {
+        let needed = len.div_ceil(per_block).max(1);
+        let grid = if stage == Stage::S7 {
+            let cap = if passes.is_empty() {
+                o.grid.unwrap_or(resident)
+            } else {
+                resident
+            };
+            needed.min(cap)
+        } else {
+            needed
+        };
+        if grid > MAX_GRID {
+            return Err(ReduceError::InvalidArgument(format!(
+                "{n} elements need {grid} blocks of {block} threads for {stage}, over CUDA's limit of {MAX_GRID}; use \
+                 stage 7 or 8, or a larger block"
+            )));
+        }
+        let sequential = len.div_ceil(grid * block).max(1);
+        depth += sequential + log2_ceil(block) + 1;
+        passes.push(Pass {
+            n: len,
+            grid,
+            block,
+            shared_bytes: stage.shared_bytes(ty, block),
+        });
+        len = grid;
+        if len == 1 {
+            break;
+        }
+    }
+    Ok(Plan {
+        stage,
+        ty,
+        op: op.device_op(),
+        kernel: stage.kernel_name(ty, op, block),
+        passes,
+        depth,
+    })
+}
+
+fn plan_single_pass(
+    ty: ElemType,
+    op: Op,
+    n: usize,
+    o: LaunchOverrides,
+    caps: &DeviceCaps,
+) -> Result<Plan> {
+    let stage = Stage::S8;
+    let policy = SinglePassPolicy::for_input(n, ty, caps);
+    let block = o.block.unwrap_or(policy.block);
+    stage.validate(ty, op, block)?;
+    let lanes = 16 / ty.size();
+    let steps = (n / lanes).div_ceil(block * policy.unroll).max(1);
+    let grid = match o.grid {
+        Some(g) if g == 0 || g > MAX_SINGLE_PASS_GRID => {
+            return Err(ReduceError::InvalidGridSize {
+                grid: g,
+                why: format!(
+                    "stage 8 takes 1..={MAX_SINGLE_PASS_GRID} blocks (its partials workspace)"
+                ),
+            })
+        }
+        Some(g) => g,
+        None => steps
+            .min(caps.sm_count * (caps.max_threads_per_sm / block).max(1))
+            .min(MAX_SINGLE_PASS_GRID),
+    };
+    let per_thread_vectors = (n / lanes).div_ceil(grid * block);
+    // vector lanes + sequential accumulation + warp and block trees, then the same for partials.
+    let depth = 2
+        + per_thread_vectors
+        + 1
+        + 2 * log2_ceil(block)
+        + grid.div_ceil(block)
+        + 2 * log2_ceil(block)
+        + 2;
+    Ok(Plan {
+        stage,
+        ty,
+        op: op.device_op(),
+        kernel: stage.kernel_name(ty, op, block),
+        passes: vec![Pass {
+            n,
+            grid,
+            block,
+            shared_bytes: stage.shared_bytes(ty, block),
+        }],
+        depth,
+    })
+}

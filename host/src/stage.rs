@@ -1,0 +1,184 @@
+//! The stage table: what each kernel is, which seed step it teaches, what it accepts.
+
+use crate::error::{ReduceError, Result};
+use crate::{ElemType, Op};
+use std::fmt;
+
+/// One rung of the ladder (see `kernels/src/stages/`).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub enum Stage {
+    /// Interleaved addressing, divergent branch (K1 / REDUCE-0).
+    S1,
+    /// Interleaved addressing, strided index (REDUCE-1).
+    S2,
+    /// Sequential addressing (K2 / REDUCE-2).
+    S3,
+    /// First add during load (K3 / REDUCE-3).
+    S4,
+    /// Unrolled last warp (K4 / REDUCE-4).
+    S5,
+    /// Complete unroll, compile-time block size (REDUCE-5).
+    S6,
+    /// Grid-stride loop (K5 / REDUCE-6).
+    S7,
+    /// Shuffles, 16-byte loads, single pass (beyond the seeds).
+    S8,
+}
+
+impl Stage {
+    /// All stages in ladder order.
+    pub const ALL: [Stage; 8] = [
+        Stage::S1,
+        Stage::S2,
+        Stage::S3,
+        Stage::S4,
+        Stage::S5,
+        Stage::S6,
+        Stage::S7,
+        Stage::S8,
+    ];
+
+    /// 1..=8.
+    pub fn number(self) -> usize {
+        self as usize + 1
+    }
+
+    /// Stage from its number.
+    pub fn from_number(n: usize) -> Result<Stage> {
+        Stage::ALL.get(n.wrapping_sub(1)).copied().ok_or_else(|| {
+            ReduceError::InvalidArgument(format!("there is no stage {n} (stages are 1 to 8)"))
+        })
+    }
+
+    /// Symbol stem and source file name.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Stage::S1 => "s1_interleaved_divergent",
+            Stage::S2 => "s2_interleaved_strided",
+            Stage::S3 => "s3_sequential",
+            Stage::S4 => "s4_first_add_during_load",
+            Stage::S5 => "s5_unroll_last_warp",
+            Stage::S6 => "s6_complete_unroll",
+            Stage::S7 => "s7_grid_stride",
+            Stage::S8 => "s8_shuffle_vectorized",
+        }
+    }
+
+    /// Human title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Stage::S1 => "Interleaved addressing (divergent)",
+            Stage::S2 => "Interleaved addressing (strided index)",
+            Stage::S3 => "Sequential addressing",
+            Stage::S4 => "First add during load",
+            Stage::S5 => "Unroll last warp (__syncwarp)",
+            Stage::S6 => "Complete unroll (const generic block)",
+            Stage::S7 => "Grid-stride loop",
+            Stage::S8 => "Shuffles + 16-byte loads, one pass",
+        }
+    }
+
+    /// The seed step it corresponds to.
+    pub fn seed(self) -> &'static str {
+        match self {
+            Stage::S1 => "K1 / REDUCE-0",
+            Stage::S2 => "REDUCE-1",
+            Stage::S3 => "K2 / REDUCE-2",
+            Stage::S4 => "K3 / REDUCE-3",
+            Stage::S5 => "K4 / REDUCE-4",
+            Stage::S6 => "K5 template / REDUCE-5",
+            Stage::S7 => "K5 / REDUCE-6",
+            Stage::S8 => "beyond the seeds",
+        }
+    }
+
+    /// Element types with kernels.
+    pub fn types(self) -> &'static [ElemType] {
+        match self {
+            Stage::S8 => &ElemType::ALL,
+            _ => &[ElemType::F32, ElemType::I32],
+        }
+    }
+
+    /// Operators it computes (`mean` is a sum divided on the host).
+    pub fn ops(self) -> &'static [Op] {
+        match self {
+            Stage::S8 => &Op::ALL,
+            _ => &[Op::Sum],
+        }
+    }
+
+    /// Block sizes it accepts.
+    pub fn blocks(self) -> &'static [usize] {
+        match self {
+            Stage::S1 | Stage::S2 | Stage::S3 | Stage::S4 => &[32, 64, 128, 256, 512, 1024],
+            Stage::S5 | Stage::S6 | Stage::S7 => &[64, 128, 256, 512, 1024],
+            Stage::S8 => &[256, 512, 1024],
+        }
+    }
+
+    /// The block size used when none is given.
+    pub fn default_block(self) -> usize {
+        match self {
+            Stage::S8 => 512,
+            _ => 256,
+        }
+    }
+
+    /// Does it read two elements per thread per step (first add during load)?
+    pub fn two_per_thread(self) -> bool {
+        matches!(self, Stage::S4 | Stage::S5 | Stage::S6 | Stage::S7)
+    }
+
+    /// Check `ty`, `op` and `block` against this stage's kernels.
+    pub fn validate(self, ty: ElemType, op: Op, block: usize) -> Result<()> {
+        if !self.types().contains(&ty) {
+            return Err(ReduceError::UnsupportedType { stage: self, ty });
+        }
+        if !self.ops().contains(&op) {
+            return Err(ReduceError::UnsupportedOp { stage: self, op });
+        }
+        if !self.blocks().contains(&block) {
+            let why = if !block.is_power_of_two() {
+                "the tree halves the block each round, so it must be a power of two".to_string()
+            } else if block < 32 {
+                "a block must be at least one warp (32 threads)".to_string()
+            } else if block > 1024 {
+                "CUDA allows at most 1024 threads per block".to_string()
+            } else {
+                format!("this stage is built for {:?}", self.blocks())
+            };
+            return Err(ReduceError::InvalidBlockSize {
+                stage: self,
+                block,
+                why,
+            });
+        }
+        Ok(())
+    }
+
+    /// The kernel symbol for `ty`, `op`, `block` (see `kernels/src/exports.rs`).
+    pub fn kernel_name(self, ty: ElemType, op: Op, block: usize) -> String {
+        match self {
+            Stage::S6 | Stage::S7 => format!("reduce_{}_b{block}_{ty}", self.slug()),
+            Stage::S8 => format!("reduce_s8_{}_b{block}_{ty}", op.device_op()),
+            _ => format!("reduce_{}_{ty}", self.slug()),
+        }
+    }
+
+    /// Dynamic shared memory for one block.
+    pub fn shared_bytes(self, ty: ElemType, block: usize) -> usize {
+        match self {
+            Stage::S8 => block / 32 * ty.size(),
+            _ => block * ty.size(),
+        }
+    }
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "stage {} ({})", self.number(), self.title())
+    }
+}

@@ -1,0 +1,214 @@
+//! Element types and operators, and the CPU reference every result is checked against.
+
+use reduce_kernels::Element;
+use std::fmt;
+
+/// The element types the library reduces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElemType {
+    /// `f32`
+    F32,
+    /// `f64`
+    F64,
+    /// `i32`
+    I32,
+    /// `u32`
+    U32,
+    /// `i64`
+    I64,
+    /// `u64`
+    U64,
+}
+
+impl ElemType {
+    /// All six.
+    pub const ALL: [ElemType; 6] = [
+        Self::F32,
+        Self::F64,
+        Self::I32,
+        Self::U32,
+        Self::I64,
+        Self::U64,
+    ];
+    /// Symbol suffix and display name (`f32` …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::F32 => "f32",
+            Self::F64 => "f64",
+            Self::I32 => "i32",
+            Self::U32 => "u32",
+            Self::I64 => "i64",
+            Self::U64 => "u64",
+        }
+    }
+    /// Size in bytes.
+    pub fn size(self) -> usize {
+        match self {
+            Self::F32 | Self::I32 | Self::U32 => 4,
+            _ => 8,
+        }
+    }
+    /// Is it `f32` or `f64`?
+    pub fn is_float(self) -> bool {
+        matches!(self, Self::F32 | Self::F64)
+    }
+}
+
+impl fmt::Display for ElemType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for ElemType {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|t| t.name() == s)
+            .ok_or_else(|| {
+                format!("unknown element type `{s}` (expected one of f32, f64, i32, u32, i64, u64)")
+            })
+    }
+}
+
+/// Reduction operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    /// Sum (wrapping for integers).
+    Sum,
+    /// Minimum.
+    Min,
+    /// Maximum.
+    Max,
+    /// Arithmetic mean, as `f64` (the device computes the sum).
+    Mean,
+}
+
+impl Op {
+    /// All four.
+    pub const ALL: [Op; 4] = [Op::Sum, Op::Min, Op::Max, Op::Mean];
+    /// Name (`sum` …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Sum => "sum",
+            Op::Min => "min",
+            Op::Max => "max",
+            Op::Mean => "mean",
+        }
+    }
+    /// The operator the device runs (`mean` runs `sum`).
+    pub fn device_op(self) -> Op {
+        if self == Op::Mean {
+            Op::Sum
+        } else {
+            self
+        }
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Op {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|o| o.name() == s)
+            .ok_or_else(|| format!("unknown operator `{s}` (expected sum, min, max or mean)"))
+    }
+}
+
+/// A Rust type the library reduces: a kernel [`Element`] the driver can copy.
+pub trait Scalar: Element + cust::memory::DeviceCopy + Default + PartialOrd + fmt::Display {
+    /// Its [`ElemType`].
+    const TYPE: ElemType;
+    /// As `f64` (for means, tolerances and reports).
+    fn to_f64(self) -> f64;
+    /// From `f64` (truncating for integers); used by input generators.
+    fn from_f64(v: f64) -> Self;
+}
+
+macro_rules! scalar {
+    ($($t:ident $e:ident),*) => {$(
+        impl Scalar for $t {
+            const TYPE: ElemType = ElemType::$e;
+            fn to_f64(self) -> f64 { self as f64 }
+            fn from_f64(v: f64) -> Self { v as $t }
+        }
+    )*};
+}
+scalar!(f32 F32, f64 F64, i32 I32, u32 U32, i64 I64, u64 U64);
+
+/// The exact answer, computed on the CPU, that a device result is checked against.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reference<T> {
+    /// The value in the element type: exact for integers (wrapping sum, min, max) and for float
+    /// min/max; for float sums, the `f64` sum rounded to `T`.
+    pub value: T,
+    /// For float sums: the sum computed in `f64`.
+    pub sum_f64: f64,
+    /// For float sums: `Σ|x|` in `f64`, which scales the error bound.
+    pub sum_abs: f64,
+}
+
+/// CPU reference for `op` over `data` (`Mean` gives the reference of the sum). `None` for min/max of
+/// nothing.
+pub fn reference<T: Scalar>(op: Op, data: &[T]) -> Option<Reference<T>> {
+    use reduce_kernels::{Max, Min, ReduceOp, Sum};
+    fn fold<T: Scalar, O: ReduceOp>(data: &[T]) -> T {
+        data.iter()
+            .fold(O::identity::<T>(), |a, &b| O::combine(a, b))
+    }
+    let (sum_f64, sum_abs) = if T::TYPE.is_float() {
+        data.iter().fold((0.0, 0.0), |(s, a), &x| {
+            (s + x.to_f64(), a + x.to_f64().abs())
+        })
+    } else {
+        (0.0, 0.0)
+    };
+    let value = match op.device_op() {
+        Op::Sum if T::TYPE.is_float() => T::from_f64(sum_f64),
+        Op::Sum => fold::<T, Sum>(data),
+        Op::Min if data.is_empty() => return None,
+        Op::Max if data.is_empty() => return None,
+        Op::Min => fold::<T, Min>(data),
+        Op::Max => fold::<T, Max>(data),
+        Op::Mean => unreachable!("device_op never returns Mean"),
+    };
+    Some(Reference {
+        value,
+        sum_f64,
+        sum_abs,
+    })
+}
+
+/// Does `got` match `reference` for `op`?
+///
+/// Integers and min/max must match exactly. A float sum computed in any order by additions in
+/// precision `u` (2^-24 for f32, 2^-53 for f64) where no element passes through more than `depth`
+/// additions is within `depth · u · Σ|x|` of the exact sum (Higham, *Accuracy and Stability of
+/// Numerical Algorithms*, §4.2); the check allows that plus one rounding of the result. `depth` comes
+/// from the launch plan ([`crate::plan`]).
+pub fn matches_reference<T: Scalar>(op: Op, got: T, r: &Reference<T>, depth: usize) -> bool {
+    if op.device_op() != Op::Sum || !T::TYPE.is_float() {
+        return got == r.value || (got.to_f64().is_nan() && r.value.to_f64().is_nan());
+    }
+    let u = if T::TYPE == ElemType::F32 {
+        f32::EPSILON as f64 / 2.0
+    } else {
+        f64::EPSILON / 2.0
+    };
+    let bound = depth as f64 * u * r.sum_abs + 2.0 * u * r.sum_f64.abs();
+    let g = got.to_f64();
+    if g.is_nan() || r.sum_f64.is_nan() {
+        return g.is_nan() && r.sum_f64.is_nan();
+    }
+    (g - r.sum_f64).abs() <= bound
+}
