@@ -413,10 +413,25 @@ impl Backend {
     /// Open the backend `choice` asks for. With `Auto`, a missing driver or GPU falls back to the
     /// emulator (any other GPU error is returned).
     pub fn open(choice: BackendChoice) -> Result<Self> {
+        Self::open_with_ptx(choice, None)
+    }
+
+    /// Like [`Backend::open`], loading the GPU's kernels from `ptx` instead of the embedded PTX.
+    pub fn open_with_ptx(choice: BackendChoice, ptx: Option<&std::path::Path>) -> Result<Self> {
+        let gpu = || match ptx {
+            Some(p) => Gpu::open_with_ptx_file(p),
+            None => Gpu::open(),
+        };
+        if let (Some(p), BackendChoice::Emu) = (ptx, choice) {
+            return Err(ReduceError::InvalidArgument(format!(
+                "--ptx {} only applies to the GPU: the emulator runs the kernels' Rust source",
+                p.display()
+            )));
+        }
         match choice {
-            BackendChoice::Gpu => Gpu::open().map(Backend::Gpu),
+            BackendChoice::Gpu => gpu().map(Backend::Gpu),
             BackendChoice::Emu => Ok(Backend::Emulator(Emulator::default())),
-            BackendChoice::Auto => match Gpu::open() {
+            BackendChoice::Auto => match gpu() {
                 Ok(g) => Ok(Backend::Gpu(g)),
                 Err(ReduceError::NoDriver(_) | ReduceError::NoDevice) => {
                     Ok(Backend::Emulator(Emulator::default()))
@@ -478,6 +493,30 @@ impl Backend {
                 T::default();
                 len.max(1)
             ]))),
+        }
+    }
+
+    /// A buffer of `len` copies of a 4-byte `value`, filled on the device (`cuMemsetD32`) without
+    /// a host copy: how tests make inputs of 2^32 elements and more.
+    pub fn filled<T: Scalar>(&self, len: usize, value: T) -> Result<Buffer<T>> {
+        if T::TYPE.size() != 4 {
+            return Err(ReduceError::InvalidArgument(format!(
+                "filled() takes 4-byte types, not {}",
+                T::TYPE
+            )));
+        }
+        match self {
+            Backend::Gpu(g) => {
+                self.check_fits::<T>(g, len)?;
+                // SAFETY: every element is written by the memset below.
+                let b = unsafe { DeviceBuffer::<T>::uninitialized(len.max(1)) }
+                    .during(format!("allocating {len} × {}", T::TYPE))?;
+                let bits = value.to_bits64() as u32;
+                let r = unsafe { cu::cuMemsetD32_v2(b.as_device_ptr().as_raw(), bits, len.max(1)) };
+                driver_result(r, "filling a buffer")?;
+                Ok(Buffer::Gpu(b))
+            }
+            Backend::Emulator(_) => Ok(Buffer::Host(UnsafeCell::new(vec![value; len.max(1)]))),
         }
     }
 

@@ -41,16 +41,35 @@ pub struct Workspace<T: Scalar> {
     out: Buffer<T>,
 }
 
+/// Where stage 8 leaves its result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum ResultIn {
+    /// In device memory; reading it costs a device-to-host copy after the kernel.
+    DeviceMemory,
+    /// In pinned host memory mapped into the device's address space: the kernel's last block
+    /// stores the result straight into host RAM, so the caller reads it as soon as the kernel
+    /// is done, with no copy command. The default for stage 8 on a GPU.
+    MappedHost,
+}
+
 /// A plan with its workspace: launch it as often as you like.
 pub struct Prepared<T: Scalar> {
     /// The plan.
     pub plan: Plan,
     ws: Workspace<T>,
+    /// Stage 8's result in mapped pinned memory, and its device address.
+    mapped: Option<(cust::memory::LockedBuffer<T>, u64)>,
 }
 
 impl<T: Scalar> Prepared<T> {
     /// Allocate the workspace of `plan` on `backend`.
     pub fn new(backend: &Backend, plan: Plan) -> Result<Self> {
+        Self::with_result_in(backend, plan, ResultIn::MappedHost)
+    }
+
+    /// Like [`Prepared::new`], choosing where stage 8 leaves its result (other stages and the
+    /// emulator always use device memory).
+    pub fn with_result_in(backend: &Backend, plan: Plan, result_in: ResultIn) -> Result<Self> {
         if plan.ty != T::TYPE {
             return Err(ReduceError::InvalidArgument(format!(
                 "a plan for {} used with {} data",
@@ -78,7 +97,44 @@ impl<T: Scalar> Prepared<T> {
             counter: backend.zeroed(1)?,
             out: backend.zeroed(1)?,
         };
-        Ok(Prepared { plan, ws })
+        let mapped = match (backend, plan.stage, result_in) {
+            (Backend::Gpu(_), Stage::S8, ResultIn::MappedHost) => {
+                use crate::error::CudaContext;
+                let mut host = cust::memory::LockedBuffer::new(&T::default(), 1)
+                    .during("allocating pinned memory")?;
+                let mut dev: cust::sys::CUdeviceptr = 0;
+                // SAFETY: `host` is a live pinned allocation of this context.
+                let r = unsafe {
+                    cust::sys::cuMemHostGetDevicePointer_v2(&mut dev, host.as_mut_ptr().cast(), 0)
+                };
+                backend::driver_result(r, "mapping pinned memory into the device")?;
+                Some((host, dev))
+            }
+            _ => None,
+        };
+        Ok(Prepared { plan, ws, mapped })
+    }
+
+    /// Where this plan leaves its result.
+    pub fn result_in(&self) -> ResultIn {
+        if self.mapped.is_some() {
+            ResultIn::MappedHost
+        } else {
+            ResultIn::DeviceMemory
+        }
+    }
+
+    /// Read the result of the last [`Prepared::enqueue`] (waits for it).
+    pub fn read_result(&self, backend: &Backend) -> Result<T> {
+        match &self.mapped {
+            Some((host, _)) => {
+                backend.synchronize()?;
+                // SAFETY: the kernel that wrote it has finished (synchronize); the value is a
+                // plain `T` in pinned memory.
+                Ok(unsafe { std::ptr::read_volatile(host.as_ptr()) })
+            }
+            None => Ok(backend.download(self.result_buffer(), 1)?[0]),
+        }
     }
 
     /// Queue every launch of the plan on `input[offset..offset + n]` (`n` as planned).
@@ -102,7 +158,10 @@ impl<T: Scalar> Prepared<T> {
                     n: pass.n,
                     partials: self.ws.partials[0].addr(0),
                     counter: self.ws.counter.addr(0),
-                    out: self.ws.out.addr(0),
+                    out: self
+                        .mapped
+                        .as_ref()
+                        .map_or(self.ws.out.addr(0), |(_, dev)| *dev),
                 }
             } else {
                 KernelArgs::Ladder {
@@ -122,7 +181,8 @@ impl<T: Scalar> Prepared<T> {
         Ok(())
     }
 
-    /// The buffer whose element 0 holds the result after [`Prepared::enqueue`].
+    /// The device buffer whose element 0 holds the result after [`Prepared::enqueue`] (unused
+    /// when the result goes to mapped host memory: see [`Prepared::read_result`]).
     pub fn result_buffer(&self) -> &Buffer<T> {
         if self.plan.stage == Stage::S8 {
             &self.ws.out
@@ -134,7 +194,7 @@ impl<T: Scalar> Prepared<T> {
     /// Run once and read the result back.
     pub fn run(&self, backend: &Backend, input: &Buffer<T>, offset: usize) -> Result<T> {
         self.enqueue(backend, input, offset)?;
-        Ok(backend.download(self.result_buffer(), 1)?[0])
+        self.read_result(backend)
     }
 }
 

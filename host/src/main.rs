@@ -7,7 +7,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use rand::{Rng, SeedableRng};
 use reduce_host::measure::{self, Scope, Timing};
 use reduce_host::{
-    Backend, BackendChoice, ElemType, LaunchOverrides, Op, Prepared, ReduceError, Scalar, Stage,
+    Backend, BackendChoice, ElemType, LaunchOverrides, Op, Prepared, ReduceError, ResultIn, Scalar,
+    Stage,
 };
 use std::process::ExitCode;
 
@@ -21,6 +22,9 @@ struct Cli {
     /// Where to run: the GPU if present (auto), the GPU only, or the CPU emulator.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto, global = true)]
     backend: BackendChoice,
+    /// Load the GPU kernels from this PTX file instead of the PTX built into the binary.
+    #[arg(long, global = true)]
+    ptx: Option<std::path::PathBuf>,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -123,6 +127,9 @@ enum Cmd {
         /// Force stage 8's grid size.
         #[arg(long)]
         grid: Option<usize>,
+        /// Also time stage 8 with its result in device memory plus a copy (`rust_s8_devmem`).
+        #[arg(long)]
+        devmem: bool,
     },
     /// Rust kernels against their CUDA C twins (PTX built by nvcc), same launches, side by side.
     Twins {
@@ -265,15 +272,15 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
             runs,
             no_torch,
         } => {
-            let backend = Backend::open(cli.backend)?;
+            let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
             with_type!(common.ty, T => table::<T>(&backend, &common, warmup, runs as usize, no_torch))
         }
         Cmd::Profile { common } => {
-            let backend = Backend::open(cli.backend)?;
+            let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
             with_type!(common.ty, T => profile::<T>(&backend, &common))
         }
         Cmd::Run { common, op } => {
-            let backend = Backend::open(cli.backend)?;
+            let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
             with_type!(common.ty, T => run_one::<T>(&backend, &common, op))
         }
         Cmd::Sweep {
@@ -285,8 +292,9 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
             runs,
             block,
             grid,
+            devmem,
         } => {
-            let backend = Backend::open(cli.backend)?;
+            let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
             let stages = stages
                 .iter()
                 .map(|&s| Stage::from_number(s))
@@ -299,7 +307,7 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
                     )));
                 }
                 for &ty in &types {
-                    ok &= with_type!(ty, T => sweep_one::<T>(&backend, 1usize << e, &ops, &stages, warmup, runs, LaunchOverrides { block, grid })?);
+                    ok &= with_type!(ty, T => sweep_one::<T>(&backend, 1usize << e, &ops, &stages, warmup, runs, LaunchOverrides { block, grid }, devmem)?);
                 }
             }
             Ok(ok)
@@ -313,7 +321,7 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
         } => twins(&twin_ptx, &exps, &types, runs, format),
         Cmd::Stress { reps, n, streams } => stress(cli.backend, reps, n, streams),
         Cmd::Info { n, ty } => {
-            let backend = Backend::open(cli.backend)?;
+            let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
             println!(
                 "{}",
                 serde_json::to_string_pretty(backend.caps()).unwrap_or_default()
@@ -624,18 +632,27 @@ fn sweep_one<T: Scalar>(
     warmup: usize,
     runs: usize,
     o: LaunchOverrides,
+    devmem_too: bool,
 ) -> Result<bool, ReduceError> {
     let data = make_data::<T>(n, Data::Random, 7);
     let input = backend.upload(&data)?;
     let mut ok = true;
-    for &op in ops {
+    for (&op, (name, result_in)) in ops.iter().flat_map(|op| {
+        [
+            ("rust_s8", ResultIn::MappedHost),
+            ("rust_s8_devmem", ResultIn::DeviceMemory),
+        ]
+        .into_iter()
+        .take(if devmem_too { 2 } else { 1 })
+        .map(move |x| (op, x))
+    }) {
         let (value, timing, plan) =
-            measure::time_single_pass(backend, op, &input, o, warmup, runs)?;
+            measure::time_single_pass_in(backend, op, &input, o, warmup, runs, result_in)?;
         let r = reduce_host::reference(op, &data).expect("non-empty");
         let good = reduce_host::matches_reference(op, value, &r, plan.depth);
         ok &= good;
         print_json_line(
-            "rust_s8",
+            name,
             op,
             T::TYPE,
             n,

@@ -68,7 +68,10 @@ pub fn time_prepared<T: Scalar>(
             for i in 0..warmup + runs {
                 start.record(stream).during("recording an event")?;
                 prepared.enqueue(backend, input, 0)?;
-                if scope == Scope::KernelsAndResultCopy {
+                // A mapped-memory result is in host RAM when the kernel ends: nothing to copy.
+                if scope == Scope::KernelsAndResultCopy
+                    && prepared.result_in() == crate::ResultIn::DeviceMemory
+                {
                     let r = unsafe {
                         cust::sys::cuMemcpyDtoHAsync_v2(
                             pinned.as_mut_ptr() as *mut std::ffi::c_void,
@@ -92,7 +95,7 @@ pub fn time_prepared<T: Scalar>(
                 let s = Instant::now();
                 prepared.enqueue(backend, input, 0)?;
                 if scope == Scope::KernelsAndResultCopy {
-                    backend.download(prepared.result_buffer(), 1)?;
+                    prepared.read_result(backend)?;
                 }
                 if i >= warmup {
                     t.runs_ms.push(s.elapsed().as_secs_f64() * 1e3);
@@ -236,7 +239,7 @@ pub fn profile<T: Scalar>(
         let kernel_ms = time_prepared(backend, &prepared, &input, 0, 1, Scope::Kernels)?.mean();
 
         let t3 = Instant::now();
-        let value = backend.download(prepared.result_buffer(), 1)?[0];
+        let value = prepared.read_result(backend)?;
         let d2h_ms = t3.elapsed().as_secs_f64() * 1e3;
         rows.push(ProfileRow {
             stage: stage.number(),
@@ -260,6 +263,27 @@ pub fn time_single_pass<T: Scalar>(
     warmup: usize,
     runs: usize,
 ) -> Result<(T, Timing, crate::Plan)> {
+    time_single_pass_in(
+        backend,
+        op,
+        input,
+        overrides,
+        warmup,
+        runs,
+        crate::ResultIn::MappedHost,
+    )
+}
+
+/// [`time_single_pass`] with the result left in device memory or in mapped host memory.
+pub fn time_single_pass_in<T: Scalar>(
+    backend: &Backend,
+    op: Op,
+    input: &Buffer<T>,
+    overrides: LaunchOverrides,
+    warmup: usize,
+    runs: usize,
+    result_in: crate::ResultIn,
+) -> Result<(T, Timing, crate::Plan)> {
     let plan = crate::plan(
         Stage::S8,
         T::TYPE,
@@ -268,7 +292,7 @@ pub fn time_single_pass<T: Scalar>(
         overrides,
         backend.caps(),
     )?;
-    let prepared = Prepared::<T>::new(backend, plan)?;
+    let prepared = Prepared::<T>::with_result_in(backend, plan, result_in)?;
     let value = prepared.run(backend, input, 0)?;
     let timing = time_prepared(
         backend,

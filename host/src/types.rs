@@ -167,9 +167,10 @@ pub fn reference<T: Scalar>(op: Op, data: &[T]) -> Option<Reference<T>> {
             .fold(O::identity::<T>(), |a, &b| O::combine(a, b))
     }
     let (sum_f64, sum_abs) = if T::TYPE.is_float() {
-        data.iter().fold((0.0, 0.0), |(s, a), &x| {
-            (s + x.to_f64(), a + x.to_f64().abs())
-        })
+        (
+            neumaier_sum(data.iter().map(|x| x.to_f64())),
+            data.iter().map(|x| x.to_f64().abs()).sum(),
+        )
     } else {
         (0.0, 0.0)
     };
@@ -187,6 +188,23 @@ pub fn reference<T: Scalar>(op: Op, data: &[T]) -> Option<Reference<T>> {
         sum_f64,
         sum_abs,
     })
+}
+
+/// Compensated (Neumaier) summation: the sum of `f64` values with an error of about one rounding,
+/// independent of the length, so the reference for `f64` data is not itself the least accurate
+/// party in the comparison.
+pub fn neumaier_sum(values: impl Iterator<Item = f64>) -> f64 {
+    let (mut sum, mut c) = (0.0f64, 0.0f64);
+    for x in values {
+        let t = sum + x;
+        if sum.abs() >= x.abs() {
+            c += (sum - t) + x;
+        } else {
+            c += (x - t) + sum;
+        }
+        sum = t;
+    }
+    sum + c
 }
 
 /// Does `got` match `reference` for `op`?

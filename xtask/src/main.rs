@@ -36,12 +36,20 @@ fn run(args: &[String]) -> Result<()> {
         .map(|(c, r)| (c.as_str(), r))
         .unwrap_or(("help", &[]));
     match cmd {
-        "build-ptx" => build_ptx(rest.iter().any(|a| a == "--require-ptxas")).map(|_| ()),
+        "build-ptx" => {
+            let variant = rest
+                .iter()
+                .position(|a| a == "--variant")
+                .and_then(|i| rest.get(i + 1))
+                .map(String::as_str);
+            build_ptx(rest.iter().any(|a| a == "--require-ptxas"), variant).map(|_| ())
+        }
         "test" => test(rest),
         "bundle" => bundle(),
         "help" | "--help" | "-h" => {
             println!(
                 "cargo xtask build-ptx [--require-ptxas]   kernels -> PTX (+ sm_90 ptxas report)\n\
+                 cargo xtask build-ptx --variant V         a tuning experiment (l2_256b, release_atomic, unroll8)\n\
                  cargo xtask test [cargo test args]        build + ptxas-check PTX, run every test\n\
                  cargo xtask bundle                        binaries + PTX + run script in bundle/ for a GPU machine\n\
                  cargo xtask <cli command> [args]          run the host CLI: table, profile, run, stress, report …"
@@ -52,8 +60,8 @@ fn run(args: &[String]) -> Result<()> {
     }
 }
 
-fn build_ptx(require_ptxas: bool) -> Result<std::path::PathBuf> {
-    let path = ptx::build_ptx(false)?;
+fn build_ptx(require_ptxas: bool, variant: Option<&str>) -> Result<std::path::PathBuf> {
+    let path = ptx::build_ptx(false, variant)?;
     println!("PTX: {}", path.display());
     match ptx::find_ptxas() {
         Some(ptxas) => {
@@ -93,7 +101,7 @@ fn status(cmd: &mut Command) -> Result<()> {
 }
 
 fn test(extra: &[String]) -> Result<()> {
-    build_ptx(true)?;
+    build_ptx(true, None)?;
     status(
         cargo()
             .current_dir(ptx::workspace_root())
@@ -122,7 +130,7 @@ fn cli(args: &[String]) -> Result<()> {
 
 fn bundle() -> Result<()> {
     let root = ptx::workspace_root();
-    build_ptx(false)?;
+    build_ptx(false, None)?;
     status(cargo().current_dir(&root).args([
         "build",
         "--release",

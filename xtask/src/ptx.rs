@@ -61,7 +61,7 @@ pub fn clean_cargo_command(program: impl AsRef<std::ffi::OsStr>) -> Command {
 }
 
 /// Build the kernels crate for `nvptx64-nvidia-cuda` and return the path of the PTX file.
-pub fn build_ptx(quiet: bool) -> Result<PathBuf> {
+pub fn build_ptx(quiet: bool, variant: Option<&str>) -> Result<PathBuf> {
     let root = workspace_root();
     let target_dir = root.join("target/nvptx");
     let linker = std::env::current_exe().context("locating the xtask executable")?;
@@ -74,11 +74,19 @@ pub fn build_ptx(quiet: bool) -> Result<PathBuf> {
         bail!("the rustup component `rust-src` is missing (needed by -Zbuild-std=core).\nFix: rustup component add rust-src");
     }
 
-    let rustflags = [
+    let mut rustflags = vec![
         format!("-Ctarget-cpu={TARGET_CPU}"),
         format!("-Clinker={}", linker.display()),
-    ]
-    .join("\x1f");
+    ];
+    // Tuning experiments are built into their own target directory and PTX file.
+    let target_dir = match variant {
+        Some(v) => {
+            rustflags.push(format!("--cfg=reduce_variant=\"{v}\""));
+            root.join("target/nvptx-variants").join(v)
+        }
+        None => target_dir,
+    };
+    let rustflags = rustflags.join("\x1f");
     let mut cmd = clean_cargo_command(cargo());
     cmd.current_dir(&root)
         .args([
@@ -100,6 +108,9 @@ pub fn build_ptx(quiet: bool) -> Result<PathBuf> {
         .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "3")
         .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
         .env("XTASK_PTX_LINKER", "1");
+    if variant == Some("short_ptr") {
+        cmd.env("XTASK_PTX_SHORT_PTR", "1");
+    }
     if quiet {
         cmd.arg("--quiet");
     }
@@ -127,7 +138,10 @@ pub fn build_ptx(quiet: bool) -> Result<PathBuf> {
             built.display()
         );
     }
-    let dest = root.join(PTX_REL_PATH);
+    let dest = match variant {
+        Some(v) => root.join(format!("target/ptx/reduce_kernels.{v}.ptx")),
+        None => root.join(PTX_REL_PATH),
+    };
     std::fs::create_dir_all(dest.parent().unwrap())?;
     std::fs::copy(&built, &dest)?;
     Ok(dest)

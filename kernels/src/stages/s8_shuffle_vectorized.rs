@@ -95,23 +95,55 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
 
     // The body: whole 16-byte vectors, grid-stride, UNROLL independent loads per step.
     let vectors = (n - head) / lanes;
-    let stride = grid * BLOCK;
-    let mut v = block * BLOCK + tid;
-    while v + (UNROLL - 1) * stride < vectors {
-        // All loads first (they are independent, so they are all in flight at once) …
-        let mut loaded = [Vec4([0; 4]); UNROLL];
-        for u in 0..UNROLL {
-            loaded[u] = input.get_vec4(head, v + u * stride);
+    #[cfg(not(reduce_variant = "contiguous"))]
+    {
+        let stride = grid * BLOCK;
+        let mut v = block * BLOCK + tid;
+        while v + (UNROLL - 1) * stride < vectors {
+            // All loads first (they are independent, so they are all in flight at once) …
+            let mut loaded = [Vec4([0; 4]); UNROLL];
+            for u in 0..UNROLL {
+                loaded[u] = input.get_vec4(head, v + u * stride);
+            }
+            // … then the arithmetic.
+            for x in &loaded {
+                acc = O::combine(acc, T::reduce_vec4::<O>(*x));
+            }
+            v += UNROLL * stride;
         }
-        // … then the arithmetic.
-        for x in &loaded {
-            acc = O::combine(acc, T::reduce_vec4::<O>(*x));
+        while v < vectors {
+            acc = O::combine(acc, T::reduce_vec4::<O>(input.get_vec4(head, v)));
+            v += stride;
         }
-        v += UNROLL * stride;
     }
-    while v < vectors {
-        acc = O::combine(acc, T::reduce_vec4::<O>(input.get_vec4(head, v)));
-        v += stride;
+    #[cfg(reduce_variant = "contiguous")]
+    {
+        // Each block owns a contiguous run of tiles (BLOCK * UNROLL vectors each).
+        let tile = BLOCK * UNROLL;
+        let tiles = vectors.div_ceil(tile);
+        let per_block = tiles.div_ceil(grid) * tile;
+        let start = block * per_block;
+        let end = if start + per_block < vectors {
+            start + per_block
+        } else {
+            vectors
+        };
+        let mut t = start;
+        while t + tile <= end {
+            let mut loaded = [Vec4([0; 4]); UNROLL];
+            for u in 0..UNROLL {
+                loaded[u] = input.get_vec4(head, t + u * BLOCK + tid);
+            }
+            for x in &loaded {
+                acc = O::combine(acc, T::reduce_vec4::<O>(*x));
+            }
+            t += tile;
+        }
+        let mut v = t + tid;
+        while v < end {
+            acc = O::combine(acc, T::reduce_vec4::<O>(input.get_vec4(head, v)));
+            v += BLOCK;
+        }
     }
 
     // Fewer than one vector's worth left at the end: the last block, one per thread.

@@ -1,0 +1,154 @@
+//! Shared by the emulator and GPU test suites: the edge sizes and the checks, so both backends
+//! are held to exactly the same standard.
+#![allow(dead_code)]
+
+use reduce_host::*;
+
+/// Sizes around every boundary the kernels have: empty, one, a warp, a block, two blocks'
+/// worth (first add during load), powers of two ± 1.
+pub fn edge_sizes(block: usize) -> Vec<usize> {
+    let mut v = vec![
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        31,
+        32,
+        33,
+        block - 1,
+        block,
+        block + 1,
+        2 * block - 1,
+        2 * block,
+        2 * block + 1,
+    ];
+    for k in [10, 12, 16] {
+        v.extend([(1 << k) - 1, 1 << k, (1 << k) + 1]);
+    }
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Deterministic pseudo-random data of any type (no zeros: they hide unwritten results).
+pub fn data<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = (x >> 11) % 2000;
+            match T::TYPE {
+                ElemType::F32 | ElemType::F64 => T::from_f64(v as f64 / 997.0 + 0.25),
+                ElemType::I32 | ElemType::I64 => T::from_f64(v as f64 - 1000.0),
+                _ => T::from_f64(v as f64 + 1.0),
+            }
+        })
+        .collect()
+}
+
+/// Run `stage` with `op` on `data` and check the result against the CPU reference.
+pub fn check<T: Scalar>(
+    b: &Backend,
+    stage: Stage,
+    op: Op,
+    data: &[T],
+    o: LaunchOverrides,
+) -> Result<(), String> {
+    let input = b.upload(data).map_err(|e| e.to_string())?;
+    let p = plan(stage, T::TYPE, op, data.len(), o, b.caps()).map_err(|e| e.to_string())?;
+    let depth = p.depth;
+    let got = Prepared::<T>::new(b, p)
+        .and_then(|p| p.run(b, &input, 0))
+        .map_err(|e| e.to_string())?;
+    match reference(op, data) {
+        Some(r) if matches_reference(op, got, &r, depth) => Ok(()),
+        Some(r) => Err(format!(
+            "{stage} {op} {} n={} {o:?}: got {got}, want {} (f64 sum {})",
+            T::TYPE,
+            data.len(),
+            r.value,
+            r.sum_f64
+        )),
+        None => Ok(()), // min/max of nothing: checked through Reducer
+    }
+}
+
+/// Stage 8 through the public `Reducer` on `data[offset..]` (a misaligned start when `offset`
+/// is not a multiple of 16 bytes).
+pub fn check_reducer<T: Scalar>(
+    b: &Backend,
+    op: Op,
+    data: &[T],
+    offset: usize,
+    o: LaunchOverrides,
+) -> Result<(), String> {
+    let input = b.upload(data).map_err(|e| e.to_string())?;
+    let mut r = Reducer::new(b).with_overrides(o);
+    let len = data.len() - offset;
+    let slice = &data[offset..];
+    let got = r
+        .reduce_range(op, &input, offset, len)
+        .map_err(|e| e.to_string())?;
+    let want = reference(op.device_op(), slice);
+    match (got, want) {
+        (None, None) => Ok(()),
+        (Some(_), None) if op == Op::Sum => Ok(()),
+        (Some(g), Some(w)) => {
+            let depth = plan(Stage::S8, T::TYPE, op, len, o, b.caps())
+                .map_err(|e| e.to_string())?
+                .depth;
+            if matches_reference(op, g, &w, depth) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "s8 {op} {} n={len} offset={offset} {o:?}: got {g}, want {} ({})",
+                    T::TYPE,
+                    w.value,
+                    w.sum_f64
+                ))
+            }
+        }
+        (g, w) => Err(format!(
+            "s8 {op} {} n={len}: got {g:?}, want {:?}",
+            T::TYPE,
+            w.map(|w| w.value)
+        )),
+    }
+}
+
+/// Call `$body` with `T` bound to each element type of `$types`.
+#[macro_export]
+macro_rules! for_types {
+    ($ty:expr, $T:ident => $body:expr) => {
+        match $ty {
+            ElemType::F32 => {
+                type $T = f32;
+                $body
+            }
+            ElemType::F64 => {
+                type $T = f64;
+                $body
+            }
+            ElemType::I32 => {
+                type $T = i32;
+                $body
+            }
+            ElemType::U32 => {
+                type $T = u32;
+                $body
+            }
+            ElemType::I64 => {
+                type $T = i64;
+                $body
+            }
+            ElemType::U64 => {
+                type $T = u64;
+                $body
+            }
+        }
+    };
+}

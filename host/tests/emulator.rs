@@ -1,0 +1,384 @@
+//! Every stage × element type on the CPU emulator, at every edge size, plus property tests and
+//! proof that the emulator catches real kernel bugs. These run in CI, which has no GPU.
+
+mod common;
+
+use common::*;
+use proptest::prelude::*;
+use reduce_host::*;
+use reduce_kernels::emu::{EmuError, RaceKind};
+
+fn emu() -> Backend {
+    Backend::Emulator(Emulator::default())
+}
+
+fn ladder_edges(stage: Stage) {
+    let b = emu();
+    let mut failures = Vec::new();
+    for &ty in stage.types() {
+        for block in [stage.blocks()[0], 256] {
+            for n in edge_sizes(block) {
+                let o = LaunchOverrides {
+                    block: Some(block),
+                    grid: None,
+                };
+                let r =
+                    for_types!(ty, T => check::<T>(&b, stage, Op::Sum, &data::<T>(n, n as u64), o));
+                if let Err(e) = r {
+                    failures.push(e);
+                }
+            }
+        }
+        // A few hundred thousand elements: many blocks and (for stages 1–6) three passes.
+        let r = for_types!(ty, T => check::<T>(&b, stage, Op::Sum, &data::<T>(200_003, 9), LaunchOverrides::default()));
+        if let Err(e) = r {
+            failures.push(e);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn stage1_interleaved_divergent_edges() {
+    ladder_edges(Stage::S1);
+}
+#[test]
+fn stage2_interleaved_strided_edges() {
+    ladder_edges(Stage::S2);
+}
+#[test]
+fn stage3_sequential_edges() {
+    ladder_edges(Stage::S3);
+}
+#[test]
+fn stage4_first_add_during_load_edges() {
+    ladder_edges(Stage::S4);
+}
+#[test]
+fn stage5_unroll_last_warp_edges() {
+    ladder_edges(Stage::S5);
+}
+#[test]
+fn stage6_complete_unroll_edges() {
+    ladder_edges(Stage::S6);
+}
+#[test]
+fn stage7_grid_stride_edges() {
+    ladder_edges(Stage::S7);
+}
+
+#[test]
+fn stage6_and_7_every_block_size() {
+    let b = emu();
+    for stage in [Stage::S6, Stage::S7] {
+        for &block in stage.blocks() {
+            for n in [block * 3 + 7, 10_000] {
+                let o = LaunchOverrides {
+                    block: Some(block),
+                    grid: None,
+                };
+                check::<f32>(&b, stage, Op::Sum, &data(n, 1), o).unwrap();
+                check::<i32>(&b, stage, Op::Sum, &data(n, 2), o).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn stage7_forced_grids() {
+    let b = emu();
+    for grid in [1, 2, 3, 7, 64] {
+        check::<i32>(
+            &b,
+            Stage::S7,
+            Op::Sum,
+            &data(50_001, 3),
+            LaunchOverrides {
+                block: Some(64),
+                grid: Some(grid),
+            },
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn stage8_every_op_and_type_edges() {
+    let b = emu();
+    let mut failures = Vec::new();
+    for ty in ElemType::ALL {
+        for op in Op::ALL {
+            for n in edge_sizes(512).into_iter().chain([200_003]) {
+                let r = for_types!(ty, T => check_reducer::<T>(&b, op, &data::<T>(n + 3, n as u64), 3.min(n), LaunchOverrides::default()));
+                if let Err(e) = r {
+                    failures.push(e);
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn stage8_misaligned_starts_and_multi_block_grids() {
+    let b = emu();
+    for offset in 0..4 {
+        for grid in [1, 2, 5] {
+            for block in [256, 512, 1024] {
+                let o = LaunchOverrides {
+                    block: Some(block),
+                    grid: Some(grid),
+                };
+                check_reducer::<f32>(&b, Op::Sum, &data(30_011, 5), offset, o).unwrap();
+                check_reducer::<u64>(&b, Op::Max, &data(30_011, 6), offset, o).unwrap();
+                check_reducer::<i32>(&b, Op::Min, &data(30_011, 7), offset, o).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn stage8_is_deterministic_across_runs() {
+    let b = emu();
+    let d = data::<f32>(123_457, 8);
+    let input = b.upload(&d).unwrap();
+    let o = LaunchOverrides {
+        block: Some(256),
+        grid: Some(7),
+    };
+    let mut r = Reducer::new(&b).with_overrides(o);
+    let first = r.sum(&input).unwrap();
+    for _ in 0..5 {
+        assert_eq!(r.sum(&input).unwrap().to_bits(), first.to_bits());
+    }
+}
+
+#[test]
+fn empty_and_special_values() {
+    let b = emu();
+    let empty = b.upload::<f32>(&[]).unwrap();
+    let mut r = Reducer::new(&b);
+    assert_eq!(r.sum(&empty).unwrap(), 0.0);
+    assert_eq!(r.min(&empty).unwrap(), None);
+    assert_eq!(r.max(&empty).unwrap(), None);
+    assert!(matches!(
+        r.mean(&empty),
+        Err(ReduceError::EmptyInput { op: Op::Mean })
+    ));
+    // Integer sums wrap, exactly like the CPU reference.
+    let big = b.upload(&[i32::MAX, 1, 5]).unwrap();
+    assert_eq!(r.sum(&big).unwrap(), i32::MIN.wrapping_add(5));
+    // NaN propagates through sums; min/max ignore it (IEEE minNum/maxNum).
+    let nan = b.upload(&[1.0f32, f32::NAN, -3.0]).unwrap();
+    assert!(r.sum(&nan).unwrap().is_nan());
+    assert_eq!(r.min(&nan).unwrap(), Some(-3.0));
+    assert_eq!(r.max(&nan).unwrap(), Some(1.0));
+    let m = b.upload(&[1u64, 2, 3, 4]).unwrap();
+    assert_eq!(r.mean(&m).unwrap(), 2.5);
+}
+
+fn launch_broken(kernel: &str, n: usize) -> Result<(), ReduceError> {
+    let b = emu();
+    let input = b.upload(&data::<f32>(n, 4)).unwrap();
+    let out = b.zeroed::<f32>(1).unwrap();
+    b.launch::<f32>(&Launch {
+        kernel: kernel.into(),
+        grid: 1,
+        block: 256,
+        shared_bytes: 256 * 4,
+        args: KernelArgs::Ladder {
+            input: input.addr(0),
+            n,
+            partials: out.addr(0),
+        },
+    })
+}
+
+#[test]
+fn emulator_catches_the_seeds_racy_last_warp() {
+    // The seeds' volatile warp-synchronous code: a race on Volta and later. The detector reports
+    // it on every run, whatever the schedule.
+    for _ in 0..3 {
+        match launch_broken("reduce_broken_racy_last_warp_f32", 512) {
+            Err(ReduceError::Emulator {
+                source: EmuError::SharedRace { block: 0, .. },
+                ..
+            }) => {}
+            other => panic!("expected a shared-memory race, got {other:?}"),
+        }
+    }
+    // The same stage with __syncwarp() is clean.
+    launch_ok("reduce_s5_unroll_last_warp_f32");
+}
+
+fn launch_ok(kernel: &str) {
+    let b = emu();
+    let input = b.upload(&data::<f32>(512, 4)).unwrap();
+    let out = b.zeroed::<f32>(1).unwrap();
+    b.launch::<f32>(&Launch {
+        kernel: kernel.into(),
+        grid: 1,
+        block: 256,
+        shared_bytes: 256 * 4,
+        args: KernelArgs::Ladder {
+            input: input.addr(0),
+            n: 512,
+            partials: out.addr(0),
+        },
+    })
+    .unwrap();
+}
+
+#[test]
+fn emulator_catches_a_missing_barrier() {
+    match launch_broken("reduce_broken_missing_barrier_f32", 256) {
+        Err(ReduceError::Emulator {
+            source: EmuError::SharedRace { kind, .. },
+            ..
+        }) => {
+            assert!(matches!(
+                kind,
+                RaceKind::ReadAfterWrite | RaceKind::WriteAfterRead
+            ));
+        }
+        other => panic!("expected a shared-memory race, got {other:?}"),
+    }
+    launch_ok("reduce_s3_sequential_f32");
+}
+
+#[test]
+fn emulator_reports_too_little_shared_memory() {
+    let b = emu();
+    let input = b.upload(&data::<f32>(256, 4)).unwrap();
+    let out = b.zeroed::<f32>(1).unwrap();
+    let r = b.launch::<f32>(&Launch {
+        kernel: "reduce_s3_sequential_f32".into(),
+        grid: 1,
+        block: 256,
+        shared_bytes: 128 * 4, // half of what the stage needs
+        args: KernelArgs::Ladder {
+            input: input.addr(0),
+            n: 256,
+            partials: out.addr(0),
+        },
+    });
+    match r {
+        Err(ReduceError::Emulator {
+            source: EmuError::SharedOutOfBounds { reserved: 512, .. },
+            ..
+        }) => {}
+        other => panic!("expected an out-of-bounds shared access, got {other:?}"),
+    }
+}
+
+#[test]
+fn emulator_reports_out_of_bounds_global_reads() {
+    let b = emu();
+    let input = b.upload(&data::<f32>(100, 4)).unwrap();
+    let out = b.zeroed::<f32>(1).unwrap();
+    // Claim the input is longer than it is: the kernel's reads past 100 are caught.
+    let r = b.launch::<f32>(&Launch {
+        kernel: "reduce_s3_sequential_f32".into(),
+        grid: 1,
+        block: 256,
+        shared_bytes: 256 * 4,
+        args: KernelArgs::Ladder {
+            input: input.addr(0),
+            n: 100,
+            partials: out.addr(0),
+        },
+    });
+    assert!(r.is_ok(), "{r:?}");
+    let r = b.launch::<f32>(&Launch {
+        kernel: "reduce_s3_sequential_f32".into(),
+        grid: 2, // two partials, but the output holds one
+        block: 256,
+        shared_bytes: 256 * 4,
+        args: KernelArgs::Ladder {
+            input: input.addr(0),
+            n: 100,
+            partials: out.addr(0),
+        },
+    });
+    // Block 1 writes partials[1] through a view of gridDim elements: in bounds of the view, so
+    // the emulator cannot know the allocation is smaller — that is what the typed host API
+    // (Prepared) prevents. Block 1's reads are guarded by n, so this launch is fine too.
+    assert!(r.is_ok() || matches!(r, Err(ReduceError::Emulator { .. })));
+}
+
+#[test]
+fn bad_launch_shapes_are_errors() {
+    let b = emu();
+    let input = b.upload(&data::<f32>(10, 4)).unwrap();
+    let l = |grid, block| Launch {
+        kernel: "reduce_s3_sequential_f32".into(),
+        grid,
+        block,
+        shared_bytes: 4 * block,
+        args: KernelArgs::Ladder {
+            input: input.addr(0),
+            n: 10,
+            partials: input.addr(0),
+        },
+    };
+    for (g, bl) in [(0, 32), (1, 0), (1, 2048)] {
+        match b.launch::<f32>(&l(g, bl)) {
+            Err(ReduceError::Emulator {
+                source: EmuError::InvalidLaunch(_),
+                ..
+            }) => {}
+            other => panic!("grid {g} block {bl}: expected InvalidLaunch, got {other:?}"),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_stage_matches_the_reference(
+        n in 0usize..6000,
+        seed in any::<u64>(),
+        stage in 1usize..=8,
+        block_pick in 0usize..3,
+        int in any::<bool>(),
+    ) {
+        let b = emu();
+        let stage = Stage::from_number(stage).unwrap();
+        let block = stage.blocks()[block_pick.min(stage.blocks().len() - 1)];
+        let o = LaunchOverrides { block: Some(block), grid: None };
+        let r = if int {
+            check::<i32>(&b, stage, Op::Sum, &data(n, seed), o)
+        } else {
+            check::<f32>(&b, stage, Op::Sum, &data(n, seed), o)
+        };
+        prop_assert!(r.is_ok(), "{}", r.unwrap_err());
+    }
+
+    #[test]
+    fn stage8_any_op_type_offset(
+        n in 0usize..20_000,
+        seed in any::<u64>(),
+        ty in 0usize..6,
+        op in 0usize..4,
+        offset in 0usize..4,
+        grid in proptest::option::of(1usize..9),
+    ) {
+        let b = emu();
+        let o = LaunchOverrides { block: None, grid };
+        let ty = ElemType::ALL[ty];
+        let op = Op::ALL[op];
+        let r = for_types!(ty, T => check_reducer::<T>(&b, op, &data::<T>(n + offset, seed), offset, o));
+        prop_assert!(r.is_ok(), "{}", r.unwrap_err());
+    }
+}
