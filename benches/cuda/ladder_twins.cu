@@ -342,25 +342,27 @@ __device__ __forceinline__ void s8_sum(const T* TWIN_RESTRICT input, size_t n, T
     size_t head = misaligned_head(input, n);
     if (block == 0 && tid < head) acc = plus(acc, input[tid]);
 
-    // The body: whole 16-byte vectors, grid-stride, UNROLL independent loads per step.
+    // The body: whole 16-byte vectors in tiles of BLOCK * UNROLL; each block owns a contiguous
+    // run of tiles; in a tile, UNROLL independent coalesced loads per thread.
     size_t vectors = (n - head) / lanes;
-    size_t stride = (size_t)grid * BLOCK;
     const uint4* vin = reinterpret_cast<const uint4*>(input + head);
-    size_t v = (size_t)block * BLOCK + tid;
-    while (v + (UNROLL - 1) * stride < vectors) {
+    size_t tile = (size_t)BLOCK * UNROLL;
+    size_t per_block = ((vectors + tile - 1) / tile + grid - 1) / grid * tile;
+    size_t start = (size_t)block * per_block;
+    size_t end = (start + per_block < vectors) ? start + per_block : vectors;
+    size_t t = start;
+    while (t + tile <= end) {
         // All loads first (independent, so all in flight at once) ...
         uint4 loaded[UNROLL];
 #pragma unroll
-        for (unsigned int u = 0; u < UNROLL; ++u) loaded[u] = __ldg(vin + (v + u * stride));
+        for (unsigned int u = 0; u < UNROLL; ++u) loaded[u] = __ldg(vin + (t + u * BLOCK + tid));
         // ... then the arithmetic.
 #pragma unroll
         for (unsigned int u = 0; u < UNROLL; ++u) acc = plus(acc, reduce_vec4<T>(loaded[u]));
-        v += UNROLL * stride;
+        t += tile;
     }
-    while (v < vectors) {
-        acc = plus(acc, reduce_vec4<T>(__ldg(vin + v)));
-        v += stride;
-    }
+    // The block's last, partial tile.
+    for (size_t v = t + tid; v < end; v += BLOCK) acc = plus(acc, reduce_vec4<T>(__ldg(vin + v)));
 
     // Fewer than one vector's worth left at the end: the last block, one per thread.
     size_t tail = head + vectors * lanes;

@@ -85,10 +85,7 @@ mod imp {
     }
     #[inline(always)]
     pub fn thread_fence() {
-        #[cfg(not(reduce_variant = "release_atomic"))]
-        unsafe {
-            core::arch::asm!("membar.gl;")
-        }
+        unsafe { core::arch::asm!("membar.gl;") }
     }
     #[inline(always)]
     pub unsafe fn dynamic_shared<T>() -> *mut T {
@@ -114,14 +111,6 @@ mod imp {
     pub unsafe fn load_vec4(p: *const Vec4) -> Vec4 {
         // Read-only (non-coherent) path, 16 bytes per thread: the widest load a thread can issue.
         let (a, b, c, d): (u32, u32, u32, u32);
-        #[cfg(reduce_variant = "l2_256b")]
-        core::arch::asm!(
-            "{{ .reg .u64 g; cvta.to.global.u64 g, {p}; ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
-            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-            p = in(reg64) p,
-            options(pure, readonly, nostack)
-        );
-        #[cfg(not(reduce_variant = "l2_256b"))]
         core::arch::asm!(
             "{{ .reg .u64 g; cvta.to.global.u64 g, {p}; ld.global.nc.v4.u32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
             a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
@@ -132,22 +121,11 @@ mod imp {
     }
     #[inline(always)]
     pub unsafe fn atomic_add_u32(p: *mut u32, v: u32) -> u32 {
-        #[cfg(not(reduce_variant = "release_atomic"))]
-        {
-            core::sync::atomic::AtomicU32::from_ptr(p)
-                .fetch_add(v, core::sync::atomic::Ordering::Relaxed)
-        }
-        // LLVM's NVPTX backend drops the ordering of Rust atomics (it emits a plain `atom`), so an
-        // ordered atomic has to be written out.
-        #[cfg(reduce_variant = "release_atomic")]
-        {
-            let old: u32;
-            core::arch::asm!(
-                "{{ .reg .u64 g; cvta.to.global.u64 g, {p}; atom.acq_rel.gpu.global.add.u32 {old}, [g], {v}; }}",
-                p = in(reg64) p, v = in(reg32) v, old = out(reg32) old,
-            );
-            old
-        }
+        // Relaxed: the ordering comes from `thread_fence()` before it. (LLVM's NVPTX backend
+        // drops the ordering of Rust atomics anyway — it emits a plain `atom` — so ordering must
+        // never be left to an `Ordering` argument here.)
+        core::sync::atomic::AtomicU32::from_ptr(p)
+            .fetch_add(v, core::sync::atomic::Ordering::Relaxed)
     }
 }
 

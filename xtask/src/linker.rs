@@ -212,10 +212,6 @@ pub fn main(args: &[String]) -> Result<()> {
 
     let mut llc = Command::new(tools.join("llc"));
     llc.arg(&optimized).arg("-O3").arg("-o").arg(&args.output);
-    if std::env::var_os("XTASK_PTX_SHORT_PTR").is_some() {
-        // 32-bit shared-memory addresses, as nvcc uses (tuning experiment `short_ptr`).
-        llc.arg("--nvptx-short-ptr");
-    }
     if let Some(cpu) = &args.cpu {
         llc.arg(format!("-mcpu={cpu}"));
     }

@@ -49,7 +49,7 @@ fn run(args: &[String]) -> Result<()> {
         "help" | "--help" | "-h" => {
             println!(
                 "cargo xtask build-ptx [--require-ptxas]   kernels -> PTX (+ sm_90 ptxas report)\n\
-                 cargo xtask build-ptx --variant V         a tuning experiment (l2_256b, release_atomic, unroll8)\n\
+                 cargo xtask build-ptx --variant V         an experiment: builds with --cfg reduce_variant=V\n\
                  cargo xtask test [cargo test args]        build + ptxas-check PTX, run every test\n\
                  cargo xtask bundle                        binaries + PTX + run script in bundle/ for a GPU machine\n\
                  cargo xtask <cli command> [args]          run the host CLI: table, profile, run, stress, report …"

@@ -108,9 +108,6 @@ pub fn build_ptx(quiet: bool, variant: Option<&str>) -> Result<PathBuf> {
         .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "3")
         .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
         .env("XTASK_PTX_LINKER", "1");
-    if variant == Some("short_ptr") {
-        cmd.env("XTASK_PTX_SHORT_PTR", "1");
-    }
     if quiet {
         cmd.arg("--quiet");
     }
