@@ -215,3 +215,159 @@ fn plan_single_pass(
         depth,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h200() -> DeviceCaps {
+        DeviceCaps {
+            name: "test H200".into(),
+            sm_count: 132,
+            max_threads_per_sm: 2048,
+            total_mem: 141 << 30,
+            compute_capability: (9, 0),
+        }
+    }
+
+    fn grids(stage: Stage, n: usize, o: LaunchOverrides) -> Vec<usize> {
+        plan(stage, ElemType::F32, Op::Sum, n, o, &h200())
+            .unwrap()
+            .passes
+            .iter()
+            .map(|p| p.grid)
+            .collect()
+    }
+
+    #[test]
+    fn ladder_passes_shrink_to_one_block() {
+        let d = LaunchOverrides::default();
+        assert_eq!(grids(Stage::S3, 1 << 22, d), vec![16384, 64, 1]);
+        assert_eq!(grids(Stage::S4, 1 << 22, d), vec![8192, 16, 1]);
+        assert_eq!(grids(Stage::S1, 257, d), vec![2, 1]);
+        assert_eq!(grids(Stage::S4, 512, d), vec![1]);
+        assert_eq!(grids(Stage::S4, 513, d), vec![2, 1]);
+        // Empty and single inputs still run one launch (which writes the identity / the element).
+        assert_eq!(grids(Stage::S3, 0, d), vec![1]);
+        assert_eq!(grids(Stage::S3, 1, d), vec![1]);
+    }
+
+    #[test]
+    fn grid_stride_stage_fills_the_device_once() {
+        let d = LaunchOverrides::default();
+        // 132 SMs x (2048 / 256) resident blocks, then one block for the partials.
+        assert_eq!(grids(Stage::S7, 1 << 28, d), vec![1056, 3, 1]);
+        assert_eq!(grids(Stage::S7, 1000, d), vec![2, 1]);
+        assert_eq!(
+            grids(
+                Stage::S7,
+                1 << 28,
+                LaunchOverrides {
+                    block: None,
+                    grid: Some(5)
+                }
+            ),
+            vec![5, 1]
+        );
+    }
+
+    #[test]
+    fn single_pass_policy() {
+        let p = |n, o| plan(Stage::S8, ElemType::F32, Op::Sum, n, o, &h200()).unwrap();
+        let d = LaunchOverrides::default();
+        assert_eq!(
+            p(1 << 12, d).passes[0].grid,
+            1,
+            "a small input is one block"
+        );
+        assert_eq!(p(1 << 12, d).passes[0].block, 512);
+        assert_eq!(
+            p(1 << 30, d).passes[0].grid,
+            132 * 4,
+            "a large input fills every SM"
+        );
+        assert_eq!(p(1 << 22, d).passes[0].grid, 512);
+        assert_eq!(p(0, d).passes[0].grid, 1);
+        assert_eq!(
+            p(
+                1 << 20,
+                LaunchOverrides {
+                    block: Some(1024),
+                    grid: Some(3)
+                }
+            )
+            .passes[0]
+                .grid,
+            3
+        );
+        assert_eq!(
+            p(1 << 20, d).passes.len(),
+            1,
+            "stage 8 is always one launch"
+        );
+        assert_eq!(p(1 << 20, d).passes[0].shared_bytes, 512 / 32 * 4);
+        // f64: two lanes per vector, so twice the steps for the same n.
+        let f64p = plan(Stage::S8, ElemType::F64, Op::Max, 1 << 12, d, &h200()).unwrap();
+        assert_eq!(f64p.kernel, "reduce_s8_max_b512_f64");
+        assert_eq!(f64p.passes[0].grid, 1);
+    }
+
+    #[test]
+    fn error_depth_grows_with_sequential_work() {
+        let d = LaunchOverrides::default();
+        let depth = |s, n| {
+            plan(s, ElemType::F32, Op::Sum, n, d, &h200())
+                .unwrap()
+                .depth
+        };
+        assert!(depth(Stage::S7, 1 << 30) > depth(Stage::S7, 1 << 20));
+        assert!(depth(Stage::S8, 1 << 30) > depth(Stage::S8, 1 << 20));
+        // A one-element-per-thread tree: about log2(block) + 1 per pass.
+        assert!(depth(Stage::S3, 256) <= 12);
+    }
+
+    #[test]
+    fn bad_shapes_are_rejected_with_reasons() {
+        let caps = h200();
+        let bad = |s, ty, op, block: Option<usize>, grid: Option<usize>| {
+            plan(s, ty, op, 1000, LaunchOverrides { block, grid }, &caps)
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(bad(Stage::S3, ElemType::F32, Op::Sum, Some(100), None).contains("power of two"));
+        assert!(
+            bad(Stage::S3, ElemType::F32, Op::Sum, Some(16), None).contains("at least one warp")
+        );
+        assert!(bad(Stage::S3, ElemType::F32, Op::Sum, Some(2048), None).contains("at most 1024"));
+        assert!(bad(Stage::S5, ElemType::F32, Op::Sum, Some(32), None).contains("built for"));
+        assert!(bad(Stage::S3, ElemType::F64, Op::Sum, None, None).contains("no kernel for f64"));
+        assert!(bad(Stage::S3, ElemType::F32, Op::Min, None, None).contains("sums only"));
+        assert!(
+            bad(Stage::S3, ElemType::F32, Op::Sum, None, Some(4)).contains("only stages 7 and 8")
+        );
+        assert!(bad(Stage::S8, ElemType::F32, Op::Sum, None, Some(0)).contains("1..=4096"));
+        assert!(bad(Stage::S8, ElemType::F32, Op::Sum, None, Some(5000)).contains("1..=4096"));
+        assert!(bad(Stage::S7, ElemType::I32, Op::Sum, None, Some(0)).contains("grid size 0"));
+    }
+
+    #[test]
+    fn every_kernel_the_host_can_name_is_in_the_embedded_ptx() {
+        let ptx = crate::backend::EMBEDDED_PTX;
+        let mut n = 0;
+        for stage in Stage::ALL {
+            for &ty in stage.types() {
+                for &op in stage.ops() {
+                    for &block in stage.blocks() {
+                        let name = stage.kernel_name(ty, op, block);
+                        assert!(
+                            ptx.contains(&format!(".entry {name}(")),
+                            "{name} is not in the PTX"
+                        );
+                        n += 1;
+                    }
+                }
+            }
+        }
+        assert!(n > 100);
+    }
+}

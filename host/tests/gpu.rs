@@ -1,1 +1,259 @@
-fn main() {}
+//! GPU tests. They need an NVIDIA GPU; without one every test is reported as **ignored** with the
+//! reason printed first (never passed silently). The same logic runs on the CPU emulator in
+//! `tests/emulator.rs`.
+
+mod common;
+
+use common::*;
+use libtest_mimic::{Arguments, Failed, Trial};
+use reduce_host::*;
+
+fn gpu() -> Backend {
+    Backend::Gpu(Gpu::open().expect("the GPU was there when the tests started"))
+}
+
+fn first_kernel_reduces_2e22_ones() -> Result<(), Failed> {
+    let b = gpu();
+    let n = 1 << 22;
+    let input = b.upload(&vec![1.0f32; n])?;
+    let got = run_stage(
+        &b,
+        Stage::S3,
+        Op::Sum,
+        &input,
+        n,
+        LaunchOverrides::default(),
+    )?;
+    println!("stage 3 (sequential addressing), 2^22 ones: {got}");
+    if got != 4_194_304.0 {
+        return Err(format!("expected 4194304, got {got}").into());
+    }
+    Ok(())
+}
+
+fn every_stage_on_1e7_random_floats() -> Result<(), Failed> {
+    let b = gpu();
+    let d = data::<f32>(10_000_019, 77);
+    let r = reference(Op::Sum, &d).unwrap();
+    let input = b.upload(&d)?;
+    for stage in Stage::ALL {
+        let p = plan(
+            stage,
+            ElemType::F32,
+            Op::Sum,
+            d.len(),
+            LaunchOverrides::default(),
+            b.caps(),
+        )?;
+        let got = Prepared::<f32>::new(&b, p.clone())?.run(&b, &input, 0)?;
+        let u = f32::EPSILON as f64 / 2.0;
+        let bound = p.depth as f64 * u * r.sum_abs + 2.0 * u * r.sum_f64.abs();
+        println!(
+            "{stage}: {got} vs f64 {:.3}: |error| {:.3} <= bound {:.3} (depth {})",
+            r.sum_f64,
+            (got as f64 - r.sum_f64).abs(),
+            bound,
+            p.depth
+        );
+        if !matches_reference(Op::Sum, got, &r, p.depth) {
+            return Err(format!("{stage}: {got} is outside the bound").into());
+        }
+    }
+    Ok(())
+}
+
+fn every_ladder_stage_at_edge_sizes() -> Result<(), Failed> {
+    let b = gpu();
+    let mut failures = Vec::new();
+    for stage in &Stage::ALL[..7] {
+        for &ty in stage.types() {
+            for &block in stage.blocks() {
+                for n in edge_sizes(block).into_iter().chain([1_000_003]) {
+                    let o = LaunchOverrides {
+                        block: Some(block),
+                        grid: None,
+                    };
+                    let r = for_types!(ty, T => check::<T>(&b, *stage, Op::Sum, &data::<T>(n, n as u64), o));
+                    if let Err(e) = r {
+                        failures.push(e);
+                    }
+                }
+            }
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n").into())
+    }
+}
+
+fn stage8_every_op_type_size_offset_grid() -> Result<(), Failed> {
+    let b = gpu();
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for ty in ElemType::ALL {
+        for op in Op::ALL {
+            for n in edge_sizes(512).into_iter().chain([1_000_003, 1 << 22]) {
+                for offset in [0, 1, 3] {
+                    for grid in [None, Some(1), Some(7)] {
+                        for block in [None, Some(256), Some(1024)] {
+                            let o = LaunchOverrides { block, grid };
+                            let r = for_types!(ty, T => check_reducer::<T>(&b, op, &data::<T>(n + offset, n as u64 + 5), offset, o));
+                            count += 1;
+                            if let Err(e) = r {
+                                failures.push(e);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "stage 8: {count} (op, type, size, offset, grid, block) cases, {} failures",
+        failures.len()
+    );
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n").into())
+    }
+}
+
+fn indexing_past_2e32_elements() -> Result<(), Failed> {
+    let b = gpu();
+    let n = (1usize << 32) + 5;
+    let ones = b.filled::<u32>(n, 1)?;
+    let mut r = Reducer::new(&b);
+    let sum = r.sum(&ones)?;
+    let max = r.max(&ones)?;
+    println!("2^32+5 u32 ones: sum (mod 2^32) = {sum}, max = {max:?}");
+    if sum != 5 || max != Some(1) {
+        return Err(format!("expected sum 5 (wrapped) and max 1, got {sum} and {max:?}").into());
+    }
+    drop(ones);
+    let ones = b.filled::<i32>(n, 1)?;
+    let s7 = run_stage(&b, Stage::S7, Op::Sum, &ones, n, LaunchOverrides::default())?;
+    println!("2^32+5 i32 ones, stage 7: {s7}");
+    if s7 != 5 {
+        return Err(format!("stage 7: expected 5 (wrapped), got {s7}").into());
+    }
+    Ok(())
+}
+
+fn too_large_is_a_clear_error() -> Result<(), Failed> {
+    let b = gpu();
+    let free = b.gpu().unwrap().mem_info()?.0;
+    match b.filled::<f32>((free / 4) as usize + (1 << 20), 1.0) {
+        Err(e @ ReduceError::TooLarge { .. }) => {
+            println!("{e}");
+            Ok(())
+        }
+        Err(e) => Err(format!("expected TooLarge, got {e}").into()),
+        Ok(_) => Err("allocating more than the free memory succeeded".into()),
+    }
+}
+
+fn bad_ptx_is_a_clear_error() -> Result<(), Failed> {
+    let missing = std::path::Path::new("/nonexistent/reduce_kernels.ptx");
+    let e = Gpu::open_with_ptx_file(missing)
+        .err()
+        .ok_or("a missing PTX file loaded")?;
+    println!("{e}");
+    if !e.to_string().contains("/nonexistent/reduce_kernels.ptx")
+        || !e.to_string().contains("cargo xtask build-ptx")
+    {
+        return Err(format!("message does not name the file and the fix: {e}").into());
+    }
+    let corrupt =
+        ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry broken( {\n garbage;\n}\n";
+    let e = Gpu::open_with_ptx(corrupt, "corrupt.ptx")
+        .err()
+        .ok_or("corrupt PTX loaded")?;
+    println!("{e}");
+    if !matches!(e, ReduceError::Ptx { .. }) {
+        return Err(format!("expected a PTX error, got {e}").into());
+    }
+    Ok(())
+}
+
+fn deterministic_bit_identical() -> Result<(), Failed> {
+    let b = gpu();
+    let d = data::<f32>(1 << 24, 99);
+    let input = b.upload(&d)?;
+    let mut r = Reducer::new(&b);
+    let first = r.sum(&input)?;
+    for i in 0..200 {
+        let v = r.sum(&input)?;
+        if v.to_bits() != first.to_bits() {
+            return Err(format!("run {i}: {v} differs from {first}").into());
+        }
+    }
+    println!("2^24 random f32: 201 runs bit-identical ({first})");
+    Ok(())
+}
+
+fn every_kernel_name_is_in_the_ptx() -> Result<(), Failed> {
+    let b = gpu();
+    let g = b.gpu().unwrap();
+    let mut n = 0;
+    for stage in Stage::ALL {
+        for &ty in stage.types() {
+            for &op in stage.ops() {
+                for &block in stage.blocks() {
+                    let name = stage.kernel_name(ty, op, block);
+                    if !g.has_kernel(&name) {
+                        return Err(format!("{name} is missing from the PTX").into());
+                    }
+                    n += 1;
+                }
+            }
+        }
+    }
+    println!("{n} kernel lookups resolved");
+    Ok(())
+}
+
+fn main() {
+    let mut args = Arguments::from_args();
+    args.test_threads = Some(1); // one GPU: keep large allocations and timings apart
+    let tests: Vec<(&str, fn() -> Result<(), Failed>)> = vec![
+        (
+            "first_kernel_reduces_2e22_ones",
+            first_kernel_reduces_2e22_ones,
+        ),
+        (
+            "every_stage_on_1e7_random_floats",
+            every_stage_on_1e7_random_floats,
+        ),
+        (
+            "every_ladder_stage_at_edge_sizes",
+            every_ladder_stage_at_edge_sizes,
+        ),
+        (
+            "stage8_every_op_type_size_offset_grid",
+            stage8_every_op_type_size_offset_grid,
+        ),
+        ("indexing_past_2e32_elements", indexing_past_2e32_elements),
+        ("too_large_is_a_clear_error", too_large_is_a_clear_error),
+        ("bad_ptx_is_a_clear_error", bad_ptx_is_a_clear_error),
+        ("deterministic_bit_identical", deterministic_bit_identical),
+        (
+            "every_kernel_name_is_in_the_ptx",
+            every_kernel_name_is_in_the_ptx,
+        ),
+    ];
+    let missing = match Gpu::open() {
+        Ok(_) => None,
+        Err(e) => Some(e.to_string()),
+    };
+    if let Some(why) = &missing {
+        println!("GPU tests SKIPPED (reported as ignored): {why}");
+    }
+    let trials = tests
+        .into_iter()
+        .map(|(name, f)| Trial::test(name, f).with_ignored_flag(missing.is_some()))
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}

@@ -1,0 +1,207 @@
+//! Bad input gets a clear, typed error — from the library and from the CLI — never a panic or a
+//! wrong answer. (GPU-only cases — no device, N beyond device memory, PTX the driver rejects — are
+//! in tests/gpu.rs.)
+
+use reduce_host::*;
+use std::process::Command;
+
+fn emu() -> Backend {
+    Backend::Emulator(Emulator::default())
+}
+
+#[test]
+fn library_rejects_bad_arguments() {
+    let b = emu();
+    let input = b.upload(&[1.0f32; 100]).unwrap();
+    let e = run_stage(
+        &b,
+        Stage::S3,
+        Op::Sum,
+        &input,
+        101,
+        LaunchOverrides::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(e, ReduceError::InvalidArgument(_)), "{e}");
+    let e = run_stage(
+        &b,
+        Stage::S3,
+        Op::Sum,
+        &input,
+        100,
+        LaunchOverrides {
+            block: Some(96),
+            grid: None,
+        },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("block size 96"), "{e}");
+    let e = run_stage(
+        &b,
+        Stage::S8,
+        Op::Min,
+        &input,
+        0,
+        LaunchOverrides::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(e, ReduceError::EmptyInput { op: Op::Min }), "{e}");
+    let mut r = Reducer::new(&b);
+    let e = r.reduce_range(Op::Sum, &input, 90, 20).unwrap_err();
+    assert!(
+        e.to_string().contains("outside the 100-element buffer"),
+        "{e}"
+    );
+    assert!(Stage::from_number(0)
+        .unwrap_err()
+        .to_string()
+        .contains("no stage 0"));
+    assert!(Stage::from_number(9).is_err());
+    assert!("f16"
+        .parse::<ElemType>()
+        .unwrap_err()
+        .contains("unknown element type"));
+    assert!("avg"
+        .parse::<Op>()
+        .unwrap_err()
+        .contains("unknown operator"));
+}
+
+#[test]
+fn missing_or_non_ptx_files_name_the_file_and_the_fix() {
+    let e = Gpu::open_with_ptx_file(std::path::Path::new("/nonexistent/k.ptx"))
+        .err()
+        .unwrap();
+    let m = e.to_string();
+    assert!(
+        m.contains("/nonexistent/k.ptx") && m.contains("cargo xtask build-ptx"),
+        "{m}"
+    );
+    let path = std::env::temp_dir().join(format!("not-ptx-{}.ptx", std::process::id()));
+    std::fs::write(&path, "this is not PTX").unwrap();
+    let m = Gpu::open_with_ptx_file(&path).err().unwrap().to_string();
+    std::fs::remove_file(&path).ok();
+    assert!(
+        m.contains("it is not PTX") && m.contains(&path.display().to_string()),
+        "{m}"
+    );
+    let m = Backend::open_with_ptx(BackendChoice::Emu, Some(std::path::Path::new("x.ptx")))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(m.contains("only applies to the GPU"), "{m}");
+}
+
+fn cli(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_reduce"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+#[test]
+fn cli_reports_out_of_range_arguments() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--backend", "emu", "table", "--block", "100", "--n", "1000"],
+            "block size 100",
+        ),
+        (
+            &["--backend", "emu", "table", "--type", "f16"],
+            "unknown element type `f16`",
+        ),
+        (
+            &["--backend", "emu", "table", "--stages", "9"],
+            "no stage 9",
+        ),
+        (
+            &["--backend", "emu", "table", "--runs", "0"],
+            "0 is not in 1..=100000",
+        ),
+        (
+            &[
+                "--backend",
+                "emu",
+                "table",
+                "--type",
+                "f64",
+                "--stages",
+                "3",
+            ],
+            "no kernel for f64",
+        ),
+        (
+            &["--backend", "emu", "run", "--op", "min", "--stages", "3"],
+            "sums only",
+        ),
+        (
+            &[
+                "--backend",
+                "emu",
+                "run",
+                "--op",
+                "max",
+                "--stages",
+                "8",
+                "--n",
+                "0",
+            ],
+            "empty input",
+        ),
+        (
+            &["--backend", "emu", "run", "--stages", "8", "--grid", "0"],
+            "grid size 0",
+        ),
+        (
+            &["--backend", "emu", "sweep", "--exps", "40"],
+            "beyond any GPU",
+        ),
+        (
+            &["--backend", "emu", "--ptx", "/nonexistent.ptx", "info"],
+            "only applies to the GPU",
+        ),
+        (
+            &["--backend", "warp-drive", "info"],
+            "invalid value 'warp-drive'",
+        ),
+    ];
+    for (args, want) in cases {
+        let (code, out) = cli(args);
+        assert_eq!(code, 2, "{args:?} should fail with exit code 2: {out}");
+        assert!(out.contains(want), "{args:?}: expected `{want}` in:\n{out}");
+        assert!(!out.contains("panicked"), "{args:?} panicked:\n{out}");
+    }
+}
+
+#[test]
+fn cli_main_job_runs_every_stage_on_the_emulator() {
+    let (code, out) = cli(&[
+        "--backend",
+        "emu",
+        "table",
+        "--n",
+        "3000",
+        "--runs",
+        "2",
+        "--warmup",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("CPU EMULATION"), "{out}");
+    for s in 1..=8 {
+        assert!(
+            out.contains(&format!("| {s}  |")),
+            "stage {s} row missing:\n{out}"
+        );
+    }
+    let ok_rows = out
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.ends_with("| ok |") && !l.contains("stage "))
+        .count();
+    assert_eq!(ok_rows, 8, "{out}");
+    assert!(!out.contains("WRONG"), "{out}");
+}
