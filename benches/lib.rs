@@ -826,9 +826,7 @@ mod tests {
                 cols = None;
                 continue;
             }
-            let c = line.matches(" | ").count() + line.matches("|---").count().min(1) * 0;
             let cells = line.trim_matches('|').split('|').count();
-            let _ = c;
             match cols {
                 None => cols = Some(cells),
                 Some(k) => assert_eq!(k, cells, "ragged table row: {line}"),

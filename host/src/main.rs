@@ -161,6 +161,17 @@ enum Cmd {
         #[arg(long, default_value_t = 4)]
         streams: usize,
     },
+    /// Run every kernel (every stage, type, op and block size) at the given sizes and check each
+    /// result; the workload for `compute-sanitizer` (benches/sanitize.sh).
+    Check {
+        /// Input lengths.
+        #[arg(long, value_delimiter = ',', default_values_t = [1usize, 33, 1000, 100_003])]
+        sizes: Vec<usize>,
+        /// Also launch the deliberately broken kernels once (their results are not checked), to
+        /// show that racecheck flags them.
+        #[arg(long)]
+        broken: bool,
+    },
     /// Describe the device and the plan each stage would use.
     Info {
         /// Elements.
@@ -320,6 +331,10 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
             format,
         } => twins(&twin_ptx, &exps, &types, runs, format),
         Cmd::Stress { reps, n, streams } => stress(cli.backend, reps, n, streams),
+        Cmd::Check { sizes, broken } => {
+            let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
+            check_all(&backend, &sizes, broken)
+        }
         Cmd::Info { n, ty } => {
             let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
             println!(
@@ -916,4 +931,80 @@ fn concurrency(backend: &Backend, streams: usize, n: usize) -> Result<bool, Redu
     }
     println!("concurrency: {streams} streams x 100 rounds of {n}-element sums, all correct: {all}");
     Ok(all)
+}
+
+fn check_all(backend: &Backend, sizes: &[usize], broken: bool) -> Result<bool, ReduceError> {
+    let (mut runs, mut wrong) = (0usize, 0usize);
+    for &n in sizes {
+        for stage in Stage::ALL {
+            for &ty in stage.types() {
+                for &op in stage.ops() {
+                    if n == 0 && op != Op::Sum {
+                        continue;
+                    }
+                    for &block in stage.blocks() {
+                        let o = LaunchOverrides {
+                            block: Some(block),
+                            grid: None,
+                        };
+                        let good = with_type!(ty, T => check_one::<T>(backend, stage, op, n, o)?);
+                        runs += 1;
+                        if !good {
+                            wrong += 1;
+                            println!("WRONG: {stage} {op} {ty} n={n} block={block}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if broken {
+        for kernel in [
+            "reduce_broken_racy_last_warp_f32",
+            "reduce_broken_missing_barrier_f32",
+        ] {
+            let input = backend.upload(&make_data::<f32>(1024, Data::Random, 5))?;
+            let out = backend.zeroed::<f32>(4)?;
+            let launched = backend
+                .launch::<f32>(&reduce_host::Launch {
+                    kernel: kernel.into(),
+                    grid: 4,
+                    block: 256,
+                    shared_bytes: 1024,
+                    args: reduce_host::KernelArgs::Ladder {
+                        input: input.addr(0),
+                        n: 1024,
+                        partials: out.addr(0),
+                    },
+                })
+                .and_then(|()| backend.synchronize());
+            match launched {
+                Ok(()) => println!("launched the broken kernel {kernel} (result not checked)"),
+                Err(e @ ReduceError::Emulator { .. }) => {
+                    println!("the emulator caught the broken kernel: {e}")
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    println!("check: {runs} kernel runs (every stage x type x op x block size x {} sizes), {wrong} wrong", sizes.len());
+    Ok(wrong == 0)
+}
+
+fn check_one<T: Scalar>(
+    backend: &Backend,
+    stage: Stage,
+    op: Op,
+    n: usize,
+    o: LaunchOverrides,
+) -> Result<bool, ReduceError> {
+    let data = make_data::<T>(n, Data::Random, n as u64);
+    let input = backend.upload(&data)?;
+    let plan = reduce_host::plan(stage, T::TYPE, op, n, o, backend.caps())?;
+    let depth = plan.depth;
+    let got = Prepared::<T>::new(backend, plan)?.run(backend, &input, 0)?;
+    Ok(match reduce_host::reference(op, &data) {
+        Some(r) => reduce_host::matches_reference(op, got, &r, depth),
+        None => true,
+    })
 }

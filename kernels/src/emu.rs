@@ -94,7 +94,7 @@ pub enum EmuError {
         block: usize,
         /// Byte offset in shared memory.
         byte_offset: usize,
-        /// The thread that made the earlier access.
+        /// The thread that made the earlier access (`usize::MAX`: several threads read it).
         earlier_thread: usize,
         /// The thread that made the later access.
         later_thread: usize,
@@ -150,11 +150,18 @@ impl core::fmt::Display for EmuError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             EmuError::InvalidLaunch(m) => write!(f, "invalid launch: {m}"),
-            EmuError::SharedRace { kind, block, byte_offset, earlier_thread, later_thread } => write!(
-                f,
-                "shared-memory race ({kind:?}) in block {block} at byte {byte_offset}: threads {earlier_thread} and \
-                 {later_thread} access it with no barrier between"
-            ),
+EmuError::SharedRace { kind, block, byte_offset, earlier_thread, later_thread } => {
+                let earlier = if *earlier_thread == usize::MAX {
+                    "several threads".to_string()
+                } else {
+                    format!("thread {earlier_thread}")
+                };
+                write!(
+                    f,
+                    "shared-memory race ({kind:?}) in block {block} at byte {byte_offset}: {earlier} and thread \
+                     {later_thread} access it with no barrier between"
+                )
+            }
             EmuError::UninitializedSharedRead { block, thread, byte_offset } => write!(
                 f,
                 "thread {thread} of block {block} read shared byte {byte_offset} before any thread wrote it"
