@@ -917,7 +917,7 @@ fn concurrency(backend: &Backend, streams: usize, n: usize) -> Result<bool, Redu
             p.enqueue(h, i, 0)?; // queued on every stream before any is awaited
         }
         for (k, (h, p)) in handles.iter().zip(&prepared).enumerate() {
-            let v = h.download(p.result_buffer(), 1)?[0];
+            let v = p.read_result(h)?;
             let r = reduce_host::reference(Op::Sum, &datas[k]).expect("sum");
             let good = reduce_host::matches_reference(Op::Sum, v, &r, plan.depth);
             if !good {
