@@ -34,7 +34,7 @@ pub unsafe fn ladder<T: Element>(
 ) {
     body(
         Global::from_raw(input, n),
-        GlobalMut::from_raw(partials, grid_dim()),
+        GlobalMut::from_raw(partials, grid_dim() as usize),
     )
 }
 
@@ -54,7 +54,7 @@ pub unsafe fn single_pass<T: Element>(
 ) {
     body(
         Global::from_raw(input, n),
-        GlobalMut::from_raw(partials, grid_dim()),
+        GlobalMut::from_raw(partials, grid_dim() as usize),
         Counter::from_raw(counter),
         GlobalMut::from_raw(out, 1),
     )

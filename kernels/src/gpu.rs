@@ -16,7 +16,9 @@
 //! | `T* out` | [`GlobalMut`] |
 //! | `atomicAdd(&counter, 1)`, `__threadfence()` | [`Counter::increment`], [`thread_fence`] |
 //!
-//! Indices are `usize`, so every kernel handles inputs of 2^32 elements and more.
+//! Thread and block ids are `u32`, as in CUDA, so in-block arithmetic (loop counters, shared-memory
+//! indices) stays 32-bit like nvcc's `unsigned int`; indices into global memory are `usize`, so every
+//! kernel handles inputs of 2^32 elements and more.
 //!
 //! **Bounds.** [`Global`], [`GlobalMut`] and [`Shared`] are made from raw pointers by `unsafe`
 //! constructors whose contract is the launch configuration (buffer lengths, shared-memory bytes).
@@ -26,7 +28,7 @@
 use crate::Element;
 
 /// 32 threads execute in lockstep groups called warps.
-pub const WARP_SIZE: usize = 32;
+pub const WARP_SIZE: u32 = 32;
 
 /// 16 bytes, loaded by one `ld.global.nc.v4.u32` (4 × `f32`/`i32`/`u32` or 2 × 64-bit values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,20 +46,20 @@ mod imp {
     }
 
     #[inline(always)]
-    pub fn thread_idx() -> usize {
-        unsafe { nvptx::_thread_idx_x() as usize }
+    pub fn thread_idx() -> u32 {
+        unsafe { nvptx::_thread_idx_x() }
     }
     #[inline(always)]
-    pub fn block_idx() -> usize {
-        unsafe { nvptx::_block_idx_x() as usize }
+    pub fn block_idx() -> u32 {
+        unsafe { nvptx::_block_idx_x() }
     }
     #[inline(always)]
-    pub fn block_dim() -> usize {
-        unsafe { nvptx::_block_dim_x() as usize }
+    pub fn block_dim() -> u32 {
+        unsafe { nvptx::_block_dim_x() }
     }
     #[inline(always)]
-    pub fn grid_dim() -> usize {
-        unsafe { nvptx::_grid_dim_x() as usize }
+    pub fn grid_dim() -> u32 {
+        unsafe { nvptx::_grid_dim_x() }
     }
     #[inline(always)]
     pub fn sync_threads() {
@@ -134,17 +136,17 @@ mod imp {
     use super::Vec4;
     use crate::emu;
 
-    pub fn thread_idx() -> usize {
-        emu::with_thread(|t| t.thread_idx)
+    pub fn thread_idx() -> u32 {
+        emu::with_thread(|t| t.thread_idx as u32)
     }
-    pub fn block_idx() -> usize {
-        emu::with_thread(|t| t.block_idx)
+    pub fn block_idx() -> u32 {
+        emu::with_thread(|t| t.block_idx as u32)
     }
-    pub fn block_dim() -> usize {
-        emu::with_thread(|t| t.block_dim)
+    pub fn block_dim() -> u32 {
+        emu::with_thread(|t| t.block_dim as u32)
     }
-    pub fn grid_dim() -> usize {
-        emu::with_thread(|t| t.grid_dim)
+    pub fn grid_dim() -> u32 {
+        emu::with_thread(|t| t.grid_dim as u32)
     }
     pub fn sync_threads() {
         emu::sync_threads()
@@ -190,22 +192,22 @@ mod imp {
 
 /// `threadIdx.x`: this thread's index in its block, `0..block_dim()`.
 #[inline(always)]
-pub fn thread_idx() -> usize {
+pub fn thread_idx() -> u32 {
     imp::thread_idx()
 }
 /// `blockIdx.x`: this block's index in the grid, `0..grid_dim()`.
 #[inline(always)]
-pub fn block_idx() -> usize {
+pub fn block_idx() -> u32 {
     imp::block_idx()
 }
 /// `blockDim.x`: threads per block.
 #[inline(always)]
-pub fn block_dim() -> usize {
+pub fn block_dim() -> u32 {
     imp::block_dim()
 }
 /// `gridDim.x`: blocks in the grid.
 #[inline(always)]
-pub fn grid_dim() -> usize {
+pub fn grid_dim() -> u32 {
     imp::grid_dim()
 }
 /// `__syncthreads()`: waits until every thread of the block has arrived, and makes their
@@ -259,25 +261,25 @@ impl<T: Element> Shared<T> {
     }
     /// `sdata[i]`.
     #[inline(always)]
-    pub fn get(&self, i: usize) -> T {
+    pub fn get(&self, i: u32) -> T {
         #[cfg(not(target_arch = "nvptx64"))]
         crate::emu::shared_access(
-            i * core::mem::size_of::<T>(),
+            i as usize * core::mem::size_of::<T>(),
             core::mem::size_of::<T>(),
             false,
         );
-        unsafe { imp::load(self.ptr.add(i)) }
+        unsafe { imp::load(self.ptr.add(i as usize)) }
     }
     /// `sdata[i] = v`.
     #[inline(always)]
-    pub fn set(&self, i: usize, v: T) {
+    pub fn set(&self, i: u32, v: T) {
         #[cfg(not(target_arch = "nvptx64"))]
         crate::emu::shared_access(
-            i * core::mem::size_of::<T>(),
+            i as usize * core::mem::size_of::<T>(),
             core::mem::size_of::<T>(),
             true,
         );
-        unsafe { imp::store(self.ptr.add(i), v) }
+        unsafe { imp::store(self.ptr.add(i as usize), v) }
     }
     /// Bytes of dynamic shared memory this launch reserved (known to the emulator only; on the
     /// GPU it returns `usize::MAX`).

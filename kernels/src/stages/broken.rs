@@ -12,7 +12,7 @@ use crate::Element;
 /// Volta and later, lane 0 may read `sdata[16]` while lane 16 is still updating it — a race.
 /// Compare [`crate::stages::s5_unroll_last_warp::warp_reduce`].
 #[inline(always)]
-pub fn warp_reduce_seed_racy<T: Element>(sdata: Shared<T>, tid: usize) {
+pub fn warp_reduce_seed_racy<T: Element>(sdata: Shared<T>, tid: u32) {
     for offset in [32, 16, 8, 4, 2, 1] {
         sdata.set(tid, sdata.get(tid).plus(sdata.get(tid + offset)));
     }
@@ -22,8 +22,8 @@ pub fn warp_reduce_seed_racy<T: Element>(sdata: Shared<T>, tid: usize) {
 pub fn reduce_racy_last_warp<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     let sdata = unsafe { Shared::<T>::dynamic() };
     let tid = thread_idx();
-    let i = block_idx() * (block_dim() * 2) + tid;
-    sdata.set(tid, load_two(input, i, block_dim()));
+    let i = block_idx() as usize * (block_dim() as usize * 2) + tid as usize;
+    sdata.set(tid, load_two(input, i, block_dim() as usize));
     sync_threads();
     let mut s = block_dim() / 2;
     while s > 32 {
@@ -37,7 +37,7 @@ pub fn reduce_racy_last_warp<T: Element>(input: Global<T>, partials: GlobalMut<T
         warp_reduce_seed_racy(sdata, tid);
     }
     if tid == 0 {
-        partials.set(block_idx(), sdata.get(0));
+        partials.set(block_idx() as usize, sdata.get(0));
     }
 }
 
@@ -46,7 +46,7 @@ pub fn reduce_racy_last_warp<T: Element>(input: Global<T>, partials: GlobalMut<T
 pub fn reduce_missing_barrier<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     let sdata = unsafe { Shared::<T>::dynamic() };
     let tid = thread_idx();
-    let i = block_idx() * block_dim() + tid;
+    let i = block_idx() as usize * block_dim() as usize + tid as usize;
     sdata.set(
         tid,
         if i < input.len() {
@@ -65,6 +65,6 @@ pub fn reduce_missing_barrier<T: Element>(input: Global<T>, partials: GlobalMut<
         s >>= 1;
     }
     if tid == 0 {
-        partials.set(block_idx(), sdata.get(0));
+        partials.set(block_idx() as usize, sdata.get(0));
     }
 }

@@ -27,7 +27,7 @@ pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     // extern __shared__ T sdata[];  (one slot per thread)
     let sdata = unsafe { Shared::<T>::dynamic() };
     let tid = thread_idx();
-    let i = block_idx() * block_dim() + tid;
+    let i = block_idx() as usize * block_dim() as usize + tid as usize;
 
     // Each thread loads one element (0 past the end of the input).
     sdata.set(
@@ -51,6 +51,6 @@ pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     }
 
     if tid == 0 {
-        partials.set(block_idx(), sdata.get(0));
+        partials.set(block_idx() as usize, sdata.get(0));
     }
 }

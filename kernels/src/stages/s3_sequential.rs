@@ -25,7 +25,7 @@ use crate::Element;
 pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     let sdata = unsafe { Shared::<T>::dynamic() };
     let tid = thread_idx();
-    let i = block_idx() * block_dim() + tid;
+    let i = block_idx() as usize * block_dim() as usize + tid as usize;
 
     sdata.set(
         tid,
@@ -48,6 +48,6 @@ pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     }
 
     if tid == 0 {
-        partials.set(block_idx(), sdata.get(0));
+        partials.set(block_idx() as usize, sdata.get(0));
     }
 }

@@ -17,10 +17,10 @@ use crate::Element;
 pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     let sdata = unsafe { Shared::<T>::dynamic() };
     let tid = thread_idx();
-    let i = block_idx() * (block_dim() * 2) + tid;
+    let i = block_idx() as usize * (block_dim() as usize * 2) + tid as usize;
 
     // Two loads and one add per thread.
-    sdata.set(tid, load_two(input, i, block_dim()));
+    sdata.set(tid, load_two(input, i, block_dim() as usize));
     sync_threads();
 
     let mut s = block_dim() / 2;
@@ -33,7 +33,7 @@ pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     }
 
     if tid == 0 {
-        partials.set(block_idx(), sdata.get(0));
+        partials.set(block_idx() as usize, sdata.get(0));
     }
 }
 

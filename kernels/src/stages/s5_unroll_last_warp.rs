@@ -42,7 +42,7 @@ use crate::Element;
 
 /// Sums `sdata[0..64]` into `sdata[0]`. Called by the 32 threads of the first warp.
 #[inline(always)]
-pub fn warp_reduce<T: Element>(sdata: Shared<T>, tid: usize) {
+pub fn warp_reduce<T: Element>(sdata: Shared<T>, tid: u32) {
     let mut v = sdata.get(tid);
     for offset in [32, 16, 8, 4, 2, 1] {
         v = v.plus(sdata.get(tid + offset)); // read the partner …
@@ -56,9 +56,9 @@ pub fn warp_reduce<T: Element>(sdata: Shared<T>, tid: usize) {
 pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     let sdata = unsafe { Shared::<T>::dynamic() };
     let tid = thread_idx();
-    let i = block_idx() * (block_dim() * 2) + tid;
+    let i = block_idx() as usize * (block_dim() as usize * 2) + tid as usize;
 
-    sdata.set(tid, load_two(input, i, block_dim()));
+    sdata.set(tid, load_two(input, i, block_dim() as usize));
     sync_threads();
 
     // The block-wide loop now stops at 64 values …
@@ -77,6 +77,6 @@ pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     }
 
     if tid == 0 {
-        partials.set(block_idx(), sdata.get(0));
+        partials.set(block_idx() as usize, sdata.get(0));
     }
 }

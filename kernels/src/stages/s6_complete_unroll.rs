@@ -22,7 +22,7 @@ use crate::Element;
 /// The block-wide tree for a compile-time block size: after it, `sdata[0]` is the sum of
 /// `sdata[0..BLOCK]`. Stage 7 reuses it.
 #[inline(always)]
-pub fn tree_reduce<T: Element, const BLOCK: usize>(sdata: Shared<T>, tid: usize) {
+pub fn tree_reduce<T: Element, const BLOCK: usize>(sdata: Shared<T>, tid: u32) {
     if BLOCK >= 1024 {
         if tid < 512 {
             sdata.set(tid, sdata.get(tid).plus(sdata.get(tid + 512)));
@@ -57,7 +57,7 @@ pub fn tree_reduce<T: Element, const BLOCK: usize>(sdata: Shared<T>, tid: usize)
 pub fn reduce<T: Element, const BLOCK: usize>(input: Global<T>, partials: GlobalMut<T>) {
     let sdata = unsafe { Shared::<T>::dynamic() };
     let tid = thread_idx();
-    let i = block_idx() * (BLOCK * 2) + tid;
+    let i = block_idx() as usize * (BLOCK * 2) + tid as usize;
 
     sdata.set(tid, load_two(input, i, BLOCK));
     sync_threads();
@@ -65,6 +65,6 @@ pub fn reduce<T: Element, const BLOCK: usize>(input: Global<T>, partials: Global
     tree_reduce::<T, BLOCK>(sdata, tid);
 
     if tid == 0 {
-        partials.set(block_idx(), sdata.get(0));
+        partials.set(block_idx() as usize, sdata.get(0));
     }
 }

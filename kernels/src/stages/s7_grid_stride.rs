@@ -24,11 +24,11 @@ pub fn reduce<T: Element, const BLOCK: usize>(input: Global<T>, partials: Global
     let sdata = unsafe { Shared::<T>::dynamic() };
     let tid = thread_idx();
     let n = input.len();
-    let grid_size = BLOCK * 2 * grid_dim();
+    let grid_size = BLOCK * 2 * grid_dim() as usize;
 
     // The grid-stride loop: two elements per step, summed in a register.
     let mut sum = T::ZERO;
-    let mut i = block_idx() * (BLOCK * 2) + tid;
+    let mut i = block_idx() as usize * (BLOCK * 2) + tid as usize;
     while i < n {
         sum = sum.plus(input.get(i));
         if i + BLOCK < n {
@@ -42,6 +42,6 @@ pub fn reduce<T: Element, const BLOCK: usize>(input: Global<T>, partials: Global
     tree_reduce::<T, BLOCK>(sdata, tid);
 
     if tid == 0 {
-        partials.set(block_idx(), sdata.get(0));
+        partials.set(block_idx() as usize, sdata.get(0));
     }
 }

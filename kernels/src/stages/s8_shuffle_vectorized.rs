@@ -40,7 +40,7 @@ use crate::{Element, ReduceOp};
 /// Reduce the 32 values of a warp with shuffles; lane 0 gets the result.
 #[inline(always)]
 pub fn warp_reduce<T: Element, O: ReduceOp>(mut v: T) -> T {
-    let mut offset = WARP_SIZE as u32 / 2;
+    let mut offset = WARP_SIZE / 2;
     while offset > 0 {
         v = O::combine(v, v.shfl_down(offset));
         offset /= 2;
@@ -61,7 +61,7 @@ pub fn block_reduce<T: Element, O: ReduceOp, const BLOCK: usize>(v: T, smem: Sha
     sync_threads();
     let mut total = O::identity();
     if warp == 0 {
-        let mine = if lane < BLOCK / WARP_SIZE {
+        let mine = if lane < BLOCK as u32 / WARP_SIZE {
             smem.get(lane)
         } else {
             O::identity()
@@ -83,8 +83,8 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
     out: GlobalMut<T>,
 ) {
     let smem = unsafe { Shared::<T>::dynamic() };
-    let tid = thread_idx();
-    let (block, grid) = (block_idx(), grid_dim());
+    let tid = thread_idx() as usize;
+    let (block, grid) = (block_idx() as usize, grid_dim() as usize);
     let n = input.len();
     let lanes = 16 / core::mem::size_of::<T>();
 
