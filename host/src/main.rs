@@ -78,12 +78,12 @@ enum Cmd {
     Table {
         #[command(flatten)]
         common: Common,
-        /// Warm-up runs per stage.
-        #[arg(long, default_value_t = 10)]
-        warmup: usize,
-        /// Timed runs per stage.
-        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=100_000))]
-        runs: u64,
+        /// Warm-up runs per stage [default: 10 on a GPU, 1 on the emulator].
+        #[arg(long)]
+        warmup: Option<usize>,
+        /// Timed runs per stage [default: 50 on a GPU, 5 on the emulator].
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        runs: Option<u64>,
         /// Skip the PyTorch column.
         #[arg(long)]
         no_torch: bool,
@@ -284,7 +284,7 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
             no_torch,
         } => {
             let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
-            with_type!(common.ty, T => table::<T>(&backend, &common, warmup, runs as usize, no_torch))
+            with_type!(common.ty, T => table::<T>(&backend, &common, warmup.unwrap_or(if backend.is_emulator() { 1 } else { 10 }), runs.map_or(if backend.is_emulator() { 5 } else { 50 }, |r| r as usize), no_torch))
         }
         Cmd::Profile { common } => {
             let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
