@@ -94,7 +94,11 @@ pub fn check_reducer<T: Scalar>(
         .reduce_range(op, &input, offset, len)
         .map_err(|e| e.to_string())?;
     // The reference of the sum; min, max and mean of nothing are `None`.
-    let want = if len == 0 && op != Op::Sum { None } else { reference(op.device_op(), slice) };
+    let want = if len == 0 && op != Op::Sum {
+        None
+    } else {
+        reference(op.device_op(), slice)
+    };
     match (got, want) {
         (None, None) => Ok(()),
         (Some(_), None) if op == Op::Sum => Ok(()),
