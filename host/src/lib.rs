@@ -31,6 +31,46 @@ pub use plan::{plan, LaunchOverrides, Plan};
 pub use stage::Stage;
 pub use types::{matches_reference, reference, ElemType, Op, Reference, Scalar};
 
+/// Run `$body` with the type alias `$T` bound to the Rust type of an [`ElemType`] value: the one
+/// place where a run-time element type becomes a compile-time one.
+///
+/// ```
+/// use reduce_host::{with_elem_type, ElemType};
+/// let size = with_elem_type!(ElemType::F64, T => std::mem::size_of::<T>());
+/// assert_eq!(size, 8);
+/// ```
+#[macro_export]
+macro_rules! with_elem_type {
+    ($ty:expr, $T:ident => $body:expr) => {
+        match $ty {
+            $crate::ElemType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::ElemType::F64 => {
+                type $T = f64;
+                $body
+            }
+            $crate::ElemType::I32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::ElemType::U32 => {
+                type $T = u32;
+                $body
+            }
+            $crate::ElemType::I64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::ElemType::U64 => {
+                type $T = u64;
+                $body
+            }
+        }
+    };
+}
+
 /// Device buffers a plan needs besides its input, allocated once and reused by every run.
 pub struct Workspace<T: Scalar> {
     /// Ping-pong partials for ladder passes, or stage 8's per-block partials.

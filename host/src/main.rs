@@ -6,6 +6,7 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use rand::{Rng, SeedableRng};
 use reduce_host::measure::{self, Scope, Timing};
+use reduce_host::with_elem_type;
 use reduce_host::{
     Backend, BackendChoice, ElemType, LaunchOverrides, Op, Prepared, ReduceError, ResultIn, Scalar,
     Stage,
@@ -198,38 +199,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// Call `$body` with `T` bound to the Rust type of `$ty`.
-macro_rules! with_type {
-    ($ty:expr, $T:ident => $body:expr) => {
-        match $ty {
-            ElemType::F32 => {
-                type $T = f32;
-                $body
-            }
-            ElemType::F64 => {
-                type $T = f64;
-                $body
-            }
-            ElemType::I32 => {
-                type $T = i32;
-                $body
-            }
-            ElemType::U32 => {
-                type $T = u32;
-                $body
-            }
-            ElemType::I64 => {
-                type $T = i64;
-                $body
-            }
-            ElemType::U64 => {
-                type $T = u64;
-                $body
-            }
-        }
-    };
-}
-
 fn make_data<T: Scalar>(n: usize, data: Data, seed: u64) -> Vec<T> {
     match data {
         Data::Ones => vec![T::from_f64(1.0); n],
@@ -284,15 +253,15 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
             no_torch,
         } => {
             let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
-            with_type!(common.ty, T => table::<T>(&backend, &common, warmup.unwrap_or(if backend.is_emulator() { 1 } else { 10 }), runs.map_or(if backend.is_emulator() { 5 } else { 50 }, |r| r as usize), no_torch))
+            with_elem_type!(common.ty, T => table::<T>(&backend, &common, warmup.unwrap_or(if backend.is_emulator() { 1 } else { 10 }), runs.map_or(if backend.is_emulator() { 5 } else { 50 }, |r| r as usize), no_torch))
         }
         Cmd::Profile { common } => {
             let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
-            with_type!(common.ty, T => profile::<T>(&backend, &common))
+            with_elem_type!(common.ty, T => profile::<T>(&backend, &common))
         }
         Cmd::Run { common, op } => {
             let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
-            with_type!(common.ty, T => run_one::<T>(&backend, &common, op))
+            with_elem_type!(common.ty, T => run_one::<T>(&backend, &common, op))
         }
         Cmd::Sweep {
             exps,
@@ -318,7 +287,7 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
                     )));
                 }
                 for &ty in &types {
-                    ok &= with_type!(ty, T => sweep_one::<T>(&backend, 1usize << e, &ops, &stages, warmup, runs, LaunchOverrides { block, grid }, devmem)?);
+                    ok &= with_elem_type!(ty, T => sweep_one::<T>(&backend, 1usize << e, &ops, &stages, warmup, runs, LaunchOverrides { block, grid }, devmem)?);
                 }
             }
             Ok(ok)
@@ -756,7 +725,7 @@ fn twins(
     for &e in exps {
         let n = 1usize << e;
         for &ty in types {
-            ok &= with_type!(ty, T => twins_one::<T>(&rust, &twin, n, e, runs, format)?);
+            ok &= with_elem_type!(ty, T => twins_one::<T>(&rust, &twin, n, e, runs, format)?);
         }
     }
     Ok(ok)
@@ -947,7 +916,8 @@ fn check_all(backend: &Backend, sizes: &[usize], broken: bool) -> Result<bool, R
                             block: Some(block),
                             grid: None,
                         };
-                        let good = with_type!(ty, T => check_one::<T>(backend, stage, op, n, o)?);
+                        let good =
+                            with_elem_type!(ty, T => check_one::<T>(backend, stage, op, n, o)?);
                         runs += 1;
                         if !good {
                             wrong += 1;

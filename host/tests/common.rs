@@ -124,36 +124,3 @@ pub fn check_reducer<T: Scalar>(
         )),
     }
 }
-
-/// Call `$body` with `T` bound to each element type of `$types`.
-#[macro_export]
-macro_rules! for_types {
-    ($ty:expr, $T:ident => $body:expr) => {
-        match $ty {
-            ElemType::F32 => {
-                type $T = f32;
-                $body
-            }
-            ElemType::F64 => {
-                type $T = f64;
-                $body
-            }
-            ElemType::I32 => {
-                type $T = i32;
-                $body
-            }
-            ElemType::U32 => {
-                type $T = u32;
-                $body
-            }
-            ElemType::I64 => {
-                type $T = i64;
-                $body
-            }
-            ElemType::U64 => {
-                type $T = u64;
-                $body
-            }
-        }
-    };
-}

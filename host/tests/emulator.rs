@@ -22,15 +22,14 @@ fn ladder_edges(stage: Stage) {
                     block: Some(block),
                     grid: None,
                 };
-                let r =
-                    for_types!(ty, T => check::<T>(&b, stage, Op::Sum, &data::<T>(n, n as u64), o));
+                let r = with_elem_type!(ty, T => check::<T>(&b, stage, Op::Sum, &data::<T>(n, n as u64), o));
                 if let Err(e) = r {
                     failures.push(e);
                 }
             }
         }
         // A few hundred thousand elements: many blocks and (for stages 1–6) three passes.
-        let r = for_types!(ty, T => check::<T>(&b, stage, Op::Sum, &data::<T>(200_003, 9), LaunchOverrides::default()));
+        let r = with_elem_type!(ty, T => check::<T>(&b, stage, Op::Sum, &data::<T>(200_003, 9), LaunchOverrides::default()));
         if let Err(e) = r {
             failures.push(e);
         }
@@ -114,7 +113,7 @@ fn stage8_every_op_and_type_edges() {
     for ty in ElemType::ALL {
         for op in Op::ALL {
             for n in edge_sizes(512).into_iter().chain([200_003]) {
-                let r = for_types!(ty, T => check_reducer::<T>(&b, op, &data::<T>(n + 3, n as u64), 3.min(n), LaunchOverrides::default()));
+                let r = with_elem_type!(ty, T => check_reducer::<T>(&b, op, &data::<T>(n + 3, n as u64), 3.min(n), LaunchOverrides::default()));
                 if let Err(e) = r {
                     failures.push(e);
                 }
@@ -378,7 +377,7 @@ proptest! {
         let o = LaunchOverrides { block: None, grid };
         let ty = ElemType::ALL[ty];
         let op = Op::ALL[op];
-        let r = for_types!(ty, T => check_reducer::<T>(&b, op, &data::<T>(n + offset, seed), offset, o));
+        let r = with_elem_type!(ty, T => check_reducer::<T>(&b, op, &data::<T>(n + offset, seed), offset, o));
         prop_assert!(r.is_ok(), "{}", r.unwrap_err());
     }
 }

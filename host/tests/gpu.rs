@@ -73,7 +73,7 @@ fn every_ladder_stage_at_edge_sizes() -> Result<(), Failed> {
                         block: Some(block),
                         grid: None,
                     };
-                    let r = for_types!(ty, T => check::<T>(&b, *stage, Op::Sum, &data::<T>(n, n as u64), o));
+                    let r = with_elem_type!(ty, T => check::<T>(&b, *stage, Op::Sum, &data::<T>(n, n as u64), o));
                     if let Err(e) = r {
                         failures.push(e);
                     }
@@ -99,7 +99,7 @@ fn stage8_every_op_type_size_offset_grid() -> Result<(), Failed> {
                     for grid in [None, Some(1), Some(7)] {
                         for block in [None, Some(256), Some(1024)] {
                             let o = LaunchOverrides { block, grid };
-                            let r = for_types!(ty, T => check_reducer::<T>(&b, op, &data::<T>(n + offset, n as u64 + 5), offset, o));
+                            let r = with_elem_type!(ty, T => check_reducer::<T>(&b, op, &data::<T>(n + offset, n as u64 + 5), offset, o));
                             count += 1;
                             if let Err(e) = r {
                                 failures.push(e);
