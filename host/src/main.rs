@@ -608,6 +608,7 @@ fn run_one<T: Scalar>(backend: &Backend, c: &Common, op: Op) -> Result<bool, Red
     Ok(ok)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn sweep_one<T: Scalar>(
     backend: &Backend,
     n: usize,

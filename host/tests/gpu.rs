@@ -218,7 +218,8 @@ fn every_kernel_name_is_in_the_ptx() -> Result<(), Failed> {
 fn main() {
     let mut args = Arguments::from_args();
     args.test_threads = Some(1); // one GPU: keep large allocations and timings apart
-    let tests: Vec<(&str, fn() -> Result<(), Failed>)> = vec![
+    type Test = fn() -> Result<(), Failed>;
+    let tests: Vec<(&str, Test)> = vec![
         (
             "first_kernel_reduces_2e22_ones",
             first_kernel_reduces_2e22_ones,

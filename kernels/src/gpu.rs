@@ -180,7 +180,7 @@ mod imp {
     }
     pub unsafe fn load_vec4(p: *const Vec4) -> Vec4 {
         assert!(
-            p as usize % 16 == 0,
+            (p as usize).is_multiple_of(16),
             "misaligned 16-byte global load at {p:p}"
         );
         p.read()

@@ -112,6 +112,7 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
     while t + tile <= end {
         // All loads first (they are independent, so they are all in flight at once) …
         let mut loaded = [Vec4([0; 4]); UNROLL];
+        #[allow(clippy::needless_range_loop)] // `u` is part of the address, not just an index
         for u in 0..UNROLL {
             loaded[u] = input.get_vec4(head, t + u * BLOCK + tid);
         }
