@@ -162,8 +162,11 @@ fn num(v: &Value, key: &str) -> Option<f64> {
 
 fn uint(v: &Value, key: &str) -> Option<u64> {
     let x = v.get(key)?;
-    x.as_u64()
-        .or_else(|| x.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64))
+    x.as_u64().or_else(|| {
+        x.as_f64()
+            .filter(|f| *f >= 0.0 && f.fract() == 0.0)
+            .map(|f| f as u64)
+    })
 }
 
 fn text(v: &Value, key: &str) -> Option<String> {
@@ -612,8 +615,14 @@ pub fn markdown(r: &Results, plots: &[&str]) -> String {
             );
         }
         for n in &r.notes {
-            let size = n.n.map(|n| format!(" at N = {}", fmt_n(n))).unwrap_or_default();
-            let who = n.imp.as_deref().map(impl_label).unwrap_or_else(|| "?".into());
+            let size =
+                n.n.map(|n| format!(" at N = {}", fmt_n(n)))
+                    .unwrap_or_default();
+            let who = n
+                .imp
+                .as_deref()
+                .map(impl_label)
+                .unwrap_or_else(|| "?".into());
             let _ = writeln!(
                 md,
                 "* `{}`: {who}{size}: {}",
@@ -781,7 +790,15 @@ mod tests {
         let names: Vec<&str> = s.iter().map(|x| x.imp.as_str()).collect();
         assert_eq!(
             names,
-            ["rust_s1", "rust_s7", "rust_s8", "cub", "torch", "read_kernel", "memcpy_d2d"]
+            [
+                "rust_s1",
+                "rust_s7",
+                "rust_s8",
+                "cub",
+                "torch",
+                "read_kernel",
+                "memcpy_d2d"
+            ]
         );
         let s8 = &s[2];
         assert_eq!(s8.label, "stage 8 (Rust)");
@@ -798,24 +815,43 @@ mod tests {
         let md = markdown(&all(), &["time_vs_n.png"]);
         // Stage 8 vs CUB: 20 µs / 10 µs at 2^22 and 0.95 / 0.9 at 2^30.
         assert!(md.contains("## f32 sum: stage 8 vs CUB"));
-        assert!(md.contains("| 2^22 | 10.00 | 12.00 | 20.00 | 24.00 | 2.00× | 2.00× | 1678 | 839 |"), "{md}");
-        assert!(md.contains("| 2^30 | 900.0 | 950.0 | 950.0 | 960.0 | 1.06× | 1.01× | 4772 | 4521 |"), "{md}");
+        assert!(
+            md.contains("| 2^22 | 10.00 | 12.00 | 20.00 | 24.00 | 2.00× | 2.00× | 1678 | 839 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 2^30 | 900.0 | 950.0 | 950.0 | 960.0 | 1.06× | 1.01× | 4772 | 4521 |"),
+            "{md}"
+        );
         // Long table: one row per implementation and N, with the timing scope and vs CUB.
-        assert!(md.contains("| 2^22 | stage 1 (Rust) | kernels | 200.0 | 210.0 | 84 | 0.10× |"), "{md}");
-        assert!(md.contains("| 2^22 | PyTorch sum() | kernel + result copy | 25.00 | 40.00 | 671 | 0.80× |"), "{md}");
+        assert!(
+            md.contains("| 2^22 | stage 1 (Rust) | kernels | 200.0 | 210.0 | 84 | 0.10× |"),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "| 2^22 | PyTorch sum() | kernel + result copy | 25.00 | 40.00 | 671 | 0.80× |"
+            ),
+            "{md}"
+        );
         assert!(md.contains("| 2^22 | D2D memcpy (ceiling, R+W) | copy only (R+W bytes) | 8.00 | 9.00 | 4194 | – |"), "{md}");
         assert!(md.contains("stage 7 (Rust) **(WRONG RESULT)**"));
         // The empty launch is a note, not a table row.
         assert!(md.contains("empty kernel launch + 4-byte result copy: 4.00 µs"));
         assert!(!md.contains("| empty launch"));
         // Other ops/types.
-        assert!(md.contains("| stage 8 (Rust) | max | f64 | 2^20 | 8.00 | 9.00 | 1049 |"), "{md}");
+        assert!(
+            md.contains("| stage 8 (Rust) | max | f64 | 2^20 | 8.00 | 9.00 | 1049 |"),
+            "{md}"
+        );
         // Twins.
         assert!(md.contains("| 2^22 | f32 | `reduce_s3_sequential_f32` | 50.00 | 40.00 | 1.250 | 49.00 | 39.00 | ok |"), "{md}");
         assert!(md.contains("| 0.500 | – | – | **WRONG** |"), "{md}");
         // Notes, with the pipe in the error escaped so the markdown stays intact.
         assert!(md.contains("CuPy sum(): import cupy failed"));
-        assert!(md.contains("PyTorch sum() at N = 2^30: OutOfMemoryError('CUDA out of memory \\| tried')"));
+        assert!(md.contains(
+            "PyTorch sum() at N = 2^30: OutOfMemoryError('CUDA out of memory \\| tried')"
+        ));
         assert!(md.contains("`python.jsonl`: 2 line(s) were not timing rows"));
         assert!(md.contains("![time_vs_n.png](time_vs_n.png)"));
 
@@ -844,7 +880,12 @@ mod tests {
         r.parse_str("sweep.jsonl", SWEEP);
         let md = markdown(&r, &[]);
         assert!(!md.contains("stage 8 vs CUB"));
-        assert!(md.contains("| 2^22 | stage 8 (Rust) | kernel + result copy | 10.00 | 12.00 | 1678 | – |"), "{md}");
+        assert!(
+            md.contains(
+                "| 2^22 | stage 8 (Rust) | kernel + result copy | 10.00 | 12.00 | 1678 | – |"
+            ),
+            "{md}"
+        );
         assert!(!md.contains("twins"));
     }
 

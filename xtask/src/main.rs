@@ -152,9 +152,67 @@ fn bundle() -> Result<()> {
             .output()?
             .stdout,
     )?;
+    status(cargo().current_dir(&root).args([
+        "build",
+        "--release",
+        "--package",
+        "reduce-benches",
+        "--bin",
+        "report",
+    ]))?;
+    // The GPU test suite, so the tests can run where the GPU is.
+    let tests = String::from_utf8(
+        cargo()
+            .current_dir(&root)
+            .args([
+                "test",
+                "--release",
+                "--package",
+                "reduce-host",
+                "--test",
+                "gpu",
+                "--no-run",
+                "--message-format=json",
+            ])
+            .output()?
+            .stdout,
+    )?;
     let dest = root.join("bundle");
+    let _ = std::fs::remove_dir_all(&dest);
     std::fs::create_dir_all(dest.join("bin"))?;
     std::fs::copy(root.join("target/release/reduce"), dest.join("bin/reduce"))?;
+    std::fs::copy(root.join("target/release/report"), dest.join("bin/report"))?;
+    if let Some(exe) = tests
+        .lines()
+        .filter(|l| l.contains("\"kind\":[\"test\"]"))
+        .find_map(|l| l.split("\"executable\":\"").nth(1)?.split('"').next())
+    {
+        std::fs::copy(exe, dest.join("bin/gpu-tests"))?;
+    }
+    std::fs::create_dir_all(dest.join("python"))?;
+    for e in std::fs::read_dir(root.join("benches/python"))? {
+        let e = e?;
+        std::fs::copy(e.path(), dest.join("python").join(e.file_name()))?;
+    }
+    std::fs::copy(root.join("benches/sanitize.sh"), dest.join("sanitize.sh"))?;
+    // GPU machines often have no fonts; run-on-gpu.sh uses bundle/fonts/*.ttf for the plots.
+    let fonts = [
+        "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+        "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+        "/usr/share/fonts/TTF/DejaVuSans.ttf",
+    ];
+    match fonts.iter().map(std::path::Path::new).find(|p| p.is_file()) {
+        Some(f) => {
+            std::fs::create_dir_all(dest.join("fonts"))?;
+            std::fs::copy(
+                f,
+                dest.join("fonts").join(f.file_name().unwrap_or_default()),
+            )?;
+        }
+        None => println!(
+            "no DejaVuSans.ttf here: the bundle's plots get text only if the GPU machine has fonts"
+        ),
+    }
     for line in out.lines() {
         if line.contains("\"executable\":\"") && line.contains("\"kind\":[\"bench\"]") {
             let exe = line

@@ -1,0 +1,672 @@
+//! The report's PNG plots (plotters, bitmap backend) and the font they are labelled with.
+//!
+//! Text needs a TrueType font. plotters' `ttf` feature would need fontconfig and freetype
+//! development libraries at build time, so this crate uses its `ab_glyph` feature and loads a
+//! font file at run time ([`register_system_font`]). Without a font, the plots are still drawn —
+//! lines, bars, axes and grid, but no text ([`PlotStyle::text`] = false).
+
+use crate::{fmt_n, impl_label, is_ceiling, Results, Row, Series, LADDER_N};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::error::Error;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// A plotting error.
+pub type PlotResult<T = ()> = Result<T, Box<dyn Error>>;
+
+/// Where [`register_system_font`] looks, in order (after `$REDUCE_REPORT_FONT`).
+pub const FONT_CANDIDATES: &[&str] = &[
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu-sans-fonts/DejaVuSans.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+    "/usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf",
+    "/usr/share/fonts/liberation-sans/LiberationSans-Regular.ttf",
+    "/usr/share/fonts/liberation/LiberationSans-Regular.ttf",
+    "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf",
+    "/usr/share/fonts/noto/NotoSans-Regular.ttf",
+    "/usr/share/fonts/google-noto/NotoSans-Regular.ttf",
+    "/usr/share/fonts/truetype/freefont/FreeSans.ttf",
+    "/usr/share/fonts/gnu-free/FreeSans.ttf",
+    "/usr/share/fonts/truetype/ubuntu/Ubuntu-R.ttf",
+    "/System/Library/Fonts/Supplemental/Arial.ttf",
+    "/Library/Fonts/Arial.ttf",
+    "C:\\Windows\\Fonts\\arial.ttf",
+];
+
+/// Directories searched for any `*.ttf` / `*.otf` when no candidate exists.
+const FONT_DIRS: &[&str] = &["/usr/share/fonts", "/usr/local/share/fonts"];
+
+fn find_any_font(dir: &Path, depth: usize) -> Option<PathBuf> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    // Prefer a regular sans face in this directory, then any font, then subdirectories.
+    let is_font = |p: &PathBuf| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("ttf") || e.eq_ignore_ascii_case("otf"))
+    };
+    let name = |p: &PathBuf| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    let sans = |p: &&PathBuf| {
+        let n = name(p);
+        n.contains("Sans")
+            && !["Bold", "Italic", "Oblique", "Mono", "Light", "Condensed"]
+                .iter()
+                .any(|w| n.contains(w))
+    };
+    let fonts: Vec<&PathBuf> = entries.iter().filter(|p| is_font(p)).collect();
+    if let Some(p) = fonts.iter().copied().find(sans).or(fonts.first().copied()) {
+        return Some(p.clone());
+    }
+    if depth == 0 {
+        return None;
+    }
+    entries
+        .iter()
+        .filter(|p| p.is_dir())
+        .find_map(|d| find_any_font(d, depth - 1))
+}
+
+/// Load a TrueType/OpenType font and register it with plotters as `sans-serif`, `serif` and
+/// `monospace` (the families plotters and criterion ask for). Looks at `$REDUCE_REPORT_FONT`
+/// (only there, if set), then [`FONT_CANDIDATES`], then any font under `/usr/share/fonts`.
+/// Registers once per process; later calls return the first result.
+pub fn register_system_font() -> Result<PathBuf, String> {
+    static ONCE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let candidates: Vec<PathBuf> = match std::env::var_os("REDUCE_REPORT_FONT") {
+            Some(p) => vec![PathBuf::from(p)],
+            None => FONT_CANDIDATES
+                .iter()
+                .map(PathBuf::from)
+                .chain(
+                    FONT_DIRS
+                        .iter()
+                        .filter_map(|d| find_any_font(Path::new(d), 4)),
+                )
+                .collect(),
+        };
+        let mut tried = Vec::new();
+        for path in candidates {
+            let Ok(bytes) = std::fs::read(&path) else {
+                tried.push(path.display().to_string());
+                continue;
+            };
+            // plotters keeps a `&'static [u8]`: the font lives as long as the process (once).
+            let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+            let ok = ["sans-serif", "serif", "monospace"].iter().all(|family| {
+                plotters::style::register_font(family, FontStyle::Normal, bytes).is_ok()
+            });
+            if ok {
+                return Ok(path);
+            }
+            tried.push(format!("{} (not a usable font)", path.display()));
+        }
+        Err(format!(
+            "no TrueType font found (tried {}; set REDUCE_REPORT_FONT=/path/to/font.ttf)",
+            if tried.len() > 4 {
+                format!("{}, … {} paths", tried[..3].join(", "), tried.len())
+            } else {
+                tried.join(", ")
+            }
+        ))
+    })
+    .clone()
+}
+
+/// How to draw.
+#[derive(Clone, Debug)]
+pub struct PlotStyle {
+    /// Draw text (titles, axis labels, legend names, values)? Needs a registered font.
+    pub text: bool,
+    /// Image size, pixels.
+    pub size: (u32, u32),
+    /// The bandwidth plot's peak line, GB/s.
+    pub peak_gbs: f64,
+    /// Its label.
+    pub peak_label: String,
+}
+
+impl Default for PlotStyle {
+    fn default() -> Self {
+        PlotStyle {
+            text: true,
+            size: (1400, 850),
+            peak_gbs: crate::H200_PEAK_GBS,
+            peak_label: crate::H200_PEAK_LABEL.into(),
+        }
+    }
+}
+
+/// Colour and marker of an implementation in every plot.
+fn color(imp: &str) -> RGBColor {
+    match imp {
+        "rust_s1" => RGBColor(31, 119, 180),
+        "rust_s2" => RGBColor(255, 127, 14),
+        "rust_s3" => RGBColor(44, 160, 44),
+        "rust_s4" => RGBColor(214, 39, 40),
+        "rust_s5" => RGBColor(148, 103, 189),
+        "rust_s6" => RGBColor(140, 86, 75),
+        "rust_s7" => RGBColor(227, 119, 194),
+        "rust_s8" => RGBColor(23, 190, 207),
+        "cub" => RGBColor(0, 0, 0),
+        "torch" => RGBColor(188, 189, 34),
+        "cupy" => RGBColor(0, 100, 60),
+        "read_kernel" => RGBColor(110, 110, 110),
+        "memcpy_d2d" => RGBColor(170, 170, 170),
+        other => {
+            // Stable but arbitrary for unknown names.
+            let h = other
+                .bytes()
+                .fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(b as u32));
+            RGBColor(
+                (h % 200) as u8,
+                (h / 200 % 200) as u8,
+                (h / 40_000 % 200) as u8,
+            )
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Marker {
+    Circle,
+    Triangle,
+    None,
+}
+
+fn marker(imp: &str) -> Marker {
+    if is_ceiling(imp) {
+        Marker::None
+    } else if imp.starts_with("rust_s") {
+        Marker::Circle
+    } else {
+        Marker::Triangle
+    }
+}
+
+fn line_width(imp: &str) -> u32 {
+    if imp == "rust_s8" || imp == "cub" {
+        3
+    } else {
+        2
+    }
+}
+
+/// Short x-axis label for the bar chart.
+fn short_label(imp: &str) -> String {
+    if let Some(k) = imp.strip_prefix("rust_s") {
+        return format!("stage {k}");
+    }
+    match imp {
+        "cub" => "CUB".into(),
+        "torch" => "PyTorch".into(),
+        "cupy" => "CuPy".into(),
+        "read_kernel" => "read kernel".into(),
+        "memcpy_d2d" => "D2D copy".into(),
+        other => other.into(),
+    }
+}
+
+fn font(size: f64) -> TextStyle<'static> {
+    ("sans-serif", size).into_font().color(&BLACK)
+}
+
+/// The legend, drawn in its own panel to the right of the chart so it never hides data.
+fn draw_legend(
+    area: &Area<'_>,
+    entries: &[(String, RGBColor, Marker, bool)],
+    style: &PlotStyle,
+) -> PlotResult {
+    let (top, step) = (70, 30);
+    for (i, (label, c, m, dashed)) in entries.iter().enumerate() {
+        let y = top + i as i32 * step;
+        let stroke = c.stroke_width(3);
+        if *dashed {
+            area.draw(&PathElement::new(vec![(10, y), (22, y)], stroke))?;
+            area.draw(&PathElement::new(vec![(30, y), (42, y)], stroke))?;
+        } else {
+            area.draw(&PathElement::new(vec![(10, y), (42, y)], stroke))?;
+        }
+        match m {
+            Marker::Circle => area.draw(&Circle::new((26, y), 5, c.filled()))?,
+            Marker::Triangle => area.draw(&TriangleMarker::new((26, y), 6, c.filled()))?,
+            Marker::None => {}
+        }
+        if style.text {
+            area.draw(&Text::new(
+                label.clone(),
+                (50, y),
+                font(17.0).pos(Pos::new(HPos::Left, VPos::Center)),
+            ))?;
+        }
+    }
+    Ok(())
+}
+
+type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
+
+/// The whole image, the chart's part and the legend's part.
+fn split_for_legend<'a>(
+    path: &'a Path,
+    style: &PlotStyle,
+) -> PlotResult<(Area<'a>, Area<'a>, Area<'a>)> {
+    let root = BitMapBackend::new(path, style.size).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (chart, legend) = root.split_horizontally(style.size.0.saturating_sub(330));
+    Ok((root, chart, legend))
+}
+
+fn exponent_range(series: &[Series]) -> (f64, f64) {
+    let es: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.rows.iter().map(|r| (r.n as f64).log2()))
+        .collect();
+    let lo = es.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = es.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if lo.is_finite() {
+        (lo.floor() - 0.5, hi.ceil() + 0.5)
+    } else {
+        (11.5, 30.5)
+    }
+}
+
+fn exp_label(x: &f64) -> String {
+    if (x - x.round()).abs() < 1e-6 {
+        format!("2^{}", x.round() as i64)
+    } else {
+        String::new()
+    }
+}
+
+fn axis_number(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 1.0 {
+        format!("{v:.1}").trim_end_matches(".0").to_string()
+    } else {
+        let s = format!("{v:.3}");
+        s.trim_end_matches('0').to_string()
+    }
+}
+
+fn draw_series_lines<DB: DrawingBackend, CT: CoordTranslate<From = (f64, f64)>>(
+    chart: &mut ChartContext<'_, DB, CT>,
+    s: &Series,
+    y: impl Fn(&Row) -> Option<f64>,
+) -> PlotResult
+where
+    DB::ErrorType: 'static,
+{
+    let c = color(&s.imp);
+    let pts: Vec<(f64, f64)> = s
+        .rows
+        .iter()
+        .filter_map(|r| y(r).map(|v| ((r.n as f64).log2(), v)))
+        .collect();
+    let stroke = c.stroke_width(line_width(&s.imp));
+    if is_ceiling(&s.imp) {
+        chart.draw_series(DashedLineSeries::new(pts.clone(), 10, 6, stroke))?;
+    } else {
+        chart.draw_series(LineSeries::new(pts.clone(), stroke))?;
+    }
+    match marker(&s.imp) {
+        Marker::Circle => {
+            chart.draw_series(pts.iter().map(|p| Circle::new(*p, 4, c.filled())))?;
+        }
+        Marker::Triangle => {
+            chart.draw_series(pts.iter().map(|p| TriangleMarker::new(*p, 5, c.filled())))?;
+        }
+        Marker::None => {}
+    }
+    Ok(())
+}
+
+fn legend_entries(series: &[Series]) -> Vec<(String, RGBColor, Marker, bool)> {
+    series
+        .iter()
+        .map(|s| {
+            (
+                s.label.clone(),
+                color(&s.imp),
+                marker(&s.imp),
+                is_ceiling(&s.imp),
+            )
+        })
+        .collect()
+}
+
+fn blank(path: &Path, style: &PlotStyle, why: &str) -> PlotResult {
+    let root = BitMapBackend::new(path, style.size).into_drawing_area();
+    root.fill(&WHITE)?;
+    if style.text {
+        root.draw(&Text::new(
+            why.to_string(),
+            (40, style.size.1 as i32 / 2),
+            font(24.0),
+        ))?;
+    }
+    root.present()?;
+    Ok(())
+}
+
+/// Time (fastest run, µs) vs N, log-log, one line per implementation.
+pub fn time_vs_n(r: &Results, path: &Path, style: &PlotStyle) -> PlotResult {
+    let series = r.f32_sum_series();
+    if series.is_empty() {
+        return blank(path, style, "no f32-sum rows in this run");
+    }
+    let (x0, x1) = exponent_range(&series);
+    let ys: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.rows.iter().map(|r| r.min_ms * 1e3))
+        .collect();
+    let y0 = ys.iter().copied().fold(f64::INFINITY, f64::min) / 1.6;
+    let y1 = ys.iter().copied().fold(0.0, f64::max) * 1.6;
+    let (root, area, legend) = split_for_legend(path, style)?;
+    let mut b = ChartBuilder::on(&area);
+    b.margin(20);
+    if style.text {
+        b.caption("f32 sum: time vs N (fastest of the timed runs)", font(28.0))
+            .x_label_area_size(50)
+            .y_label_area_size(80);
+    }
+    let mut chart = b.build_cartesian_2d(x0..x1, (y0..y1).log_scale())?;
+    let mut mesh = chart.configure_mesh();
+    let labels = (x1 - x0).round() as usize + 1;
+    if style.text {
+        mesh.x_labels(labels)
+            .x_label_formatter(&exp_label)
+            .y_label_formatter(&|v| axis_number(*v))
+            .x_desc("N (elements, log scale)")
+            .y_desc("time, µs (log scale)")
+            .label_style(font(17.0))
+            .axis_desc_style(font(19.0));
+    }
+    mesh.light_line_style(RGBColor(235, 235, 235)).draw()?;
+    for s in &series {
+        draw_series_lines(&mut chart, s, |r| Some(r.min_ms * 1e3))?;
+    }
+    draw_legend(&legend, &legend_entries(&series), style)?;
+    root.present()?;
+    Ok(())
+}
+
+/// Effective bandwidth (GB/s) vs N, log x, with the device's peak as a horizontal line.
+pub fn bandwidth_vs_n(r: &Results, path: &Path, style: &PlotStyle) -> PlotResult {
+    let series = r.f32_sum_series();
+    if series.is_empty() {
+        return blank(path, style, "no f32-sum rows in this run");
+    }
+    let (x0, x1) = exponent_range(&series);
+    let top = series
+        .iter()
+        .flat_map(|s| s.rows.iter().filter_map(Row::gbps))
+        .fold(style.peak_gbs, f64::max)
+        * 1.12;
+    let (root, area, legend) = split_for_legend(path, style)?;
+    let mut b = ChartBuilder::on(&area);
+    b.margin(20);
+    if style.text {
+        b.caption(
+            "f32 sum: effective bandwidth vs N (4·N bytes / fastest run)",
+            font(28.0),
+        )
+        .x_label_area_size(50)
+        .y_label_area_size(80);
+    }
+    let mut chart = b.build_cartesian_2d(x0..x1, 0.0..top)?;
+    let mut mesh = chart.configure_mesh();
+    let labels = (x1 - x0).round() as usize + 1;
+    if style.text {
+        mesh.x_labels(labels)
+            .x_label_formatter(&exp_label)
+            .y_label_formatter(&|v| axis_number(*v))
+            .x_desc("N (elements, log scale)")
+            .y_desc("GB/s")
+            .label_style(font(17.0))
+            .axis_desc_style(font(19.0));
+    }
+    mesh.light_line_style(RGBColor(235, 235, 235)).draw()?;
+    let peak = RGBColor(200, 0, 0);
+    chart.draw_series(DashedLineSeries::new(
+        vec![(x0, style.peak_gbs), (x1, style.peak_gbs)],
+        14,
+        8,
+        peak.stroke_width(2),
+    ))?;
+    if style.text {
+        chart.draw_series(std::iter::once(Text::new(
+            format!("{} = {:.0} GB/s", style.peak_label, style.peak_gbs),
+            (x0 + 0.2, style.peak_gbs),
+            font(18.0)
+                .color(&peak)
+                .pos(Pos::new(HPos::Left, VPos::Bottom)),
+        )))?;
+    }
+    for s in &series {
+        draw_series_lines(&mut chart, s, Row::gbps)?;
+    }
+    let mut entries = legend_entries(&series);
+    entries.push((style.peak_label.clone(), peak, Marker::None, true));
+    draw_legend(&legend, &entries, style)?;
+    root.present()?;
+    Ok(())
+}
+
+/// The N of the ladder chart: [`LADDER_N`] if any f32-sum row has it, else the measured N
+/// nearest to it (on a log scale). `None` without rows.
+pub fn ladder_n(r: &Results) -> Option<u64> {
+    let ns: Vec<u64> = r
+        .f32_sum_series()
+        .iter()
+        .flat_map(|s| s.rows.iter().map(|r| r.n))
+        .collect();
+    if ns.contains(&LADDER_N) {
+        return Some(LADDER_N);
+    }
+    let target = (LADDER_N as f64).log2();
+    ns.into_iter().min_by(|a, b| {
+        let da = ((*a as f64).log2() - target).abs();
+        let db = ((*b as f64).log2() - target).abs();
+        da.total_cmp(&db).then(a.cmp(b))
+    })
+}
+
+/// The bars of the ladder chart: every implementation measured at `n`, in ladder order.
+pub fn ladder_bars(r: &Results, n: u64) -> Vec<Row> {
+    r.f32_sum_series()
+        .iter()
+        .filter_map(|s| s.at(n).cloned())
+        .collect()
+}
+
+/// Bar chart: every stage's and baseline's time at the seed's N (2^22, or the nearest measured).
+pub fn ladder(r: &Results, path: &Path, style: &PlotStyle) -> PlotResult {
+    let Some(n) = ladder_n(r) else {
+        return blank(path, style, "no f32-sum rows in this run");
+    };
+    let bars = ladder_bars(r, n);
+    let k = bars.len() as i32;
+    let top = bars.iter().map(|b| b.min_ms * 1e3).fold(0.0, f64::max) * 1.25;
+    let root = BitMapBackend::new(path, style.size).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut b = ChartBuilder::on(&root);
+    b.margin(20);
+    if style.text {
+        let note = if n == LADDER_N {
+            String::new()
+        } else {
+            format!(" (no run at {}: nearest measured N)", fmt_n(LADDER_N))
+        };
+        b.caption(
+            format!(
+                "f32 sum at N = {} ({n} elements){note}: time per reduction, fastest run",
+                fmt_n(n)
+            ),
+            font(26.0),
+        )
+        .x_label_area_size(50)
+        .y_label_area_size(80);
+    }
+    // An i32 range is inclusive of its end: 0..k-1 gives k segments (one bar each).
+    let mut chart = b.build_cartesian_2d((0..(k - 1).max(1)).into_segmented(), 0.0..top)?;
+    let names: Vec<String> = bars.iter().map(|b| short_label(&b.imp)).collect();
+    let x_fmt = |v: &SegmentValue<i32>| match v {
+        SegmentValue::CenterOf(i) => names.get(*i as usize).cloned().unwrap_or_default(),
+        _ => String::new(),
+    };
+    let mut mesh = chart.configure_mesh();
+    mesh.disable_x_mesh();
+    if style.text {
+        mesh.x_labels(bars.len())
+            .x_label_formatter(&x_fmt)
+            .y_label_formatter(&|v| axis_number(*v))
+            .y_desc("time, µs")
+            .label_style(font(17.0))
+            .axis_desc_style(font(19.0));
+    }
+    mesh.light_line_style(RGBColor(235, 235, 235)).draw()?;
+    for (i, bar) in bars.iter().enumerate() {
+        let i = i as i32;
+        let v = bar.min_ms * 1e3;
+        let c = color(&bar.imp);
+        let mut rect = Rectangle::new(
+            [
+                (SegmentValue::Exact(i), 0.0),
+                (SegmentValue::Exact(i + 1), v),
+            ],
+            c.filled(),
+        );
+        rect.set_margin(0, 0, 10, 10);
+        chart.draw_series(std::iter::once(rect))?;
+        if style.text {
+            // Two short lines above the bar (time, then bandwidth) so neighbours never overlap.
+            let gb = bar
+                .gbps()
+                .map(|g| format!("{g:.0} GB/s"))
+                .unwrap_or_default();
+            let at = Pos::new(HPos::Center, VPos::Bottom);
+            let label = EmptyElement::at((SegmentValue::CenterOf(i), v))
+                + Text::new(
+                    format!("{} µs", axis_number(v)),
+                    (0, -20),
+                    font(15.0).pos(at),
+                )
+                + Text::new(gb, (0, -3), font(13.0).color(&RGBColor(90, 90, 90)).pos(at));
+            chart.draw_series(std::iter::once(label))?;
+        }
+    }
+    if style.text {
+        let legend: Vec<String> = bars
+            .iter()
+            .map(|b| format!("{} = {}", short_label(&b.imp), impl_label(&b.imp)))
+            .filter(|s| !s.starts_with("stage"))
+            .collect();
+        let grey = font(15.0).color(&RGBColor(80, 80, 80));
+        root.draw(&Text::new(
+            "stages 1–7: kernels only; stage 8, CUB, PyTorch, CuPy: kernel + 4-byte result copy; \
+             GB/s = 4·N bytes / time (D2D copy: read + write bytes)",
+            (110, 62),
+            grey.clone(),
+        ))?;
+        if !legend.is_empty() {
+            root.draw(&Text::new(legend.join("   ·   "), (110, 84), grey))?;
+        }
+    }
+    root.present()?;
+    Ok(())
+}
+
+/// The three plots' file names, as [`write_all`] writes them.
+pub const PLOT_FILES: [&str; 3] = ["time_vs_n.png", "bandwidth_vs_n.png", "ladder_2e22.png"];
+
+/// Write the three plots into `dir`; returns the names written.
+pub fn write_all(r: &Results, dir: &Path, style: &PlotStyle) -> PlotResult<Vec<&'static str>> {
+    time_vs_n(r, &dir.join(PLOT_FILES[0]), style)?;
+    bandwidth_vs_n(r, &dir.join(PLOT_FILES[1]), style)?;
+    ladder(r, &dir.join(PLOT_FILES[2]), style)?;
+    Ok(PLOT_FILES.to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn results(lines: &str) -> Results {
+        let mut r = Results::default();
+        r.parse_str("sweep.jsonl", lines);
+        r
+    }
+
+    const ROWS: &str = r#"{"impl":"rust_s1","n":1048576,"min_ms":0.05,"median_ms":0.06}
+{"impl":"rust_s1","n":16777216,"min_ms":0.8,"median_ms":0.9}
+{"impl":"rust_s8","n":1048576,"min_ms":0.006,"median_ms":0.007}
+{"impl":"rust_s8","n":16777216,"min_ms":0.02,"median_ms":0.021}
+{"impl":"memcpy_d2d","op":"copy","n":16777216,"min_ms":0.03,"median_ms":0.031,"bytes":134217728}
+"#;
+
+    #[test]
+    fn ladder_uses_2e22_or_the_nearest_size() {
+        assert_eq!(ladder_n(&Results::default()), None);
+        // 2^20 and 2^24 are equally near 2^22: the smaller wins, deterministically.
+        let r = results(ROWS);
+        assert_eq!(ladder_n(&r), Some(1 << 20));
+        let bars = ladder_bars(&r, 1 << 20);
+        assert_eq!(
+            bars.iter().map(|b| b.imp.as_str()).collect::<Vec<_>>(),
+            ["rust_s1", "rust_s8"]
+        );
+        let mut r = results(ROWS);
+        r.parse_str("cub.jsonl", r#"{"impl":"cub","n":4194304,"min_ms":0.01}"#);
+        assert_eq!(ladder_n(&r), Some(1 << 22));
+    }
+
+    #[test]
+    fn axis_labels() {
+        assert_eq!(exp_label(&22.0), "2^22");
+        assert_eq!(exp_label(&22.5), "");
+        assert_eq!(axis_number(4800.0), "4800");
+        assert_eq!(axis_number(10.0), "10");
+        assert_eq!(axis_number(2.5), "2.5");
+        assert_eq!(axis_number(0.05), "0.05");
+        assert_eq!(
+            exponent_range(&results(ROWS).f32_sum_series()),
+            (19.5, 24.5)
+        );
+    }
+
+    /// Without text nothing needs a font, so this runs anywhere (no font is registered here).
+    #[test]
+    fn plots_render_without_a_font() {
+        let dir = std::env::temp_dir().join(format!("reduce-benches-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let style = PlotStyle {
+            text: false,
+            size: (640, 400),
+            ..PlotStyle::default()
+        };
+        let written = write_all(&results(ROWS), &dir, &style).unwrap();
+        for f in written {
+            let bytes = std::fs::read(dir.join(f)).unwrap();
+            assert_eq!(&bytes[1..4], b"PNG", "{f} is not a PNG");
+            assert!(bytes.len() > 1000, "{f} is suspiciously small");
+        }
+        // An empty run still yields (blank) PNGs rather than an error.
+        write_all(&Results::default(), &dir, &style).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
