@@ -578,7 +578,7 @@ pub fn ladder(r: &Results, path: &Path, style: &PlotStyle) -> PlotResult {
             .collect();
         let grey = font(15.0).color(&RGBColor(80, 80, 80));
         root.draw(&Text::new(
-            "stages 1–7: kernels only; stage 8, CUB, PyTorch, CuPy: kernel + 4-byte result copy; \
+            "stages 1–7: kernels only; CUB, PyTorch, CuPy: kernel + result copy; stage 8: kernel + result in host RAM; \
              GB/s = 4·N bytes / time (D2D copy: read + write bytes)",
             (110, 62),
             grey.clone(),
