@@ -213,7 +213,7 @@ pub fn neumaier_sum(values: impl Iterator<Item = f64>) -> f64 {
 /// precision `u` (2^-24 for f32, 2^-53 for f64) where no element passes through more than `depth`
 /// additions is within `depth · u · Σ|x|` of the exact sum (Higham, *Accuracy and Stability of
 /// Numerical Algorithms*, §4.2); the check allows that plus one rounding of the result. `depth` comes
-/// from the launch plan ([`crate::plan`]).
+/// from the launch plan ([`crate::plan()`]).
 pub fn matches_reference<T: Scalar>(op: Op, got: T, r: &Reference<T>, depth: usize) -> bool {
     if op.device_op() != Op::Sum || !T::TYPE.is_float() {
         return got == r.value || (got.to_f64().is_nan() && r.value.to_f64().is_nan());

@@ -6,7 +6,7 @@
 //!
 //! What changed from stage 7, and why each step is faster:
 //!
-//! 1. **16-byte vector loads.** Each thread reads a [`Vec4`](crate::gpu::Vec4) (4 × `f32` or
+//! 1. **16-byte vector loads.** Each thread reads a [`crate::gpu::Vec4`] (4 × `f32` or
 //!    2 × `f64`) per load through the read-only path (`ld.global.nc.v4`): a quarter of the load
 //!    instructions for the same bytes.
 //! 2. **Loads in flight, in contiguous tiles.** The input is cut into tiles of `BLOCK * UNROLL`
