@@ -221,8 +221,10 @@ impl<T: Scalar> Prepared<T> {
         Ok(())
     }
 
-    /// The device buffer whose element 0 holds the result after [`Prepared::enqueue`] (unused
-    /// when the result goes to mapped host memory: see [`Prepared::read_result`]).
+    /// The device buffer whose element 0 holds the result after [`Prepared::enqueue`] — only
+    /// when [`Prepared::result_in`] is [`ResultIn::DeviceMemory`]; with
+    /// [`ResultIn::MappedHost`] the kernel does not write it. [`Prepared::read_result`] reads the
+    /// result wherever it is.
     pub fn result_buffer(&self) -> &Buffer<T> {
         if self.plan.stage == Stage::S8 {
             &self.ws.out
