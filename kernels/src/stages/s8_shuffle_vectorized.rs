@@ -13,8 +13,8 @@
 //!    vectors and each block owns one contiguous run of tiles (CUB's "even share"). In a tile every
 //!    thread issues `UNROLL` independent, coalesced vector loads before it uses any of them, so it
 //!    keeps `16 * UNROLL` bytes in flight — across the grid, enough to cover HBM latency. (On the
-//!    H200 this beat stage 7's grid-stride order by ~0.6% at 2^30 and ~10% at 2^22–2^24: each
-//!    block streams through its own DRAM pages.)
+//!    H200 this beat the same loads in grid-stride order by ~0.6% at 2^30 and ~10% at
+//!    2^22–2^24: each block streams through its own DRAM pages.)
 //! 3. **Warp shuffles instead of shared memory.** Inside a warp, `__shfl_down_sync` passes values
 //!    register to register: five shuffle-and-add steps reduce 32 values with no shared memory and
 //!    no barrier. Shared memory is used once, for one value per warp.
@@ -25,6 +25,9 @@
 //!    "threadFenceReduction" pattern from the CUDA samples.
 //! 5. **A grid sized from the device.** The host picks `gridDim` from the SM count and the
 //!    occupancy of this kernel, and a single block when the input is small.
+//! 6. **No copy back.** `out` may point into pinned host memory mapped into the device (the host
+//!    library does this): the last block's store lands in host RAM, so the caller has the result
+//!    when the kernel ends, without a separate device-to-host copy.
 //!
 //! Determinism: each block visits a fixed set of elements in a fixed order, and the last block
 //! combines the partials in block order through a fixed tree. For the same input, length, device
