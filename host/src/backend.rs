@@ -266,48 +266,40 @@ impl Default for Emulator {
     }
 }
 
-macro_rules! emu_dispatch_ladder {
-    ($t:ty, $kernel:expr, $block:expr) => {{
-        use reduce_kernels::stages::*;
-        let k: &str = $kernel;
-        let f: Option<fn(reduce_kernels::gpu::Global<$t>, reduce_kernels::gpu::GlobalMut<$t>)> =
-            if k.starts_with("reduce_s1_") {
-                Some(s1_interleaved_divergent::reduce::<$t>)
-            } else if k.starts_with("reduce_s2_") {
-                Some(s2_interleaved_strided::reduce::<$t>)
-            } else if k.starts_with("reduce_s3_") {
-                Some(s3_sequential::reduce::<$t>)
-            } else if k.starts_with("reduce_s4_") {
-                Some(s4_first_add_during_load::reduce::<$t>)
-            } else if k.starts_with("reduce_s5_") {
-                Some(s5_unroll_last_warp::reduce::<$t>)
-            } else if k.starts_with("reduce_broken_racy_last_warp") {
-                Some(broken::reduce_racy_last_warp::<$t>)
-            } else if k.starts_with("reduce_broken_missing_barrier") {
-                Some(broken::reduce_missing_barrier::<$t>)
-            } else if k.starts_with("reduce_s6_") {
-                match $block {
-                    64 => Some(s6_complete_unroll::reduce::<$t, 64>),
-                    128 => Some(s6_complete_unroll::reduce::<$t, 128>),
-                    256 => Some(s6_complete_unroll::reduce::<$t, 256>),
-                    512 => Some(s6_complete_unroll::reduce::<$t, 512>),
-                    1024 => Some(s6_complete_unroll::reduce::<$t, 1024>),
-                    _ => None,
-                }
-            } else if k.starts_with("reduce_s7_") {
-                match $block {
-                    64 => Some(s7_grid_stride::reduce::<$t, 64>),
-                    128 => Some(s7_grid_stride::reduce::<$t, 128>),
-                    256 => Some(s7_grid_stride::reduce::<$t, 256>),
-                    512 => Some(s7_grid_stride::reduce::<$t, 512>),
-                    1024 => Some(s7_grid_stride::reduce::<$t, 1024>),
-                    _ => None,
-                }
-            } else {
-                None
-            };
-        f
-    }};
+/// A ladder kernel's body, as the emulator calls it.
+type LadderBody<T> = fn(reduce_kernels::gpu::Global<T>, reduce_kernels::gpu::GlobalMut<T>);
+
+/// The Rust function behind a ladder kernel symbol (the emulator runs the kernels' source).
+fn ladder_body<T: Scalar>(kernel: &str, block: usize) -> Option<LadderBody<T>> {
+    use reduce_kernels::stages::*;
+    // The const-generic stages exist for each instantiated block size.
+    macro_rules! by_block {
+        ($($f:ident)::+) => {
+            match block {
+                64 => Some($($f)::+::<T, 64> as LadderBody<T>),
+                128 => Some($($f)::+::<T, 128>),
+                256 => Some($($f)::+::<T, 256>),
+                512 => Some($($f)::+::<T, 512>),
+                1024 => Some($($f)::+::<T, 1024>),
+                _ => None,
+            }
+        };
+    }
+    let stem = kernel.strip_suffix(T::TYPE.name())?;
+    match stem {
+        "reduce_s1_interleaved_divergent_" => Some(s1_interleaved_divergent::reduce::<T>),
+        "reduce_s2_interleaved_strided_" => Some(s2_interleaved_strided::reduce::<T>),
+        "reduce_s3_sequential_" => Some(s3_sequential::reduce::<T>),
+        "reduce_s4_first_add_during_load_" => Some(s4_first_add_during_load::reduce::<T>),
+        "reduce_s5_unroll_last_warp_" => Some(s5_unroll_last_warp::reduce::<T>),
+        _ if stem.starts_with("reduce_s6_complete_unroll_b") => {
+            by_block!(s6_complete_unroll::reduce)
+        }
+        _ if stem.starts_with("reduce_s7_grid_stride_b") => by_block!(s7_grid_stride::reduce),
+        "reduce_broken_racy_last_warp_" => Some(broken::reduce_racy_last_warp::<T>),
+        "reduce_broken_missing_barrier_" => Some(broken::reduce_missing_barrier::<T>),
+        _ => None,
+    }
 }
 
 impl Emulator {
@@ -340,7 +332,7 @@ impl Emulator {
         };
         match l.args {
             KernelArgs::Ladder { input, n, partials } => {
-                let f = emu_dispatch_ladder!(T, &l.kernel, l.block).ok_or_else(missing)?;
+                let f = ladder_body::<T>(&l.kernel, l.block).ok_or_else(missing)?;
                 run(&|| unsafe {
                     ladder(
                         f,
@@ -610,5 +602,30 @@ impl<T: DeviceCopy> Buffer<T> {
             }
             Buffer::Host(v) => unsafe { (*v.get()).as_mut_ptr().add(offset) as usize as u64 },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Op, Stage};
+
+    #[test]
+    fn the_emulator_knows_every_ladder_kernel_the_host_can_name() {
+        for stage in &Stage::ALL[..7] {
+            for &block in stage.blocks() {
+                let f32_name = stage.kernel_name(crate::ElemType::F32, Op::Sum, block);
+                let i32_name = stage.kernel_name(crate::ElemType::I32, Op::Sum, block);
+                assert!(ladder_body::<f32>(&f32_name, block).is_some(), "{f32_name}");
+                assert!(ladder_body::<i32>(&i32_name, block).is_some(), "{i32_name}");
+                assert!(
+                    ladder_body::<f32>(&i32_name, block).is_none(),
+                    "{i32_name} is not an f32 kernel"
+                );
+            }
+        }
+        assert!(ladder_body::<f32>("reduce_s6_complete_unroll_b96_f32", 96).is_none());
+        assert!(ladder_body::<f32>("reduce_broken_racy_last_warp_f32", 256).is_some());
+        assert!(ladder_body::<f32>("no_such_kernel_f32", 256).is_none());
     }
 }
