@@ -263,6 +263,9 @@ pub fn run_stage<T: Scalar>(
     Prepared::<T>::new(backend, p)?.run(backend, input, 0)
 }
 
+/// How many prepared plans (and workspaces) a [`Reducer`] keeps.
+pub const MAX_CACHED_PLANS: usize = 32;
+
 /// The library's main API: reductions with stage 8, configured by [`plan::SinglePassPolicy`] for
 /// the device, workspaces cached per (type, op, n).
 pub struct Reducer<'b> {
@@ -296,6 +299,11 @@ impl<'b> Reducer<'b> {
     pub fn prepared<T: Scalar>(&mut self, op: Op, n: usize) -> Result<&Prepared<T>> {
         let key = (T::TYPE, op.device_op(), n);
         if !self.cache.contains_key(&key) {
+            // Workspaces are small, but a caller cycling through many lengths must not grow
+            // device memory without bound.
+            if self.cache.len() >= MAX_CACHED_PLANS {
+                self.cache.clear();
+            }
             let p = plan(
                 Stage::S8,
                 T::TYPE,

@@ -381,3 +381,15 @@ proptest! {
         prop_assert!(r.is_ok(), "{}", r.unwrap_err());
     }
 }
+
+#[test]
+fn a_reducer_over_many_lengths_keeps_a_bounded_cache() {
+    let b = emu();
+    let d = data::<i32>(100, 3);
+    let input = b.upload(&d).unwrap();
+    let mut r = Reducer::new(&b);
+    for len in 1..=100 {
+        let want = d[..len].iter().fold(0i32, |a, &x| a.wrapping_add(x));
+        assert_eq!(r.reduce_range(Op::Sum, &input, 0, len).unwrap(), Some(want));
+    }
+}
