@@ -295,6 +295,11 @@ impl<'b> Reducer<'b> {
         self.backend
     }
 
+    /// How many prepared plans are cached (at most [`MAX_CACHED_PLANS`]).
+    pub fn cached_plans(&self) -> usize {
+        self.cache.len()
+    }
+
     /// The prepared stage-8 plan for `n` elements of `T` with `op` (cached).
     pub fn prepared<T: Scalar>(&mut self, op: Op, n: usize) -> Result<&Prepared<T>> {
         let key = (T::TYPE, op.device_op(), n);

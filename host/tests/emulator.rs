@@ -391,5 +391,7 @@ fn a_reducer_over_many_lengths_keeps_a_bounded_cache() {
     for len in 1..=100 {
         let want = d[..len].iter().fold(0i32, |a, &x| a.wrapping_add(x));
         assert_eq!(r.reduce_range(Op::Sum, &input, 0, len).unwrap(), Some(want));
+        assert!(r.cached_plans() <= reduce_host::MAX_CACHED_PLANS);
     }
+    assert!(r.cached_plans() > 0);
 }
