@@ -224,7 +224,7 @@ pub fn profile<T: Scalar>(
 
         let t1 = Instant::now();
         let input = match (backend, input) {
-            (Backend::Gpu(_), Buffer::Gpu(mut b)) => {
+            (Backend::Gpu(_), Buffer::Gpu(mut b)) if !data.is_empty() => {
                 b.copy_from(data)
                     .during("copying the input to the device")?;
                 Buffer::Gpu(b)
