@@ -27,6 +27,8 @@
 #   cub        cuda/cub_bench                                       -> cub.jsonl
 #   python     python3 python/baselines.py (torch, cupy)            -> python.jsonl
 #   twins      bin/reduce twins --twin-ptx cuda/ladder_twins.ptx    -> twins.jsonl
+#   gpu-tests  bin/gpu-tests (the GPU test suite)                   -> gpu-tests.txt (required)
+#   stress     bin/reduce stress (repetition, leaks, streams)       -> stress.txt
 #   report     bin/report OUTDIR      -> results.md, time_vs_n.png, bandwidth_vs_n.png,
 #                                        ladder_2e22.png                          (required)
 #   criterion  bin/bench-reduce --bench (with --bench only; then required)
@@ -205,6 +207,14 @@ if [ -n "$TWIN_PTX" ]; then
 else
     skip twins "the CUDA C twins were not built"
 fi
+
+# 4b. The GPU test suite (bin/gpu-tests, from `cargo test --test gpu`) and the stress run.
+if [ -x "$HERE/bin/gpu-tests" ]; then
+    run_step gpu-tests required "$OUTDIR/gpu-tests.txt" "$HERE/bin/gpu-tests"
+else
+    skip gpu-tests "bin/gpu-tests is not in the bundle"
+fi
+run_step stress optional "$OUTDIR/stress.txt" "$REDUCE" --backend gpu stress
 
 # 5. The report.
 if [ -x "$HERE/bin/report" ]; then
