@@ -106,6 +106,25 @@ pub fn time_prepared<T: Scalar>(
     Ok(t)
 }
 
+/// The sum plan the tables use for `stage`. A `--block` given for the ladder does not apply to
+/// stage 8, which has its own block sizes; its policy picks one.
+fn sum_plan<T: Scalar>(
+    backend: &Backend,
+    stage: Stage,
+    n: usize,
+    overrides: LaunchOverrides,
+) -> Result<crate::Plan> {
+    let o = if stage == Stage::S8 {
+        LaunchOverrides {
+            block: None,
+            ..overrides
+        }
+    } else {
+        overrides
+    };
+    crate::plan(stage, T::TYPE, Op::Sum, n, o, backend.caps())
+}
+
 /// One row of the blog's benchmark table.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct TableRow {
@@ -145,15 +164,7 @@ pub fn table<T: Scalar>(
     let reference = crate::reference(Op::Sum, data).expect("a sum always has a reference");
     let mut rows = Vec::new();
     for &stage in stages {
-        let o = if stage == Stage::S8 {
-            LaunchOverrides {
-                block: None,
-                ..overrides
-            }
-        } else {
-            overrides
-        };
-        let plan = crate::plan(stage, T::TYPE, Op::Sum, data.len(), o, backend.caps())?;
+        let plan = sum_plan::<T>(backend, stage, data.len(), overrides)?;
         let depth = plan.depth;
         let prepared = Prepared::<T>::new(backend, plan)?;
         let value = prepared.run(backend, &input, 0)?;
@@ -206,15 +217,7 @@ pub fn profile<T: Scalar>(
     // Warm the context and the allocator so the first stage is not charged for them.
     drop(backend.zeroed::<T>(1)?);
     for &stage in stages {
-        let o = if stage == Stage::S8 {
-            LaunchOverrides {
-                block: None,
-                ..overrides
-            }
-        } else {
-            overrides
-        };
-        let plan = crate::plan(stage, T::TYPE, Op::Sum, data.len(), o, backend.caps())?;
+        let plan = sum_plan::<T>(backend, stage, data.len(), overrides)?;
         let depth = plan.depth;
         let t0 = Instant::now();
         let input = backend.zeroed::<T>(data.len())?;
