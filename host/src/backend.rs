@@ -56,9 +56,9 @@ pub enum KernelArgs {
 
 /// A launch: kernel symbol, shape, arguments.
 #[derive(Clone, Debug)]
-pub struct Launch {
+pub struct Launch<'a> {
     /// Kernel symbol (`reduce_s3_sequential_f32`).
-    pub kernel: String,
+    pub kernel: &'a str,
     /// Blocks.
     pub grid: usize,
     /// Threads per block.
@@ -173,29 +173,23 @@ impl Gpu {
         self.function(name).is_ok()
     }
 
-    fn launch(&self, l: &Launch) -> Result<()> {
-        let f = self.function(&l.kernel)?;
-        let mut words: [u64; 5] = [0; 5];
-        let count = match l.args {
-            KernelArgs::Ladder { input, n, partials } => {
-                words[..3].copy_from_slice(&[input, n as u64, partials]);
-                3
-            }
+    fn launch(&self, l: &Launch<'_>) -> Result<()> {
+        let f = self.function(l.kernel)?;
+        // Every argument is 64 bits wide; the driver reads as many as the kernel declares.
+        let mut words: [u64; 5] = match l.args {
+            KernelArgs::Ladder { input, n, partials } => [input, n as u64, partials, 0, 0],
             KernelArgs::SinglePass {
                 input,
                 n,
                 partials,
                 counter,
                 out,
-            } => {
-                words.copy_from_slice(&[input, n as u64, partials, counter, out]);
-                5
-            }
+            } => [input, n as u64, partials, counter, out],
         };
-        let mut params: Vec<*mut c_void> = words[..count]
-            .iter_mut()
-            .map(|w| w as *mut u64 as *mut c_void)
-            .collect();
+        let base = words.as_mut_ptr();
+        // SAFETY: `i < 5`, inside `words`, which outlives the launch call.
+        let mut params: [*mut c_void; 5] =
+            std::array::from_fn(|i| unsafe { base.add(i) } as *mut c_void);
         // SAFETY: every kernel of this crate takes 64-bit pointers and a 64-bit length, in the
         // order `KernelArgs` lists them; the buffers behind the addresses are owned by the caller
         // for the duration of the launch (the stream is synchronized before they are freed).
@@ -303,13 +297,13 @@ fn ladder_body<T: Scalar>(kernel: &str, block: usize) -> Option<LadderBody<T>> {
 }
 
 impl Emulator {
-    fn launch<T: Scalar>(&self, l: &Launch) -> Result<()> {
+    fn launch<T: Scalar>(&self, l: &Launch<'_>) -> Result<()> {
         use reduce_kernels::exports::{ladder, single_pass};
         use reduce_kernels::stages::s8_shuffle_vectorized::reduce as s8;
         use reduce_kernels::{Max, Min, Sum};
         const U: usize = reduce_kernels::exports::SINGLE_PASS_UNROLL;
         let missing = || ReduceError::MissingKernel {
-            name: l.kernel.clone(),
+            name: l.kernel.to_string(),
             path: "the CPU emulator".into(),
         };
         if !l.kernel.ends_with(&format!("_{}", T::TYPE.name())) {
@@ -326,13 +320,13 @@ impl Emulator {
         };
         let run = |body: &(dyn Fn() + Sync)| {
             reduce_kernels::emu::launch(cfg, body).map_err(|source| ReduceError::Emulator {
-                kernel: l.kernel.clone(),
+                kernel: l.kernel.to_string(),
                 source,
             })
         };
         match l.args {
             KernelArgs::Ladder { input, n, partials } => {
-                let f = ladder_body::<T>(&l.kernel, l.block).ok_or_else(missing)?;
+                let f = ladder_body::<T>(l.kernel, l.block).ok_or_else(missing)?;
                 run(&|| unsafe {
                     ladder(
                         f,
@@ -550,7 +544,7 @@ impl Backend {
     }
 
     /// Run one launch on `T`-typed buffers.
-    pub fn launch<T: Scalar>(&self, l: &Launch) -> Result<()> {
+    pub fn launch<T: Scalar>(&self, l: &Launch<'_>) -> Result<()> {
         match self {
             Backend::Gpu(g) => g.launch(l),
             Backend::Emulator(e) => e.launch::<T>(l),

@@ -211,7 +211,7 @@ impl<T: Scalar> Prepared<T> {
                 }
             };
             backend.launch::<T>(&Launch {
-                kernel: self.plan.kernel.clone(),
+                kernel: &self.plan.kernel,
                 grid: pass.grid,
                 block: pass.block,
                 shared_bytes: pass.shared_bytes,

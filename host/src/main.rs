@@ -938,7 +938,7 @@ fn check_all(backend: &Backend, sizes: &[usize], broken: bool) -> Result<bool, R
             let out = backend.zeroed::<f32>(4)?;
             let launched = backend
                 .launch::<f32>(&reduce_host::Launch {
-                    kernel: kernel.into(),
+                    kernel,
                     grid: 4,
                     block: 256,
                     shared_bytes: 1024,

@@ -191,7 +191,7 @@ fn launch_broken(kernel: &str, n: usize) -> Result<(), ReduceError> {
     let input = b.upload(&data::<f32>(n, 4)).unwrap();
     let out = b.zeroed::<f32>(1).unwrap();
     b.launch::<f32>(&Launch {
-        kernel: kernel.into(),
+        kernel,
         grid: 1,
         block: 256,
         shared_bytes: 256 * 4,
@@ -225,7 +225,7 @@ fn launch_ok(kernel: &str) {
     let input = b.upload(&data::<f32>(512, 4)).unwrap();
     let out = b.zeroed::<f32>(1).unwrap();
     b.launch::<f32>(&Launch {
-        kernel: kernel.into(),
+        kernel,
         grid: 1,
         block: 256,
         shared_bytes: 256 * 4,
@@ -261,7 +261,7 @@ fn emulator_reports_too_little_shared_memory() {
     let input = b.upload(&data::<f32>(256, 4)).unwrap();
     let out = b.zeroed::<f32>(1).unwrap();
     let r = b.launch::<f32>(&Launch {
-        kernel: "reduce_s3_sequential_f32".into(),
+        kernel: "reduce_s3_sequential_f32",
         grid: 1,
         block: 256,
         shared_bytes: 128 * 4, // half of what the stage needs
@@ -287,7 +287,7 @@ fn emulator_reports_out_of_bounds_global_reads() {
     let out = b.zeroed::<f32>(1).unwrap();
     // Claim the input is longer than it is: the kernel's reads past 100 are caught.
     let r = b.launch::<f32>(&Launch {
-        kernel: "reduce_s3_sequential_f32".into(),
+        kernel: "reduce_s3_sequential_f32",
         grid: 1,
         block: 256,
         shared_bytes: 256 * 4,
@@ -299,7 +299,7 @@ fn emulator_reports_out_of_bounds_global_reads() {
     });
     assert!(r.is_ok(), "{r:?}");
     let r = b.launch::<f32>(&Launch {
-        kernel: "reduce_s3_sequential_f32".into(),
+        kernel: "reduce_s3_sequential_f32",
         grid: 2, // two partials, but the output holds one
         block: 256,
         shared_bytes: 256 * 4,
@@ -320,7 +320,7 @@ fn bad_launch_shapes_are_errors() {
     let b = emu();
     let input = b.upload(&data::<f32>(10, 4)).unwrap();
     let l = |grid, block| Launch {
-        kernel: "reduce_s3_sequential_f32".into(),
+        kernel: "reduce_s3_sequential_f32",
         grid,
         block,
         shared_bytes: 4 * block,
