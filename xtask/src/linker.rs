@@ -112,40 +112,20 @@ fn extract_rlib(rlib: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     if !data.starts_with(b"!<arch>\n") {
         bail!("{} is not an ar archive", rlib.display());
     }
+    // Members are recognised by content (the bitcode magic), so the symbol table, the long-name
+    // table and rustc's metadata member are skipped without looking at names.
     let mut pos = 8;
-    let mut gnu_names: &[u8] = &[];
     let mut index = 0;
     while pos + 60 <= data.len() {
         let header = &data[pos..pos + 60];
-        let name_field = String::from_utf8_lossy(&header[0..16])
-            .trim_end()
-            .to_string();
         let size: usize = String::from_utf8_lossy(&header[48..58])
             .trim()
             .parse()
             .context("bad ar member size")?;
-        let body = &data[pos + 60..pos + 60 + size];
+        let body = data
+            .get(pos + 60..pos + 60 + size)
+            .with_context(|| format!("{} is truncated", rlib.display()))?;
         pos += 60 + size + (size & 1);
-        if name_field == "//" {
-            gnu_names = body;
-            continue;
-        }
-        if name_field == "/" || name_field.starts_with("/SYM") {
-            continue;
-        }
-        let _name = if let Some(off) = name_field
-            .strip_prefix('/')
-            .and_then(|s| s.parse::<usize>().ok())
-        {
-            let rest = &gnu_names[off.min(gnu_names.len())..];
-            let end = rest
-                .iter()
-                .position(|&b| b == b'/' || b == b'\n')
-                .unwrap_or(rest.len());
-            String::from_utf8_lossy(&rest[..end]).to_string()
-        } else {
-            name_field.trim_end_matches('/').to_string()
-        };
         if body.starts_with(BITCODE_MAGIC) {
             let p = dir.join(format!(
                 "{}-{index}.bc",
