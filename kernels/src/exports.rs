@@ -4,7 +4,9 @@
 //!
 //! * ladder stages 1–7 and the broken variants: `(const T* input, size_t n, T* partials)`;
 //!   `partials` has `gridDim.x` elements;
-//! * stage 8: `(const T* input, size_t n, T* partials, unsigned* counter, T* out)`.
+//! * stage 8: `(const T* input, size_t n, T* partials, unsigned* counter, T* out)`;
+//! * and one helper that is not a reduction, `bench_gate(unsigned* flag, uint64 timeout_ns)`
+//!   ([`crate::bench_gate`]).
 //!
 //! Names: `reduce_s{stage}_{what}[_b{BLOCK}]_{type}` for the ladder (e.g.
 //! `reduce_s6_complete_unroll_b256_f32`) and `reduce_s8_{op}_b{BLOCK}_{type}` for stage 8
@@ -117,4 +119,16 @@ mod ptx {
     ]);
     unrolled_kernels!([f32, i32]);
     single_pass_kernels!([f32, f64, i32, u32, i64, u64]);
+
+    /// The benchmarks' gate ([`crate::bench_gate`]): `flag[0]` is set by the host, `flag[1]` is
+    /// set by the gate if it timed out. One thread.
+    #[no_mangle]
+    pub unsafe extern "ptx-kernel" fn bench_gate(flag: *mut u32, timeout_ns: u64) {
+        use crate::gpu::{Global, GlobalMut};
+        crate::bench_gate::wait(
+            Global::from_raw(flag, 1),
+            GlobalMut::from_raw(flag.add(1), 1),
+            timeout_ns,
+        )
+    }
 }

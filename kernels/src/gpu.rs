@@ -15,6 +15,7 @@
 //! | `const T* __restrict__ in` | [`Global`] (`in[i]` is [`Global::get`], 16-byte loads are [`Global::get_vec4`]) |
 //! | `T* out` | [`GlobalMut`] |
 //! | `atomicAdd(&counter, 1)`, `__threadfence()` | [`Counter::increment`], [`thread_fence`] |
+//! | `asm("mov.u64 %0, %%globaltimer;")` | [`global_timer_ns`] |
 //!
 //! Thread and block ids are `u32`, as in CUDA, so in-block arithmetic (loop counters, shared-memory
 //! indices) stays 32-bit like nvcc's `unsigned int`; indices into global memory are `usize`, so every
@@ -90,6 +91,15 @@ mod imp {
         unsafe { core::arch::asm!("membar.gl;") }
     }
     #[inline(always)]
+    pub fn global_timer_ns() -> u64 {
+        let t: u64;
+        // Not `pure`: every call reads the clock again.
+        unsafe {
+            core::arch::asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nomem, nostack))
+        }
+        t
+    }
+    #[inline(always)]
     pub unsafe fn dynamic_shared<T>() -> *mut T {
         core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<T>()
     }
@@ -162,6 +172,13 @@ mod imp {
     }
     pub fn thread_fence() {
         std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst)
+    }
+    pub fn global_timer_ns() -> u64 {
+        static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        EPOCH
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_nanos() as u64
     }
     pub unsafe fn dynamic_shared<T>() -> *mut T {
         emu::shared_base() as *mut T
@@ -239,6 +256,13 @@ pub fn shfl_down_u32(v: u32, delta: u32) -> u32 {
 #[inline(always)]
 pub fn thread_fence() {
     imp::thread_fence()
+}
+
+/// `%globaltimer`: nanoseconds on a GPU-wide clock (it advances in steps of about a
+/// microsecond). Only for timeouts; time kernels with CUDA events.
+#[inline(always)]
+pub fn global_timer_ns() -> u64 {
+    imp::global_timer_ns()
 }
 
 /// Per-block shared memory sized at launch (`extern __shared__ T sdata[]`).
