@@ -174,7 +174,6 @@ impl Gpu {
     }
 
     fn launch(&self, l: &Launch<'_>) -> Result<()> {
-        let f = self.function(l.kernel)?;
         // Every argument is 64 bits wide; the driver reads as many as the kernel declares.
         let mut words: [u64; 5] = match l.args {
             KernelArgs::Ladder { input, n, partials } => [input, n as u64, partials, 0, 0],
@@ -186,23 +185,60 @@ impl Gpu {
                 out,
             } => [input, n as u64, partials, counter, out],
         };
-        let base = words.as_mut_ptr();
-        // SAFETY: `i < 5`, inside `words`, which outlives the launch call.
-        let mut params: [*mut c_void; 5] =
-            std::array::from_fn(|i| unsafe { base.add(i) } as *mut c_void);
         // SAFETY: every kernel of this crate takes 64-bit pointers and a 64-bit length, in the
         // order `KernelArgs` lists them; the buffers behind the addresses are owned by the caller
         // for the duration of the launch (the stream is synchronized before they are freed).
+        unsafe { self.launch_words(l.kernel, l.grid, l.block, l.shared_bytes, &mut words) }
+    }
+
+    /// Queue the benchmarks' gate kernel (`bench_gate`, one thread): it holds this stream until
+    /// the host writes a non-zero `u32` at `flag`, or `timeout_ns` passes (then it writes 1 at
+    /// `flag + 4`). See `reduce_kernels::bench_gate`.
+    ///
+    /// # Safety
+    /// `flag` is the device address of two `u32` in pinned, mapped host memory that stay
+    /// allocated until the stream has passed the gate.
+    pub(crate) unsafe fn launch_gate(&self, flag: u64, timeout_ns: u64) -> Result<()> {
+        self.launch_words("bench_gate", 1, 1, 0, &mut [flag, timeout_ns])
+    }
+
+    /// `cuLaunchKernel` with 64-bit arguments.
+    ///
+    /// # Safety
+    /// `words` must match the kernel's parameters, and every address in them must stay valid
+    /// until the kernel has run.
+    unsafe fn launch_words(
+        &self,
+        kernel: &str,
+        grid: usize,
+        block: usize,
+        shared_bytes: usize,
+        words: &mut [u64],
+    ) -> Result<()> {
+        const MAX_ARGS: usize = 5;
+        assert!(
+            words.len() <= MAX_ARGS,
+            "at most {MAX_ARGS} kernel arguments"
+        );
+        let f = self.function(kernel)?;
+        let base = words.as_mut_ptr();
+        // The driver reads one pointer per declared parameter; the rest stay null.
+        let mut params: [*mut c_void; MAX_ARGS] = [std::ptr::null_mut(); MAX_ARGS];
+        for (i, p) in params.iter_mut().take(words.len()).enumerate() {
+            // SAFETY: `i < words.len()`.
+            *p = unsafe { base.add(i) } as *mut c_void;
+        }
+        // SAFETY: the caller's contract; `words` outlives the call, which copies the arguments.
         let r = unsafe {
             cu::cuLaunchKernel(
                 f,
-                l.grid as u32,
+                grid as u32,
                 1,
                 1,
-                l.block as u32,
+                block as u32,
                 1,
                 1,
-                l.shared_bytes as u32,
+                shared_bytes as u32,
                 self.stream.as_inner(),
                 params.as_mut_ptr(),
                 std::ptr::null_mut(),
@@ -210,11 +246,48 @@ impl Gpu {
         };
         driver_result(
             r,
-            format!(
-                "launching {} <<<{}, {}, {}>>>",
-                l.kernel, l.grid, l.block, l.shared_bytes
-            ),
+            format!("launching {kernel} <<<{grid}, {block}, {shared_bytes}>>>"),
         )
+    }
+}
+
+/// Pinned host memory mapped into the device's address space: kernels read and write it through
+/// [`Mapped::device_addr`], the host through volatile reads and writes.
+pub(crate) struct Mapped<T: DeviceCopy> {
+    host: cust::memory::LockedBuffer<T>,
+    dev: u64,
+}
+
+impl<T: DeviceCopy + Default> Mapped<T> {
+    /// `len` elements, each `T::default()`. Needs a current context (a [`Gpu`]).
+    pub(crate) fn new(len: usize) -> Result<Self> {
+        let mut host = cust::memory::LockedBuffer::new(&T::default(), len)
+            .during("allocating pinned memory")?;
+        let mut dev: cu::CUdeviceptr = 0;
+        // SAFETY: `host` is a live pinned allocation of the current context.
+        let r = unsafe { cu::cuMemHostGetDevicePointer_v2(&mut dev, host.as_mut_ptr().cast(), 0) };
+        driver_result(r, "mapping pinned memory into the device")?;
+        Ok(Mapped { host, dev })
+    }
+
+    /// The device address of element 0.
+    pub(crate) fn device_addr(&self) -> u64 {
+        self.dev
+    }
+
+    /// Element `i`, read from host RAM now (not a cached copy). Panics if `i` is out of range.
+    pub(crate) fn read(&self, i: usize) -> T {
+        let p: *const T = &self.host.as_slice()[i];
+        // SAFETY: `p` points into the live allocation; a plain `T` has no invalid bit patterns
+        // for the types used here (integers and floats).
+        unsafe { std::ptr::read_volatile(p) }
+    }
+
+    /// Store `v` in element `i` now. Panics if `i` is out of range.
+    pub(crate) fn write(&mut self, i: usize, v: T) {
+        let p: *mut T = &mut self.host.as_mut_slice()[i];
+        // SAFETY: `p` points into the live allocation.
+        unsafe { std::ptr::write_volatile(p, v) }
     }
 }
 

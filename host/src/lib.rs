@@ -98,7 +98,7 @@ pub struct Prepared<T: Scalar> {
     pub plan: Plan,
     ws: Workspace<T>,
     /// Stage 8's result in mapped pinned memory, and its device address.
-    mapped: Option<(cust::memory::LockedBuffer<T>, u64)>,
+    mapped: Option<backend::Mapped<T>>,
 }
 
 impl<T: Scalar> Prepared<T> {
@@ -138,18 +138,7 @@ impl<T: Scalar> Prepared<T> {
             out: backend.zeroed(1)?,
         };
         let mapped = match (backend, plan.stage, result_in) {
-            (Backend::Gpu(_), Stage::S8, ResultIn::MappedHost) => {
-                use crate::error::CudaContext;
-                let mut host = cust::memory::LockedBuffer::new(&T::default(), 1)
-                    .during("allocating pinned memory")?;
-                let mut dev: cust::sys::CUdeviceptr = 0;
-                // SAFETY: `host` is a live pinned allocation of this context.
-                let r = unsafe {
-                    cust::sys::cuMemHostGetDevicePointer_v2(&mut dev, host.as_mut_ptr().cast(), 0)
-                };
-                backend::driver_result(r, "mapping pinned memory into the device")?;
-                Some((host, dev))
-            }
+            (Backend::Gpu(_), Stage::S8, ResultIn::MappedHost) => Some(backend::Mapped::new(1)?),
             _ => None,
         };
         Ok(Prepared { plan, ws, mapped })
@@ -167,11 +156,10 @@ impl<T: Scalar> Prepared<T> {
     /// Read the result of the last [`Prepared::enqueue`] (waits for it).
     pub fn read_result(&self, backend: &Backend) -> Result<T> {
         match &self.mapped {
-            Some((host, _)) => {
+            Some(host) => {
+                // The kernel that writes it has finished once the stream is synchronized.
                 backend.synchronize()?;
-                // SAFETY: the kernel that wrote it has finished (synchronize); the value is a
-                // plain `T` in pinned memory.
-                Ok(unsafe { std::ptr::read_volatile(host.as_ptr()) })
+                Ok(host.read(0))
             }
             None => Ok(backend.download(self.result_buffer(), 1)?[0]),
         }
@@ -201,7 +189,7 @@ impl<T: Scalar> Prepared<T> {
                     out: self
                         .mapped
                         .as_ref()
-                        .map_or(self.ws.out.addr(0), |(_, dev)| *dev),
+                        .map_or(self.ws.out.addr(0), |m| m.device_addr()),
                 }
             } else {
                 KernelArgs::Ladder {
