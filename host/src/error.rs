@@ -107,6 +107,13 @@ pub enum ReduceError {
         /// What the emulator found.
         source: reduce_kernels::emu::EmuError,
     },
+    /// A gated timing run was not gated: the host took longer than the gate's timeout to queue
+    /// it, so the gate let the stream go on and the events may hold host time.
+    #[error("the benchmark gate timed out after {timeout_ms} ms while the host queued a timed run, so that run's time is not GPU-only; retry on a less loaded host, or time without --gated")]
+    GateTimedOut {
+        /// The gate's timeout.
+        timeout_ms: u64,
+    },
     /// A buffer or argument does not match what the call expects.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

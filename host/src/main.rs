@@ -5,7 +5,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use rand::{Rng, SeedableRng};
-use reduce_host::measure::{self, Scope, Timing};
+use reduce_host::measure::{self, Protocol, Scope, Timing};
 use reduce_host::with_elem_type;
 use reduce_host::{
     Backend, BackendChoice, ElemType, LaunchOverrides, Op, Prepared, ReduceError, ResultIn, Scalar,
@@ -128,9 +128,14 @@ enum Cmd {
         /// Force stage 8's grid size.
         #[arg(long)]
         grid: Option<usize>,
-        /// Also time stage 8 with its result in device memory plus a copy (`rust_s8_devmem`).
+        /// Also time stage 8 with its result in device memory, plus a copy (`rust_s8_devmem`) and
+        /// without one (`rust_s8_kernel`).
         #[arg(long)]
         devmem: bool,
+        /// How each timed run is queued: `plain` (the window also holds the host's launch
+        /// latency) or `gated` (queued behind a gate kernel, nvbench-style: GPU time only).
+        #[arg(long, value_enum, default_value_t = Protocol::Plain)]
+        protocol: Protocol,
     },
     /// Rust kernels against their CUDA C twins (PTX built by nvcc), same launches, side by side.
     Twins {
@@ -273,6 +278,7 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
             block,
             grid,
             devmem,
+            protocol,
         } => {
             let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
             let stages = stages
@@ -287,7 +293,7 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
                     )));
                 }
                 for &ty in &types {
-                    ok &= with_elem_type!(ty, T => sweep_one::<T>(&backend, 1usize << e, &ops, &stages, warmup, runs, LaunchOverrides { block, grid }, devmem)?);
+                    ok &= with_elem_type!(ty, T => sweep_one::<T>(&backend, 1usize << e, &ops, &stages, warmup, runs, LaunchOverrides { block, grid }, devmem, protocol)?);
                 }
             }
             Ok(ok)
@@ -403,7 +409,7 @@ fn table<T: Scalar>(
         block: c.block,
         grid: c.grid,
     };
-    let rows = measure::table(backend, &stages, &data, o, warmup, runs)?;
+    let rows = measure::table(backend, &stages, &data, o, warmup, runs, Protocol::Plain)?;
     let torch = if no_torch {
         Err("skipped (--no-torch)".to_string())
     } else if backend.is_emulator() {
@@ -618,21 +624,28 @@ fn sweep_one<T: Scalar>(
     runs: usize,
     o: LaunchOverrides,
     devmem_too: bool,
+    protocol: Protocol,
 ) -> Result<bool, ReduceError> {
     let data = make_data::<T>(n, Data::Random, 7);
     let input = backend.upload(&data)?;
     let mut ok = true;
-    for (&op, (name, result_in)) in ops.iter().flat_map(|op| {
+    for (&op, (name, result_in, scope)) in ops.iter().flat_map(|op| {
         [
-            ("rust_s8", ResultIn::MappedHost),
-            ("rust_s8_devmem", ResultIn::DeviceMemory),
+            ("rust_s8", ResultIn::MappedHost, Scope::KernelsAndResultCopy),
+            (
+                "rust_s8_devmem",
+                ResultIn::DeviceMemory,
+                Scope::KernelsAndResultCopy,
+            ),
+            ("rust_s8_kernel", ResultIn::DeviceMemory, Scope::Kernels),
         ]
         .into_iter()
-        .take(if devmem_too { 2 } else { 1 })
+        .take(if devmem_too { 3 } else { 1 })
         .map(move |x| (op, x))
     }) {
-        let (value, timing, plan) =
-            measure::time_single_pass_in(backend, op, &input, o, warmup, runs, result_in)?;
+        let (value, timing, plan) = measure::time_single_pass_in(
+            backend, op, &input, o, warmup, runs, result_in, scope, protocol,
+        )?;
         let r = reduce_host::reference(op, &data).expect("non-empty");
         let good = reduce_host::matches_reference(op, value, &r, plan.depth);
         ok &= good;
@@ -646,7 +659,8 @@ fn sweep_one<T: Scalar>(
             r.value.to_f64(),
             good,
             &plan,
-            Scope::KernelsAndResultCopy,
+            scope,
+            protocol,
         );
     }
     for &stage in stages {
@@ -660,7 +674,8 @@ fn sweep_one<T: Scalar>(
         )?;
         let p = Prepared::<T>::new(backend, plan)?;
         let value = p.run(backend, &input, 0)?;
-        let timing = measure::time_prepared(backend, &p, &input, warmup, runs, Scope::Kernels)?;
+        let timing =
+            measure::time_prepared(backend, &p, &input, warmup, runs, Scope::Kernels, protocol)?;
         let r = reduce_host::reference(Op::Sum, &data).expect("sum");
         let good = reduce_host::matches_reference(Op::Sum, value, &r, p.plan.depth);
         ok &= good;
@@ -675,6 +690,7 @@ fn sweep_one<T: Scalar>(
             good,
             &p.plan,
             Scope::Kernels,
+            protocol,
         );
     }
     Ok(ok)
@@ -692,12 +708,13 @@ fn print_json_line(
     correct: bool,
     plan: &reduce_host::Plan,
     scope: Scope,
+    protocol: Protocol,
 ) {
     let v = serde_json::json!({
         "impl": name, "op": op, "type": ty, "n": n, "runs": t.runs_ms.len(),
         "min_ms": t.min(), "median_ms": t.median(), "mean_ms": t.mean(),
         "result": result, "reference": reference, "correct": correct,
-        "grid": plan.passes[0].grid, "block": plan.passes[0].block, "passes": plan.passes.len(), "scope": scope,
+        "grid": plan.passes[0].grid, "block": plan.passes[0].block, "passes": plan.passes.len(), "scope": scope, "protocol": protocol,
     });
     println!("{v}");
 }
@@ -770,12 +787,28 @@ fn twins_one<T: Scalar>(
         let (mut tr, mut tt) = (Timing::default(), Timing::default());
         for _ in 0..5 {
             tr.runs_ms.extend(
-                measure::time_prepared(rust, &pr, &inputs.0, 2, runs.div_ceil(5), Scope::Kernels)?
-                    .runs_ms,
+                measure::time_prepared(
+                    rust,
+                    &pr,
+                    &inputs.0,
+                    2,
+                    runs.div_ceil(5),
+                    Scope::Kernels,
+                    Protocol::Plain,
+                )?
+                .runs_ms,
             );
             tt.runs_ms.extend(
-                measure::time_prepared(twin, &pt, &inputs.1, 2, runs.div_ceil(5), Scope::Kernels)?
-                    .runs_ms,
+                measure::time_prepared(
+                    twin,
+                    &pt,
+                    &inputs.1,
+                    2,
+                    runs.div_ceil(5),
+                    Scope::Kernels,
+                    Protocol::Plain,
+                )?
+                .runs_ms,
             );
         }
         match format {

@@ -48,7 +48,59 @@ pub enum Scope {
     KernelsAndResultCopy,
 }
 
+/// How a timed run is queued.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// `record(start)`, the launches, `record(stop)` on an idle stream, as most benchmarks do:
+    /// the GPU passes `start` at once and then waits for the host to submit the launch, so the
+    /// window also holds the host's launch latency (a few µs; more in a virtual machine).
+    #[default]
+    Plain,
+    /// The same, queued behind a gate kernel that holds the stream until the whole run is queued
+    /// (NVIDIA nvbench's "blocking kernel"; see `reduce_kernels::bench_gate`): the window holds
+    /// GPU time only. On the emulator both protocols time the same wall clock.
+    Gated,
+}
+
+/// How long the gate waits for the host to queue one run before it gives up.
+const GATE_TIMEOUT_MS: u64 = 1000;
+
+/// The gate of [`Protocol::Gated`]: two `u32` in mapped pinned memory, `[open, timed_out]`.
+struct Gate(crate::backend::Mapped<u32>);
+
+/// A closed gate; dropping it opens the gate (also when queuing the run failed half-way).
+struct Closed<'a>(&'a mut Gate);
+
+impl Gate {
+    fn new() -> Result<Self> {
+        Ok(Gate(crate::backend::Mapped::new(2)?))
+    }
+
+    /// Queue the gate kernel on `gpu`'s stream; the stream stops there until the guard drops.
+    fn close<'a>(&'a mut self, gpu: &crate::backend::Gpu) -> Result<Closed<'a>> {
+        self.0.write(0, 0);
+        self.0.write(1, 0);
+        // SAFETY: the flag words live in `self`, which outlives the stream's wait on them (the
+        // caller synchronizes before the gate is dropped).
+        unsafe { gpu.launch_gate(self.0.device_addr(), GATE_TIMEOUT_MS * 1_000_000)? };
+        Ok(Closed(self))
+    }
+
+    /// Did the last run's gate give up waiting? (Read after the run has finished.)
+    fn timed_out(&self) -> bool {
+        self.0.read(1) != 0
+    }
+}
+
+impl Drop for Closed<'_> {
+    fn drop(&mut self) {
+        self.0 .0.write(0, 1);
+    }
+}
+
 /// Time `warmup + runs` executions of a prepared plan on `input`; keeps the last `runs`.
+#[allow(clippy::too_many_arguments)]
 pub fn time_prepared<T: Scalar>(
     backend: &Backend,
     prepared: &Prepared<T>,
@@ -56,6 +108,7 @@ pub fn time_prepared<T: Scalar>(
     warmup: usize,
     runs: usize,
     scope: Scope,
+    protocol: Protocol,
 ) -> Result<Timing> {
     let mut t = Timing::default();
     match backend.gpu() {
@@ -65,7 +118,12 @@ pub fn time_prepared<T: Scalar>(
             let end = Event::new(EventFlags::DEFAULT).during("creating an event")?;
             let mut pinned = cust::memory::LockedBuffer::new(&T::default(), 1)
                 .during("allocating pinned memory")?;
+            let mut gate = match protocol {
+                Protocol::Gated => Some(Gate::new()?),
+                Protocol::Plain => None,
+            };
             for i in 0..warmup + runs {
+                let closed = gate.as_mut().map(|g| g.close(gpu)).transpose()?;
                 start.record(stream).during("recording an event")?;
                 prepared.enqueue(backend, input, 0)?;
                 // A mapped-memory result is in host RAM when the kernel ends: nothing to copy.
@@ -83,7 +141,13 @@ pub fn time_prepared<T: Scalar>(
                     crate::backend::driver_result(r, "copying the result")?;
                 }
                 end.record(stream).during("recording an event")?;
+                drop(closed); // the whole run is queued: let the GPU start it
                 end.synchronize().during("running the timed kernels")?;
+                if gate.as_ref().is_some_and(Gate::timed_out) {
+                    return Err(crate::ReduceError::GateTimedOut {
+                        timeout_ms: GATE_TIMEOUT_MS,
+                    });
+                }
                 if i >= warmup {
                     t.runs_ms
                         .push(end.elapsed_time_f32(&start).during("reading an event")? as f64);
@@ -159,6 +223,7 @@ pub fn table<T: Scalar>(
     overrides: LaunchOverrides,
     warmup: usize,
     runs: usize,
+    protocol: Protocol,
 ) -> Result<Vec<TableRow>> {
     let input = backend.upload(data)?;
     let reference = crate::reference(Op::Sum, data).expect("a sum always has a reference");
@@ -168,7 +233,15 @@ pub fn table<T: Scalar>(
         let depth = plan.depth;
         let prepared = Prepared::<T>::new(backend, plan)?;
         let value = prepared.run(backend, &input, 0)?;
-        let timing = time_prepared(backend, &prepared, &input, warmup, runs, Scope::Kernels)?;
+        let timing = time_prepared(
+            backend,
+            &prepared,
+            &input,
+            warmup,
+            runs,
+            Scope::Kernels,
+            protocol,
+        )?;
         let p = &prepared.plan;
         rows.push(TableRow {
             stage: stage.number(),
@@ -239,7 +312,16 @@ pub fn profile<T: Scalar>(
 
         prepared.enqueue(backend, &input, 0)?; // warm-up (module load, first launch)
         backend.synchronize()?;
-        let kernel_ms = time_prepared(backend, &prepared, &input, 0, 1, Scope::Kernels)?.mean();
+        let kernel_ms = time_prepared(
+            backend,
+            &prepared,
+            &input,
+            0,
+            1,
+            Scope::Kernels,
+            Protocol::Plain,
+        )?
+        .mean();
 
         let t3 = Instant::now();
         let value = prepared.read_result(backend)?;
@@ -265,6 +347,7 @@ pub fn time_single_pass<T: Scalar>(
     overrides: LaunchOverrides,
     warmup: usize,
     runs: usize,
+    protocol: Protocol,
 ) -> Result<(T, Timing, crate::Plan)> {
     time_single_pass_in(
         backend,
@@ -274,10 +357,14 @@ pub fn time_single_pass<T: Scalar>(
         warmup,
         runs,
         crate::ResultIn::MappedHost,
+        Scope::KernelsAndResultCopy,
+        protocol,
     )
 }
 
-/// [`time_single_pass`] with the result left in device memory or in mapped host memory.
+/// [`time_single_pass`] with the result left in device memory or in mapped host memory, timed
+/// with or without reading it back (`scope`; a mapped result needs no copy either way).
+#[allow(clippy::too_many_arguments)]
 pub fn time_single_pass_in<T: Scalar>(
     backend: &Backend,
     op: Op,
@@ -286,6 +373,8 @@ pub fn time_single_pass_in<T: Scalar>(
     warmup: usize,
     runs: usize,
     result_in: crate::ResultIn,
+    scope: Scope,
+    protocol: Protocol,
 ) -> Result<(T, Timing, crate::Plan)> {
     let plan = crate::plan(
         Stage::S8,
@@ -297,13 +386,6 @@ pub fn time_single_pass_in<T: Scalar>(
     )?;
     let prepared = Prepared::<T>::with_result_in(backend, plan, result_in)?;
     let value = prepared.run(backend, input, 0)?;
-    let timing = time_prepared(
-        backend,
-        &prepared,
-        input,
-        warmup,
-        runs,
-        Scope::KernelsAndResultCopy,
-    )?;
+    let timing = time_prepared(backend, &prepared, input, warmup, runs, scope, protocol)?;
     Ok((value, timing, prepared.plan))
 }

@@ -395,3 +395,28 @@ fn a_reducer_over_many_lengths_keeps_a_bounded_cache() {
     }
     assert!(r.cached_plans() > 0);
 }
+
+/// The timing helpers on the emulator: both protocols time every run (wall clock) and return the
+/// right result; the GPU suite runs the same call on the device, where `Gated` queues the gate.
+#[test]
+fn timing_protocols_run_on_the_emulator() {
+    use reduce_host::measure::{time_single_pass, Protocol};
+    let b = emu();
+    let input = b.upload(&vec![2i32; 3000]).unwrap();
+    for protocol in [Protocol::Plain, Protocol::Gated] {
+        let (v, t, plan) = time_single_pass(
+            &b,
+            Op::Sum,
+            &input,
+            LaunchOverrides::default(),
+            1,
+            3,
+            protocol,
+        )
+        .unwrap();
+        assert_eq!(v, 6000, "{protocol:?}");
+        assert_eq!(t.runs_ms.len(), 3, "{protocol:?}");
+        assert!(t.runs_ms.iter().all(|&ms| ms > 0.0), "{protocol:?}");
+        assert_eq!(plan.stage, Stage::S8);
+    }
+}

@@ -194,6 +194,41 @@ fn deterministic_bit_identical() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Both timing protocols run and time stage 8; the gated one does not time out (the gate
+/// kernel sees the host's flag in mapped memory).
+fn both_timing_protocols_time_correct_runs() -> Result<(), Failed> {
+    use reduce_host::measure::{time_single_pass, Protocol};
+    let b = gpu();
+    let n = 1 << 22;
+    let input = b.upload(&vec![1.0f32; n])?;
+    for protocol in [Protocol::Plain, Protocol::Gated] {
+        let (v, t, _) = time_single_pass(
+            &b,
+            Op::Sum,
+            &input,
+            LaunchOverrides::default(),
+            2,
+            20,
+            protocol,
+        )?;
+        let positive = t.runs_ms.iter().all(|&ms| ms.is_finite() && ms > 0.0);
+        if v != n as f32 || t.runs_ms.len() != 20 || !positive {
+            return Err(format!(
+                "{protocol:?}: sum {v}, {} runs, min {} ms",
+                t.runs_ms.len(),
+                t.min()
+            )
+            .into());
+        }
+        println!(
+            "{protocol:?}: 2^22 ones = {v}, 20 runs, min {:.2} µs, median {:.2} µs",
+            t.min() * 1e3,
+            t.median() * 1e3
+        );
+    }
+    Ok(())
+}
+
 fn every_kernel_name_is_in_the_ptx() -> Result<(), Failed> {
     let b = gpu();
     let g = b.gpu().unwrap();
@@ -240,6 +275,10 @@ fn main() {
         ("too_large_is_a_clear_error", too_large_is_a_clear_error),
         ("bad_ptx_is_a_clear_error", bad_ptx_is_a_clear_error),
         ("deterministic_bit_identical", deterministic_bit_identical),
+        (
+            "both_timing_protocols_time_correct_runs",
+            both_timing_protocols_time_correct_runs,
+        ),
         (
             "every_kernel_name_is_in_the_ptx",
             every_kernel_name_is_in_the_ptx,
