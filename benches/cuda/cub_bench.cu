@@ -3,6 +3,7 @@
 //   nvcc -O3 -arch=sm_90 -std=c++17 cub_bench.cu -o cub_bench
 //   ./cub_bench            # N = 2^12, 2^14, ..., 2^30
 //   ./cub_bench 20 24 30   # only these exponents
+//   ./cub_bench --gated 22 # every timed run queued behind a gate kernel (see "Protocol")
 //
 // For every N it prints JSON lines (one object per line) to stdout:
 //   {"impl":"cub","op":"sum","type":"f32","n":N,"runs":50,"min_ms":..,"median_ms":..,
@@ -11,13 +12,21 @@
 //   "impl":"read_kernel"  — a float4 grid-stride read-and-sum kernel, one float per block;
 //   "impl":"memcpy_d2d"   — cudaMemcpyAsync device-to-device of the whole buffer.
 // Once, first: "impl":"empty_launch_copy", n=0 — an empty kernel + 4-byte D2H copy (the fixed
-// cost of any launch-then-read-back measurement).
+// cost of any launch-then-read-back measurement), and "impl":"empty_kernel" — the kernel alone.
 // Diagnostics and warnings go to stderr.
 //
 // Protocol (same as the Rust benches and benches/python/baselines.py): 10 warm-ups, then 50
-// timed runs, each timed on its own with two cudaEvents recorded on the stream. The cub row
-// times DeviceReduce::Sum + cudaMemcpyAsync of the 4-byte result into pinned host memory; the
-// ceiling rows time only the kernel / the copy. Temp storage is allocated once per N outside
+// timed runs, each timed on its own with two cudaEvents recorded on the stream. Every row has a
+// "protocol" field:
+//   "plain" (default): record(start), the work, record(stop) on an idle stream. The GPU passes
+//           `start` at once and then waits for the host to submit the work, so the window also
+//           holds the host's launch latency.
+//   "gated" (--gated): the same, queued behind a one-thread gate kernel that spins on a flag in
+//           mapped pinned memory; the host sets the flag once the whole run is queued (nvbench's
+//           "blocking kernel"), so the window holds GPU time only. Same as `reduce sweep
+//           --protocol gated`.
+// The cub row times DeviceReduce::Sum + cudaMemcpyAsync of the 4-byte result into pinned host
+// memory; the ceiling rows time only the kernel / the copy. Temp storage is allocated once per N outside
 // the timing.
 //
 // Data: one device buffer of max(N) floats filled by an init kernel with a counter-based hash
@@ -83,6 +92,21 @@ __global__ void init_uniform(float* data, size_t n, unsigned int seed)
 
 __global__ void empty_kernel() {}
 
+// The gate of the "gated" protocol: spin until the host sets flag[0], or give up after
+// timeout_ns and set flag[1]. One thread.
+__global__ void gate_kernel(volatile unsigned int* flag, unsigned long long timeout_ns)
+{
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    while (flag[0] == 0) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        if (now - start > timeout_ns) {
+            flag[1] = 1;
+            return;
+        }
+    }
+}
+
 // Read ceiling: grid-stride over float4 (4 independent 16-byte loads in flight per step),
 // sum in registers, one float per block. Launched with 256 threads and 4 * SMs blocks.
 #define READ_THREADS 256
@@ -134,6 +158,13 @@ __global__ void __launch_bounds__(READ_THREADS) read_kernel(const float* __restr
 // Host helpers
 // ---------------------------------------------------------------------------------------------
 
+// The protocol (see the header): gated when g_flag is non-null.
+static volatile unsigned int* g_flag = nullptr; // host view of 2 words of mapped pinned memory
+static unsigned int* g_flag_dev = nullptr;      // its device address
+static const unsigned long long kGateTimeoutNs = 1000000000ull;
+
+static const char* protocol_name() { return g_flag ? "gated" : "plain"; }
+
 struct Stats {
     double min_ms;
     double median_ms;
@@ -167,8 +198,9 @@ static void print_row(const char* impl, const char* op, size_t n, const Stats& s
                       double result, double reference, bool has_bytes, unsigned long long bytes)
 {
     std::printf("{\"impl\":\"%s\",\"op\":\"%s\",\"type\":\"f32\",\"n\":%llu,\"runs\":%d,"
-                "\"min_ms\":%.6f,\"median_ms\":%.6f,\"mean_ms\":%.6f",
-                impl, op, (unsigned long long)n, kRuns, s.min_ms, s.median_ms, s.mean_ms);
+                "\"min_ms\":%.6f,\"median_ms\":%.6f,\"mean_ms\":%.6f,\"protocol\":\"%s\"",
+                impl, op, (unsigned long long)n, kRuns, s.min_ms, s.median_ms, s.mean_ms,
+                protocol_name());
     if (has_value) {
         char r[64], ref[64];
         json_number(r, sizeof r, result, 9);
@@ -192,19 +224,29 @@ static void check_close(const char* impl, size_t n, double result, double refere
 }
 
 // Time `body` (which enqueues work on `stream`): kWarmups untimed runs, then kRuns runs each
-// bracketed by two events on the stream.
+// bracketed by two events on the stream (behind the gate in the gated protocol).
 template <typename F>
 static Stats time_runs(cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop, F body)
 {
-    for (int w = 0; w < kWarmups; ++w) body();
-    CHECK(cudaStreamSynchronize(stream));
     std::vector<float> ms(kRuns);
-    for (int r = 0; r < kRuns; ++r) {
+    for (int r = -kWarmups; r < kRuns; ++r) {
+        if (g_flag) {
+            g_flag[0] = 0;
+            g_flag[1] = 0;
+            gate_kernel<<<1, 1, 0, stream>>>(g_flag_dev, kGateTimeoutNs);
+            CHECK_LAUNCH();
+        }
         CHECK(cudaEventRecord(start, stream));
         body();
         CHECK(cudaEventRecord(stop, stream));
+        if (g_flag) g_flag[0] = 1; // the whole run is queued: let the GPU start it
         CHECK(cudaEventSynchronize(stop));
-        CHECK(cudaEventElapsedTime(&ms[r], start, stop));
+        if (g_flag && g_flag[1]) {
+            std::fprintf(stderr, "the gate timed out: queuing one run took over %llu ms\n",
+                         kGateTimeoutNs / 1000000ull);
+            std::exit(1);
+        }
+        if (r >= 0) CHECK(cudaEventElapsedTime(&ms[r], start, stop));
     }
     return summarize(ms);
 }
@@ -234,14 +276,20 @@ static void bench_cub(const float* d_in, size_t n, float* d_out, float* h_out, c
     CHECK(cudaFree(d_temp));
 }
 
-static std::vector<int> parse_exponents(int argc, char** argv)
+static std::vector<int> parse_exponents(int argc, char** argv, bool* gated)
 {
     std::vector<int> exps;
+    *gated = false;
     for (int a = 1; a < argc; ++a) {
+        if (std::strcmp(argv[a], "--gated") == 0) {
+            *gated = true;
+            continue;
+        }
         char* end = nullptr;
         long e = std::strtol(argv[a], &end, 10);
         if (end == argv[a] || *end != '\0' || e < 0 || e > 34) {
-            std::fprintf(stderr, "usage: %s [exponent ...]   (each 0..34; N = 2^exponent)\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--gated] [exponent ...]   (each 0..34; N = 2^exponent)\n",
+                         argv[0]);
             std::exit(2);
         }
         exps.push_back((int)e);
@@ -254,7 +302,8 @@ static std::vector<int> parse_exponents(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
-    std::vector<int> exps = parse_exponents(argc, argv);
+    bool gated = false;
+    std::vector<int> exps = parse_exponents(argc, argv, &gated);
     size_t max_n = 0;
     for (size_t k = 0; k < exps.size(); ++k) max_n = std::max(max_n, (size_t)1 << exps[k]);
 
@@ -273,6 +322,13 @@ int main(int argc, char** argv)
     CHECK(cudaEventCreate(&start));
     CHECK(cudaEventCreate(&stop));
 
+    if (gated) {
+        unsigned int* h_flag = nullptr;
+        CHECK(cudaHostAlloc((void**)&h_flag, 2 * sizeof(unsigned int), cudaHostAllocMapped));
+        CHECK(cudaHostGetDevicePointer((void**)&g_flag_dev, h_flag, 0));
+        g_flag = h_flag;
+    }
+
     float* h_out = nullptr; // pinned, 1 float
     CHECK(cudaMallocHost((void**)&h_out, sizeof(float)));
     float* d_out = nullptr;
@@ -286,6 +342,11 @@ int main(int argc, char** argv)
             CHECK(cudaMemcpyAsync(h_out, d_out, sizeof(float), cudaMemcpyDeviceToHost, stream));
         });
         print_row("empty_launch_copy", "none", 0, s, false, 0.0, 0.0, false, 0);
+        Stats k = time_runs(stream, start, stop, [&]() {
+            empty_kernel<<<1, 1, 0, stream>>>();
+            CHECK_LAUNCH();
+        });
+        print_row("empty_kernel", "none", 0, k, false, 0.0, 0.0, false, 0);
     }
 
     // Input: one buffer of max_n floats; each N uses its prefix.
@@ -367,6 +428,7 @@ int main(int argc, char** argv)
     CHECK(cudaFree(d_in));
     CHECK(cudaFree(d_out));
     CHECK(cudaFreeHost(h_out));
+    if (g_flag) CHECK(cudaFreeHost((void*)g_flag));
     CHECK(cudaEventDestroy(start));
     CHECK(cudaEventDestroy(stop));
     CHECK(cudaStreamDestroy(stream));
