@@ -29,6 +29,10 @@ pub const H200_PEAK_GBS: f64 = 4800.0;
 pub const H200_PEAK_LABEL: &str = "H200 peak (datasheet)";
 /// The seed's N (the ladder bar chart's size).
 pub const LADDER_N: u64 = 1 << 22;
+/// The protocol name of rows timed the usual way (host launch latency inside the window).
+pub const PLAIN: &str = "plain";
+/// The protocol name of rows timed behind the gate kernel (GPU time only).
+pub const GATED: &str = "gated";
 /// The files [`Results::load_dir`] reads, in order.
 pub const INPUT_FILES: [&str; 4] = ["sweep.jsonl", "cub.jsonl", "python.jsonl", "twins.jsonl"];
 
@@ -54,6 +58,9 @@ pub struct Row {
     /// What the timing window holds, as `reduce sweep` writes it (`Kernels`,
     /// `KernelsAndResultCopy`).
     pub scope: Option<String>,
+    /// How each run was queued: `plain` (the default when absent) or `gated` (behind the gate
+    /// kernel: GPU time only; see `reduce_kernels::bench_gate`).
+    pub protocol: String,
     /// The file it came from.
     pub source: String,
 }
@@ -78,9 +85,11 @@ impl Row {
             ("rust_s8", _) => "kernel + result in host memory",
             (_, Some("KernelsAndResultCopy")) => "kernel + result copy",
             ("cub" | "torch" | "cupy", _) => "kernel + result copy",
+            ("cub_mapped", _) => "kernels + result in host memory",
             ("read_kernel", _) => "kernel only",
             ("memcpy_d2d", _) => "copy only (R+W bytes)",
             ("empty_launch_copy", _) => "empty launch + copy",
+            ("empty_kernel", _) => "empty kernel",
             (i, _) if i.starts_with("rust_s") => "kernels",
             _ => "?",
         }
@@ -248,6 +257,7 @@ impl Results {
             bytes: uint(v, "bytes"),
             correct: v.get("correct").and_then(Value::as_bool),
             scope: text(v, "scope"),
+            protocol: text(v, "protocol").unwrap_or_else(|| PLAIN.into()),
             source: source.to_string(),
         })
     }
@@ -267,12 +277,13 @@ impl Results {
         Ok(r)
     }
 
-    /// One row per (implementation, op, type, N): of repeated measurements, the one with the
-    /// fastest run. Sorted by implementation ([`impl_rank`]), op, type, N.
+    /// One row per (protocol, implementation, op, type, N): of repeated measurements, the one
+    /// with the fastest run. Sorted by protocol, implementation ([`impl_rank`]), op, type, N.
     pub fn best_rows(&self) -> Vec<Row> {
-        let mut best: BTreeMap<(usize, String, String, String, u64), Row> = BTreeMap::new();
+        let mut best: BTreeMap<(String, usize, String, String, String, u64), Row> = BTreeMap::new();
         for r in &self.rows {
             let key = (
+                r.protocol.clone(),
                 impl_rank(&r.imp),
                 r.imp.clone(),
                 r.op.clone(),
@@ -289,12 +300,17 @@ impl Results {
         best.into_values().collect()
     }
 
-    /// The f32-sum series (every stage and baseline, plus the bandwidth ceilings), one per
-    /// implementation in [`impl_rank`] order, each sorted by N.
+    /// The f32-sum series of the plain protocol (every stage and baseline, plus the bandwidth
+    /// ceilings), one per implementation in [`impl_rank`] order, each sorted by N.
     pub fn f32_sum_series(&self) -> Vec<Series> {
+        self.f32_sum_series_of(PLAIN)
+    }
+
+    /// [`Results::f32_sum_series`] of the rows timed with `protocol`.
+    pub fn f32_sum_series_of(&self, protocol: &str) -> Vec<Series> {
         let mut out: Vec<Series> = Vec::new();
         for r in self.best_rows() {
-            if !r.is_f32_sum_series() {
+            if !r.is_f32_sum_series() || r.protocol != protocol {
                 continue;
             }
             match out.last_mut() {
@@ -309,11 +325,17 @@ impl Results {
         out
     }
 
-    /// The fixed cost of an empty launch + 4-byte result copy (`empty_launch_copy`), if measured.
+    /// The fixed cost of an empty launch + 4-byte result copy (`empty_launch_copy`), if measured
+    /// with the plain protocol.
     pub fn empty_launch_copy(&self) -> Option<Row> {
+        self.fixed_cost("empty_launch_copy", PLAIN)
+    }
+
+    /// A fixed-cost row (`empty_launch_copy`, `empty_kernel`) of `protocol`, if measured.
+    pub fn fixed_cost(&self, imp: &str, protocol: &str) -> Option<Row> {
         self.best_rows()
             .into_iter()
-            .find(|r| r.imp == "empty_launch_copy")
+            .find(|r| r.imp == imp && r.protocol == protocol)
     }
 
     /// Twin rows, deduplicated per (N, type, kernel) keeping the fastest Rust median, sorted.
@@ -330,6 +352,30 @@ impl Results {
         }
         best.into_values().collect()
     }
+}
+
+/// CUB at its best: per N, the faster (by min) of `cub` (result copied back) and `cub_mapped`
+/// (result stored into mapped pinned memory), from `series`. `None` if neither was measured.
+pub fn best_cub(series: &[Series]) -> Option<Series> {
+    let mut rows: BTreeMap<u64, Row> = BTreeMap::new();
+    for s in series
+        .iter()
+        .filter(|s| s.imp == "cub" || s.imp == "cub_mapped")
+    {
+        for r in &s.rows {
+            match rows.get(&r.n) {
+                Some(b) if b.min_ms <= r.min_ms => {}
+                _ => {
+                    rows.insert(r.n, r.clone());
+                }
+            }
+        }
+    }
+    (!rows.is_empty()).then(|| Series {
+        imp: "cub".into(),
+        label: "CUB (faster form)".into(),
+        rows: rows.into_values().collect(),
+    })
 }
 
 /// One implementation's rows, sorted by N.
@@ -360,11 +406,13 @@ pub fn impl_rank(imp: &str) -> usize {
     }
     match imp {
         "cub" => 60,
+        "cub_mapped" => 63,
         "torch" => 61,
         "cupy" => 62,
         "read_kernel" => 70,
         "memcpy_d2d" => 71,
         "empty_launch_copy" => 72,
+        "empty_kernel" => 73,
         _ => 80,
     }
 }
@@ -381,11 +429,13 @@ pub fn impl_label(imp: &str) -> String {
     }
     match imp {
         "cub" => "CUB DeviceReduce::Sum".into(),
+        "cub_mapped" => "CUB DeviceReduce::Sum, result into mapped memory".into(),
         "torch" => "PyTorch sum()".into(),
         "cupy" => "CuPy sum()".into(),
         "read_kernel" => "read-only kernel (ceiling)".into(),
         "memcpy_d2d" => "D2D memcpy (ceiling, R+W)".into(),
         "empty_launch_copy" => "empty launch + 4 B copy".into(),
+        "empty_kernel" => "empty kernel".into(),
         other => other.into(),
     }
 }
@@ -418,6 +468,53 @@ fn ratio(r: f64) -> String {
     format!("{r:.2}×")
 }
 
+/// The stage-8-vs-CUB table, with a read-only-kernel column when `read` is given.
+fn versus_cub(md: &mut String, s8: &Series, cub: &Series, read: Option<&Series>) {
+    // The rows of `cub` keep their own `imp` (`cub` or `cub_mapped`): the "CUB form" column.
+    let (rh, rs) = if read.is_some() {
+        (" read-only kernel min µs |", "---:|")
+    } else {
+        ("", "")
+    };
+    let _ = writeln!(
+        md,
+        "| N | stage 8 min µs | stage 8 median µs | CUB min µs | CUB median µs | CUB form | \
+         speedup (min) | speedup (median) | stage 8 GB/s | CUB GB/s |{rh}"
+    );
+    let _ = writeln!(md, "|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|{rs}");
+    for a in &s8.rows {
+        let Some(b) = cub.at(a.n) else { continue };
+        let rc = match read {
+            Some(s) => format!(
+                " {} |",
+                s.at(a.n)
+                    .map(|x| us(x.min_ms))
+                    .unwrap_or_else(|| "–".into())
+            ),
+            None => String::new(),
+        };
+        let form = if b.imp == "cub_mapped" {
+            "mapped"
+        } else {
+            "copy"
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {form} | {} | {} | {} | {} |{rc}",
+            fmt_n(a.n),
+            us(a.min_ms),
+            us(a.median_ms),
+            us(b.min_ms),
+            us(b.median_ms),
+            ratio(b.min_ms / a.min_ms),
+            ratio(b.median_ms / a.median_ms),
+            opt_gbps(a.gbps()),
+            opt_gbps(b.gbps()),
+        );
+    }
+    let _ = writeln!(md);
+}
+
 /// `results.md`: the f32-sum table of every implementation with bandwidth and the ratio to CUB, a
 /// stage-8-vs-CUB summary, stage 8's other ops/types, the twins, and notes. `plots` lists the
 /// PNG files written next to it (linked at the end).
@@ -443,10 +540,13 @@ pub fn markdown(r: &Results, plots: &[&str]) -> String {
         "Times are GPU time between two CUDA events per run, in µs: the fastest (**min**) and the \
          **median** run. **GB/s** = bytes / min time, with bytes = 4·N (every f32 read once); the \
          ceilings use the bytes they report (the D2D copy counts read + write). **vs CUB** = CUB's \
-         min time / this row's min time at the same N (> 1: faster than CUB). The stages 1–7 rows \
+         min time (its faster form, see below) / this row's min time at the same N (> 1: faster \
+         than CUB). The stages 1–7 rows \
          time the kernels only; CUB, PyTorch and CuPy also copy the 4-byte result to pinned host \
          memory inside the window, and stage 8's last block stores it straight into mapped pinned \
-         host memory (so its window ends when the result is in host RAM, as for the others).\n"
+         host memory (so its window ends when the result is in host RAM, as for the others). Unless \
+         a section says *gated*, runs are queued the plain way (`start` event, work, `stop` event \
+         on an idle stream), so the window also holds the host's launch latency.\n"
     );
     if let Some(e) = r.empty_launch_copy() {
         let _ = writeln!(
@@ -459,34 +559,55 @@ pub fn markdown(r: &Results, plots: &[&str]) -> String {
     }
 
     let series = r.f32_sum_series();
-    let cub = series.iter().find(|s| s.imp == "cub");
+    let best = best_cub(&series);
+    let cub = best.as_ref();
     let s8 = series.iter().find(|s| s.imp == "rust_s8");
 
     if let (Some(s8), Some(cub)) = (s8, cub) {
         let _ = writeln!(md, "## f32 sum: stage 8 vs CUB\n");
         let _ = writeln!(
             md,
-            "| N | stage 8 min µs | stage 8 median µs | CUB min µs | CUB median µs | speedup (min) \
-             | speedup (median) | stage 8 GB/s | CUB GB/s |"
+            "**CUB** is the faster, per N, of CUB + a 4-byte copy into pinned memory (`copy`) and CUB \
+             writing its result straight into mapped pinned memory (`mapped`, as stage 8 does).\n"
         );
-        let _ = writeln!(md, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-        for a in &s8.rows {
-            let Some(b) = cub.at(a.n) else { continue };
+        versus_cub(&mut md, s8, cub, None);
+    }
+
+    let gated = r.f32_sum_series_of(GATED);
+    let g_best = best_cub(&gated);
+    let g_s8 = gated.iter().find(|s| s.imp == "rust_s8");
+    if let (Some(s8), Some(cub)) = (g_s8, g_best.as_ref()) {
+        let _ = writeln!(
+            md,
+            "## f32 sum: stage 8 vs CUB, GPU time only (gated protocol)\n"
+        );
+        let _ = writeln!(
+            md,
+            "The same measurement, but every timed run is queued behind a one-thread gate kernel \
+             that holds the stream until the host has queued the whole run (`start` event, the \
+             work, `stop` event) — NVIDIA nvbench's \"blocking kernel\". The window then holds \
+             GPU time only, without the host's launch latency. Same data, same runs, same result \
+             copy as above.\n"
+        );
+        let fixed: Vec<String> = [
+            ("empty_kernel", "an empty kernel"),
+            ("empty_launch_copy", "an empty kernel + 4-byte copy"),
+        ]
+        .iter()
+        .filter_map(|(imp, what)| {
+            r.fixed_cost(imp, GATED)
+                .map(|e| format!("{what} {} µs", us(e.min_ms)))
+        })
+        .collect();
+        if !fixed.is_empty() {
             let _ = writeln!(
                 md,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                fmt_n(a.n),
-                us(a.min_ms),
-                us(a.median_ms),
-                us(b.min_ms),
-                us(b.median_ms),
-                ratio(b.min_ms / a.min_ms),
-                ratio(b.median_ms / a.median_ms),
-                opt_gbps(a.gbps()),
-                opt_gbps(b.gbps()),
+                "Fixed costs in this protocol (min): {}.\n",
+                fixed.join(", ")
             );
         }
-        let _ = writeln!(md);
+        let read = gated.iter().find(|s| s.imp == "read_kernel");
+        versus_cub(&mut md, s8, cub, read);
     }
 
     if !series.is_empty() {
@@ -535,7 +656,7 @@ pub fn markdown(r: &Results, plots: &[&str]) -> String {
     let others: Vec<Row> = r
         .best_rows()
         .into_iter()
-        .filter(|x| x.n > 0 && !x.is_f32_sum_series() && x.imp != "empty_launch_copy")
+        .filter(|x| x.n > 0 && !x.is_f32_sum_series() && x.protocol == PLAIN)
         .collect();
     if !others.is_empty() {
         let _ = writeln!(md, "## Other ops and types\n");
@@ -818,11 +939,15 @@ mod tests {
         // Stage 8 vs CUB: 20 µs / 10 µs at 2^22 and 0.95 / 0.9 at 2^30.
         assert!(md.contains("## f32 sum: stage 8 vs CUB"));
         assert!(
-            md.contains("| 2^22 | 10.00 | 12.00 | 20.00 | 24.00 | 2.00× | 2.00× | 1678 | 839 |"),
+            md.contains(
+                "| 2^22 | 10.00 | 12.00 | 20.00 | 24.00 | copy | 2.00× | 2.00× | 1678 | 839 |"
+            ),
             "{md}"
         );
         assert!(
-            md.contains("| 2^30 | 900.0 | 950.0 | 950.0 | 960.0 | 1.06× | 1.01× | 4772 | 4521 |"),
+            md.contains(
+                "| 2^30 | 900.0 | 950.0 | 950.0 | 960.0 | copy | 1.06× | 1.01× | 4772 | 4521 |"
+            ),
             "{md}"
         );
         // Long table: one row per implementation and N, with the timing scope and vs CUB.
@@ -870,6 +995,90 @@ mod tests {
                 Some(k) => assert_eq!(k, cells, "ragged table row: {line}"),
             }
         }
+    }
+
+    #[test]
+    fn gated_rows_get_their_own_table_and_stay_out_of_the_plain_ones() {
+        let mut r = all();
+        r.parse_str(
+            "sweep.jsonl",
+            r#"{"impl":"rust_s8","op":"sum","type":"f32","n":4194304,"runs":50,"min_ms":0.007,"median_ms":0.0075,"correct":true,"scope":"KernelsAndResultCopy","protocol":"gated"}"#,
+        );
+        r.parse_str(
+            "cub.jsonl",
+            r#"{"impl":"cub","op":"sum","type":"f32","n":4194304,"runs":50,"min_ms":0.014,"median_ms":0.015,"protocol":"gated"}
+{"impl":"read_kernel","op":"sum","type":"f32","n":4194304,"runs":50,"min_ms":0.0058,"median_ms":0.006,"bytes":16778000,"protocol":"gated"}
+{"impl":"empty_kernel","op":"none","type":"f32","n":0,"runs":50,"min_ms":0.0027,"median_ms":0.0027,"protocol":"gated"}
+{"impl":"cub","op":"sum","type":"f32","n":4194304,"runs":50,"min_ms":0.001,"median_ms":0.001,"protocol":"plain"}"#,
+        );
+        // A faster plain CUB row replaces the plain best; the gated one does not.
+        let plain_cub = r
+            .f32_sum_series()
+            .into_iter()
+            .find(|s| s.imp == "cub")
+            .unwrap();
+        assert!(close(plain_cub.at(1 << 22).unwrap().min_ms, 0.001));
+        assert!(close(
+            r.f32_sum_series()
+                .into_iter()
+                .find(|s| s.imp == "rust_s8")
+                .unwrap()
+                .at(1 << 22)
+                .unwrap()
+                .min_ms,
+            0.010
+        ));
+        let gated = r.f32_sum_series_of(GATED);
+        let imps: Vec<&str> = gated.iter().map(|s| s.imp.as_str()).collect();
+        assert_eq!(imps, ["rust_s8", "cub", "read_kernel"]);
+        let md = markdown(&r, &[]);
+        assert!(
+            md.contains("## f32 sum: stage 8 vs CUB, GPU time only (gated protocol)"),
+            "{md}"
+        );
+        assert!(
+            md.contains("Fixed costs in this protocol (min): an empty kernel 2.70 µs."),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "| 2^22 | 7.00 | 7.50 | 14.00 | 15.00 | copy | 2.00× | 2.00× | 2397 | 1198 | 5.80 |"
+            ),
+            "{md}"
+        );
+        // The gated rows are not in the plain long table.
+        assert!(
+            !md.contains("| 2^22 | stage 8 (Rust) | kernel + result in host memory | 7.00 |"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn the_cub_column_takes_the_faster_form_per_size() {
+        let mut r = all();
+        // Mapped is faster at 2^22 (0.015 < 0.020 ms), slower at 2^30 (0.97 > 0.95 ms).
+        r.parse_str(
+            "cub.jsonl",
+            r#"{"impl":"cub_mapped","op":"sum","type":"f32","n":4194304,"runs":50,"min_ms":0.015,"median_ms":0.016}
+{"impl":"cub_mapped","op":"sum","type":"f32","n":1073741824,"runs":50,"min_ms":0.97,"median_ms":0.98}"#,
+        );
+        let best = best_cub(&r.f32_sum_series()).unwrap();
+        assert_eq!(best.at(1 << 22).unwrap().imp, "cub_mapped");
+        assert_eq!(best.at(1 << 30).unwrap().imp, "cub");
+        let md = markdown(&r, &[]);
+        assert!(
+            md.contains("| 2^22 | 10.00 | 12.00 | 15.00 | 16.00 | mapped | 1.50× |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 2^30 | 900.0 | 950.0 | 950.0 | 960.0 | copy |"),
+            "{md}"
+        );
+        // The long table's "vs CUB" uses the faster form too.
+        assert!(
+            md.contains("| 2^22 | stage 8 (Rust) | kernel + result in host memory | 10.00 | 12.00 | 1678 | 1.50× |"),
+            "{md}"
+        );
     }
 
     #[test]

@@ -161,6 +161,7 @@ fn color(imp: &str) -> RGBColor {
         "rust_s7" => RGBColor(227, 119, 194),
         "rust_s8" => RGBColor(23, 190, 207),
         "cub" => RGBColor(0, 0, 0),
+        "cub_mapped" => RGBColor(90, 60, 0),
         "torch" => RGBColor(188, 189, 34),
         "cupy" => RGBColor(0, 100, 60),
         "read_kernel" => RGBColor(110, 110, 110),
@@ -211,6 +212,7 @@ fn short_label(imp: &str) -> String {
     }
     match imp {
         "cub" => "CUB".into(),
+        "cub_mapped" => "CUB (mapped)".into(),
         "torch" => "PyTorch".into(),
         "cupy" => "CuPy".into(),
         "read_kernel" => "read kernel".into(),

@@ -24,7 +24,8 @@
 #              or $NVCC_ARCH, e.g. NVCC_ARCH=sm_90)
 #   sweep      bin/reduce sweep --stages 1..7 --exps ...           -> sweep.jsonl   (required)
 #   sweep-ops  stage 8 min/max of f32 and sums of f64/i32/u32/i64/u64 -> sweep.jsonl (appended)
-#   cub        cuda/cub_bench                                       -> cub.jsonl
+#   sweep-gated stage 8, f32 sum, --protocol gated (GPU time only)  -> sweep.jsonl (appended)
+#   cub        cuda/cub_bench, then cuda/cub_bench --gated          -> cub.jsonl
 #   python     python3 python/baselines.py (torch, cupy)            -> python.jsonl
 #   twins      bin/reduce twins --twin-ptx cuda/ladder_twins.ptx    -> twins.jsonl
 #   gpu-tests  bin/gpu-tests (the GPU test suite)                   -> gpu-tests.txt (required)
@@ -185,11 +186,16 @@ run_step sweep-ops optional "+$OUTDIR/sweep.jsonl" \
     "$REDUCE" --backend gpu sweep --ops min,max --types f32 --exps "$EXPS"
 run_step sweep-types optional "+$OUTDIR/sweep.jsonl" \
     "$REDUCE" --backend gpu sweep --ops sum --types f64,i32,u32,i64,u64 --exps "$EXPS"
+# The same f32 sums with every run queued behind the gate kernel (the report's "gated" table).
+run_step sweep-gated optional "+$OUTDIR/sweep.jsonl" \
+    "$REDUCE" --backend gpu sweep --protocol gated --exps "$EXPS"
 
 # 4. Baselines.
 if [ -n "$CUB_BENCH" ]; then
     # shellcheck disable=SC2086  # one argument per exponent
     run_step cub optional "$OUTDIR/cub.jsonl" "$CUB_BENCH" $EXPS_SPACED
+    # shellcheck disable=SC2086
+    run_step cub-gated optional "+$OUTDIR/cub.jsonl" "$CUB_BENCH" --gated $EXPS_SPACED
 else
     skip cub "cub_bench was not built"
 fi

@@ -7,7 +7,8 @@
 //
 // For every N it prints JSON lines (one object per line) to stdout:
 //   {"impl":"cub","op":"sum","type":"f32","n":N,"runs":50,"min_ms":..,"median_ms":..,
-//    "mean_ms":..,"result":..,"reference":..}
+//    "mean_ms":..,"result":..,"reference":..,"protocol":..}
+// and the same with "impl":"cub_mapped" (CUB writing its result into mapped pinned memory),
 // and, for N >= 2^20, two ceilings with an extra "bytes" field (bytes read + written):
 //   "impl":"read_kernel"  — a float4 grid-stride read-and-sum kernel, one float per block;
 //   "impl":"memcpy_d2d"   — cudaMemcpyAsync device-to-device of the whole buffer.
@@ -252,10 +253,15 @@ static Stats time_runs(cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop,
 }
 
 // cub::DeviceReduce::Sum with the offset type chosen by the caller (int for n < 2^31, the usual
-// CUB usage; long long above that).
+// CUB usage; long long above that). Two rows:
+//   "cub":        d_out in device memory + cudaMemcpyAsync of the 4 bytes into pinned memory;
+//   "cub_mapped": d_out is the device address of mapped pinned host memory, so CUB's last
+//                 kernel stores the result straight into host RAM and no copy is queued (what
+//                 stage 8 does by default).
 template <typename NumItemsT>
-static void bench_cub(const float* d_in, size_t n, float* d_out, float* h_out, cudaStream_t stream,
-                      cudaEvent_t start, cudaEvent_t stop, double reference)
+static void bench_cub(const float* d_in, size_t n, float* d_out, float* h_out, float* h_mapped,
+                      float* d_mapped, cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop,
+                      double reference)
 {
     NumItemsT num_items = (NumItemsT)n;
     void* d_temp = nullptr;
@@ -272,6 +278,16 @@ static void bench_cub(const float* d_in, size_t n, float* d_out, float* h_out, c
     double result = (double)*h_out; // the last timed run's result (its stop event has completed)
     check_close("cub", n, result, reference);
     print_row("cub", "sum", n, s, true, result, reference, false, 0);
+
+    // The same temp storage size applies: only the output pointer differs.
+    auto mapped = [&]() {
+        CHECK(cub::DeviceReduce::Sum(d_temp, temp_bytes, d_in, d_mapped, num_items, stream));
+    };
+    *(volatile float*)h_mapped = -1.0f;
+    Stats m = time_runs(stream, start, stop, mapped);
+    double mresult = (double)*(volatile float*)h_mapped;
+    check_close("cub_mapped", n, mresult, reference);
+    print_row("cub_mapped", "sum", n, m, true, mresult, reference, false, 0);
 
     CHECK(cudaFree(d_temp));
 }
@@ -333,6 +349,10 @@ int main(int argc, char** argv)
     CHECK(cudaMallocHost((void**)&h_out, sizeof(float)));
     float* d_out = nullptr;
     CHECK(cudaMalloc((void**)&d_out, sizeof(float)));
+    float* h_mapped = nullptr; // pinned, mapped into the device: CUB's output for "cub_mapped"
+    float* d_mapped = nullptr;
+    CHECK(cudaHostAlloc((void**)&h_mapped, sizeof(float), cudaHostAllocMapped));
+    CHECK(cudaHostGetDevicePointer((void**)&d_mapped, h_mapped, 0));
 
     // Fixed launch + read-back cost.
     {
@@ -395,9 +415,10 @@ int main(int argc, char** argv)
         double reference = sorted_refs[ri];
 
         if (n <= (size_t)INT_MAX) {
-            bench_cub<int>(d_in, n, d_out, h_out, stream, start, stop, reference);
+            bench_cub<int>(d_in, n, d_out, h_out, h_mapped, d_mapped, stream, start, stop, reference);
         } else {
-            bench_cub<long long>(d_in, n, d_out, h_out, stream, start, stop, reference);
+            bench_cub<long long>(d_in, n, d_out, h_out, h_mapped, d_mapped, stream, start, stop,
+                                 reference);
         }
 
         if (n >= kCeilingMin) {
@@ -428,6 +449,7 @@ int main(int argc, char** argv)
     CHECK(cudaFree(d_in));
     CHECK(cudaFree(d_out));
     CHECK(cudaFreeHost(h_out));
+    CHECK(cudaFreeHost(h_mapped));
     if (g_flag) CHECK(cudaFreeHost((void*)g_flag));
     CHECK(cudaEventDestroy(start));
     CHECK(cudaEventDestroy(stop));
