@@ -24,7 +24,8 @@
 //!    them and writes the result (then resets the counter for the next call). This is the
 //!    "threadFenceReduction" pattern from the CUDA samples.
 //! 5. **A grid sized from the device.** The host picks `gridDim` from the SM count and the
-//!    occupancy of this kernel, and a single block when the input is small.
+//!    occupancy of this kernel; an input that fits in one tile of a 256-, 512- or 1024-thread
+//!    block runs as that single block, which skips step 4's round trips through L2.
 //! 6. **No copy back.** `out` may point into pinned host memory mapped into the device (the host
 //!    library does this): the last block's store lands in host RAM, so the caller has the result
 //!    when the kernel ends, without a separate device-to-host copy.
@@ -125,11 +126,23 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
         }
         t += tile;
     }
-    // The block's last, partial tile.
-    let mut v = t + tid;
-    while v < end {
-        acc = O::combine(acc, T::reduce_vec4::<O>(input.get_vec4(head, v)));
-        v += BLOCK;
+    // The block's last, partial tile: the same UNROLL loads, each guarded, all in flight at once
+    // (a small input is one partial tile, so this is its whole body).
+    if t < end {
+        let mut loaded = [Vec4([0; 4]); UNROLL];
+        let mut valid = [false; UNROLL];
+        for u in 0..UNROLL {
+            let v = t + u * BLOCK + tid;
+            if v < end {
+                loaded[u] = input.get_vec4(head, v);
+                valid[u] = true;
+            }
+        }
+        for u in 0..UNROLL {
+            if valid[u] {
+                acc = O::combine(acc, T::reduce_vec4::<O>(loaded[u]));
+            }
+        }
     }
 
     // Fewer than one vector's worth left at the end: the last block, one per thread.
