@@ -67,16 +67,22 @@ pub struct SinglePassPolicy {
 impl SinglePassPolicy {
     /// The policy for `n` elements of `ty` on `caps`.
     ///
-    /// Tuned on an H200 (see README, "Tuning"): 512-thread blocks, enough blocks to fill every SM
-    /// (4 per SM at 512 threads = full occupancy of 2048 threads), and no more blocks than there
-    /// are `unroll`-deep vector steps to hand out, so a small input runs as one block and skips
-    /// the last-block-done protocol entirely.
-    pub fn for_input(_n: usize, _ty: ElemType, caps: &DeviceCaps) -> Self {
-        let block = 512;
+    /// Tuned on an H200 (see README, "Tuning"): an input that fits in one tile of `unroll`
+    /// vectors per thread of a 256-, 512- or 1024-thread block runs as that one block (all of its
+    /// loads in flight at once, and no last-block-done round trips through L2 — like CUB's
+    /// single-tile path); anything larger uses 512-thread blocks, enough to fill every SM (4 per
+    /// SM = 2048 threads, full occupancy), and no more blocks than there are tiles to hand out.
+    pub fn for_input(n: usize, ty: ElemType, caps: &DeviceCaps) -> Self {
+        let unroll = reduce_kernels::exports::SINGLE_PASS_UNROLL;
+        let vectors = n / (16 / ty.size());
+        let block = reduce_kernels::exports::SINGLE_PASS_BLOCKS
+            .into_iter()
+            .find(|&b| vectors <= b * unroll)
+            .unwrap_or(512);
         SinglePassPolicy {
             block,
             blocks_per_sm: (caps.max_threads_per_sm / block).max(1),
-            unroll: reduce_kernels::exports::SINGLE_PASS_UNROLL,
+            unroll,
         }
     }
 }
@@ -280,7 +286,23 @@ mod tests {
             1,
             "a small input is one block"
         );
-        assert_eq!(p(1 << 12, d).passes[0].block, 512);
+        // One tile of the smallest block that covers it: 4 vectors (16 f32) per thread.
+        for (n, block) in [(1 << 12, 256), (1 << 13, 512), (1 << 14, 1024), (0, 256)] {
+            let plan = p(n, d);
+            assert_eq!(
+                (plan.passes[0].block, plan.passes[0].grid),
+                (block, 1),
+                "n = {n}"
+            );
+        }
+        assert_eq!(
+            (
+                p((1 << 14) + 4, d).passes[0].block,
+                p((1 << 14) + 4, d).passes[0].grid
+            ),
+            (512, 3),
+            "past one 1024-thread tile: 512-thread blocks"
+        );
         assert_eq!(
             p(1 << 30, d).passes[0].grid,
             132 * 4,
