@@ -277,17 +277,26 @@ impl<T: DeviceCopy + Default> Mapped<T> {
 
     /// Element `i`, read from host RAM now (not a cached copy). Panics if `i` is out of range.
     pub(crate) fn read(&self, i: usize) -> T {
-        let p: *const T = &self.host.as_slice()[i];
-        // SAFETY: `p` points into the live allocation; a plain `T` has no invalid bit patterns
-        // for the types used here (integers and floats).
-        unsafe { std::ptr::read_volatile(p) }
+        assert!(
+            i < self.host.len(),
+            "mapped element {i} of {}",
+            self.host.len()
+        );
+        // SAFETY: in bounds of the live allocation; through a raw pointer (no reference to memory
+        // the device may be writing), and the types used here (integers, floats) have no
+        // invalid bit patterns.
+        unsafe { std::ptr::read_volatile(self.host.as_ptr().add(i)) }
     }
 
     /// Store `v` in element `i` now. Panics if `i` is out of range.
     pub(crate) fn write(&mut self, i: usize, v: T) {
-        let p: *mut T = &mut self.host.as_mut_slice()[i];
-        // SAFETY: `p` points into the live allocation.
-        unsafe { std::ptr::write_volatile(p, v) }
+        assert!(
+            i < self.host.len(),
+            "mapped element {i} of {}",
+            self.host.len()
+        );
+        // SAFETY: in bounds of the live allocation, through a raw pointer.
+        unsafe { std::ptr::write_volatile(self.host.as_mut_ptr().add(i), v) }
     }
 }
 
