@@ -124,24 +124,33 @@ pub fn time_prepared<T: Scalar>(
             };
             for i in 0..warmup + runs {
                 let closed = gate.as_mut().map(|g| g.close(gpu)).transpose()?;
-                start.record(stream).during("recording an event")?;
-                prepared.enqueue(backend, input, 0)?;
-                // A mapped-memory result is in host RAM when the kernel ends: nothing to copy.
-                if scope == Scope::KernelsAndResultCopy
-                    && prepared.result_in() == crate::ResultIn::DeviceMemory
-                {
-                    let r = unsafe {
-                        cust::sys::cuMemcpyDtoHAsync_v2(
-                            pinned.as_mut_ptr() as *mut std::ffi::c_void,
-                            prepared.result_buffer().addr(0),
-                            std::mem::size_of::<T>(),
-                            stream.as_inner(),
-                        )
-                    };
-                    crate::backend::driver_result(r, "copying the result")?;
+                let queued = (|| -> Result<()> {
+                    start.record(stream).during("recording an event")?;
+                    prepared.enqueue(backend, input, 0)?;
+                    // A mapped-memory result is in host RAM when the kernel ends: nothing to copy.
+                    if scope == Scope::KernelsAndResultCopy
+                        && prepared.result_in() == crate::ResultIn::DeviceMemory
+                    {
+                        // SAFETY: `pinned` holds one `T` and outlives the copy (synchronized
+                        // below before it is dropped); the source is the plan's result buffer.
+                        let r = unsafe {
+                            cust::sys::cuMemcpyDtoHAsync_v2(
+                                pinned.as_mut_ptr() as *mut std::ffi::c_void,
+                                prepared.result_buffer().addr(0),
+                                std::mem::size_of::<T>(),
+                                stream.as_inner(),
+                            )
+                        };
+                        crate::backend::driver_result(r, "copying the result")?;
+                    }
+                    end.record(stream).during("recording an event")
+                })();
+                drop(closed); // the whole run is queued (or failed): let the GPU go on
+                if queued.is_err() && gate.is_some() {
+                    // The gate kernel must have finished with its flag before `gate` is freed.
+                    let _ = stream.synchronize();
                 }
-                end.record(stream).during("recording an event")?;
-                drop(closed); // the whole run is queued: let the GPU start it
+                queued?;
                 end.synchronize().during("running the timed kernels")?;
                 if gate.as_ref().is_some_and(Gate::timed_out) {
                     return Err(crate::ReduceError::GateTimedOut {
