@@ -940,24 +940,19 @@ fn check_all(backend: &Backend, sizes: &[usize], broken: bool) -> Result<bool, R
     let (mut runs, mut wrong) = (0usize, 0usize);
     for &n in sizes {
         for stage in Stage::ALL {
-            for &ty in stage.types() {
-                for &op in stage.ops() {
-                    if n == 0 && op != Op::Sum {
-                        continue;
-                    }
-                    for &block in stage.blocks() {
-                        let o = LaunchOverrides {
-                            block: Some(block),
-                            grid: None,
-                        };
-                        let good =
-                            with_elem_type!(ty, T => check_one::<T>(backend, stage, op, n, o)?);
-                        runs += 1;
-                        if !good {
-                            wrong += 1;
-                            println!("WRONG: {stage} {op} {ty} n={n} block={block}");
-                        }
-                    }
+            for (ty, op, block) in stage.configs() {
+                if n == 0 && op != Op::Sum {
+                    continue;
+                }
+                let o = LaunchOverrides {
+                    block: Some(block),
+                    grid: None,
+                };
+                let good = with_elem_type!(ty, T => check_one::<T>(backend, stage, op, n, o)?);
+                runs += 1;
+                if !good {
+                    wrong += 1;
+                    println!("WRONG: {stage} {op} {ty} n={n} block={block}");
                 }
             }
         }

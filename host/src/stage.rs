@@ -159,6 +159,15 @@ impl Stage {
         Ok(())
     }
 
+    /// Every (type, operator, block size) it is built for, in that nesting order.
+    pub fn configs(self) -> impl Iterator<Item = (ElemType, Op, usize)> {
+        self.types().iter().flat_map(move |&ty| {
+            self.ops()
+                .iter()
+                .flat_map(move |&op| self.blocks().iter().map(move |&block| (ty, op, block)))
+        })
+    }
+
     /// The kernel symbol for `ty`, `op`, `block` (see `kernels/src/exports.rs`).
     pub fn kernel_name(self, ty: ElemType, op: Op, block: usize) -> String {
         match self {
