@@ -5,6 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+// `leaks_into_nested_cargo`, the same list xtask uses for its own nested cargo.
+include!("../xtask/src/build_env.rs");
+
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = manifest.parent().unwrap().to_path_buf();
@@ -41,25 +44,7 @@ fn build_ptx(root: &Path) -> PathBuf {
     let mut cmd = Command::new(cargo);
     // A clean environment: nothing of this (host) build may leak into the nvptx build.
     for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy().to_string();
-        if (k.starts_with("CARGO_") && k != "CARGO_HOME")
-            || matches!(
-                k.as_str(),
-                "RUSTFLAGS"
-                    | "RUSTC_WRAPPER"
-                    | "RUSTC_WORKSPACE_WRAPPER"
-                    | "TARGET"
-                    | "HOST"
-                    | "OUT_DIR"
-                    | "OPT_LEVEL"
-                    | "PROFILE"
-                    | "DEBUG"
-                    | "NUM_JOBS"
-                    | "RUSTC"
-                    | "RUSTDOC"
-                    | "RUSTC_LINKER"
-            )
-        {
+        if leaks_into_nested_cargo(&k.to_string_lossy()) {
             cmd.env_remove(&k);
         }
     }

@@ -7,6 +7,7 @@
 //!   ready to copy to a GPU machine that has no Rust toolchain.
 //! * anything else is passed to the host CLI (`cargo xtask table`, `cargo xtask profile` …).
 
+mod build_env;
 mod linker;
 mod ptx;
 

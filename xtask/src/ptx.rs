@@ -32,28 +32,7 @@ fn cargo() -> String {
 pub fn clean_cargo_command(program: impl AsRef<std::ffi::OsStr>) -> Command {
     let mut cmd = Command::new(program);
     for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy().to_string();
-        let drop = k.starts_with("CARGO_") && k != "CARGO_HOME"
-            || matches!(
-                k.as_str(),
-                "RUSTFLAGS"
-                    | "RUSTC_WRAPPER"
-                    | "RUSTC_WORKSPACE_WRAPPER"
-                    | "TARGET"
-                    | "HOST"
-                    | "OPT_LEVEL"
-                    | "PROFILE"
-                    | "DEBUG"
-                    | "NUM_JOBS"
-                    | "OUT_DIR"
-                    | "RUSTDOC"
-                    | "RUSTC_LINKER"
-                    | "CARGO_ENCODED_RUSTFLAGS"
-                    | "CARGO_MAKEFLAGS"
-                    | "MAKEFLAGS"
-                    | "MFLAGS"
-            );
-        if drop {
+        if crate::build_env::leaks_into_nested_cargo(&k.to_string_lossy()) {
             cmd.env_remove(&k);
         }
     }
