@@ -90,6 +90,22 @@ def check_close(impl, n, result, reference):
              % (impl, n, result, reference, rel, REL_TOL))
 
 
+def time_runs(once, start, end, elapsed_ms, synchronize):
+    """WARMUPS untimed calls of once(), then RUNS calls each between two events (start, end);
+    returns the RUNS times in ms. elapsed_ms(start, end) reads an event pair of the library."""
+    for _ in range(WARMUPS):
+        once()
+    synchronize()
+    times = []
+    for _ in range(RUNS):
+        start.record()
+        once()
+        end.record()
+        end.synchronize()
+        times.append(elapsed_ms(start, end))
+    return times
+
+
 def row(impl, n, stats, result, reference, copy_mode):
     out = {"impl": impl, "op": "sum", "type": "f32", "n": n, "runs": RUNS}
     out.update(stats)
@@ -137,16 +153,8 @@ def bench_torch(exps):
                 s = x.sum()
                 host.copy_(s.reshape(1), non_blocking=True)
 
-            for _ in range(WARMUPS):
-                once()
-            torch.cuda.synchronize()
-            times = []
-            for _ in range(RUNS):
-                start.record()
-                once()
-                end.record()
-                end.synchronize()
-                times.append(start.elapsed_time(end))
+            times = time_runs(once, start, end, lambda a, b: a.elapsed_time(b),
+                              torch.cuda.synchronize)
             result = float(host[0].item())
             check_close("torch", n, result, reference)
             emit(row("torch", n, summarize(times), result, reference, "async_pinned"))
@@ -223,16 +231,8 @@ def bench_cupy(exps):
                 s = cp.sum(x)
                 copy(s)
 
-            for _ in range(WARMUPS):
-                once()
-            cp.cuda.get_current_stream().synchronize()
-            times = []
-            for _ in range(RUNS):
-                start.record()
-                once()
-                end.record()
-                end.synchronize()
-                times.append(cp.cuda.get_elapsed_time(start, end))
+            times = time_runs(once, start, end, cp.cuda.get_elapsed_time,
+                              cp.cuda.get_current_stream().synchronize)
             result = float(host[0])
             check_close("cupy", n, result, reference)
             emit(row("cupy", n, summarize(times), result, reference, copy_mode))
