@@ -10,10 +10,10 @@ pub type Result<T, E = ReduceError> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 pub enum ReduceError {
     /// The CUDA driver library could not be initialised (no NVIDIA driver, or no GPU).
-    #[error("no usable CUDA GPU: cuInit failed ({0}). Install an NVIDIA driver, or use the CPU emulator (--backend emu)")]
+    #[error("no usable CUDA GPU: cuInit failed ({0}). Install an NVIDIA driver, or use the CPU emulator")]
     NoDriver(cust::error::CudaError),
     /// The driver works but reports no device.
-    #[error("the CUDA driver reports no GPU. Use the CPU emulator (--backend emu)")]
+    #[error("the CUDA driver reports no GPU. Use the CPU emulator")]
     NoDevice,
     /// A CUDA driver call failed.
     #[error("CUDA error during {what}: {source}")]
@@ -113,6 +113,13 @@ pub enum ReduceError {
     GateTimedOut {
         /// The gate's timeout.
         timeout_ms: u64,
+    },
+    /// A buffer (or prepared plan) allocated by one backend was used with another: another
+    /// emulator, another GPU context, or the GPU instead of the emulator.
+    #[error("{what} belongs to another backend (a different GPU context or emulator); use it with the backend that allocated it")]
+    ForeignBuffer {
+        /// Which buffer.
+        what: String,
     },
     /// A buffer or argument does not match what the call expects.
     #[error("invalid argument: {0}")]

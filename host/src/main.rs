@@ -964,8 +964,11 @@ fn check_all(backend: &Backend, sizes: &[usize], broken: bool) -> Result<bool, R
         ] {
             let input = backend.upload(&make_data::<f32>(1024, Data::Random, 5))?;
             let out = backend.zeroed::<f32>(4)?;
-            let launched = backend
-                .launch::<f32>(&reduce_host::Launch {
+            // SAFETY: both buffers are live f32 buffers of `backend` (1024 inputs, 4 partials for
+            // 4 blocks), the broken kernels take the ladder ABI with 256 threads and 1024 bytes
+            // of shared memory, and the buffers outlive the synchronize below.
+            let launched = unsafe {
+                backend.launch::<f32>(&reduce_host::Launch {
                     kernel,
                     grid: 4,
                     block: 256,
@@ -976,7 +979,8 @@ fn check_all(backend: &Backend, sizes: &[usize], broken: bool) -> Result<bool, R
                         partials: out.addr(0),
                     },
                 })
-                .and_then(|()| backend.synchronize());
+            }
+            .and_then(|()| backend.synchronize());
             match launched {
                 Ok(()) => println!("launched the broken kernel {kernel} (result not checked)"),
                 Err(e @ ReduceError::Emulator { .. }) => {

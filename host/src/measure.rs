@@ -3,7 +3,6 @@
 use crate::error::{CudaContext, Result};
 use crate::{Backend, Buffer, LaunchOverrides, Op, Prepared, Scalar, Stage};
 use cust::event::{Event, EventFlags};
-use cust::memory::CopyDestination;
 use std::time::Instant;
 
 /// Summary of repeated timings, in milliseconds.
@@ -308,14 +307,8 @@ pub fn profile<T: Scalar>(
         let alloc_ms = t0.elapsed().as_secs_f64() * 1e3;
 
         let t1 = Instant::now();
-        let input = match (backend, input) {
-            (Backend::Gpu(_), Buffer::Gpu(mut b)) if !data.is_empty() => {
-                b.copy_from(data)
-                    .during("copying the input to the device")?;
-                Buffer::Gpu(b)
-            }
-            (_, _) => backend.upload(data)?,
-        };
+        let mut input = input;
+        backend.write(&mut input, data)?;
         backend.synchronize()?;
         let h2d_ms = t1.elapsed().as_secs_f64() * 1e3;
 

@@ -133,20 +133,43 @@ pub trait Scalar: Element + cust::memory::DeviceCopy + Default + PartialOrd + fm
     fn to_f64(self) -> f64;
     /// From `f64` (truncating for integers); used by input generators.
     fn from_f64(v: f64) -> Self;
+    /// The exact value as `i128`, for integers (every 64-bit integer fits); `None` for floats.
+    fn to_i128(self) -> Option<i128>;
+    /// `v` modulo 2^bits, as this type (two's complement); for floats, `v` rounded.
+    fn wrap_i128(v: i128) -> Self;
 }
 
-macro_rules! scalar {
+macro_rules! int_scalar {
     ($($t:ident $e:ident),*) => {$(
         impl Scalar for $t {
             const TYPE: ElemType = ElemType::$e;
             fn to_f64(self) -> f64 { self as f64 }
             fn from_f64(v: f64) -> Self { v as $t }
+            fn to_i128(self) -> Option<i128> { Some(self as i128) }
+            fn wrap_i128(v: i128) -> Self { v as $t }
         }
     )*};
 }
-scalar!(f32 F32, f64 F64, i32 I32, u32 U32, i64 I64, u64 U64);
+int_scalar!(i32 I32, u32 U32, i64 I64, u64 U64);
+
+macro_rules! float_scalar {
+    ($($t:ident $e:ident),*) => {$(
+        impl Scalar for $t {
+            const TYPE: ElemType = ElemType::$e;
+            fn to_f64(self) -> f64 { self as f64 }
+            fn from_f64(v: f64) -> Self { v as $t }
+            fn to_i128(self) -> Option<i128> { None }
+            fn wrap_i128(v: i128) -> Self { v as $t }
+        }
+    )*};
+}
+float_scalar!(f32 F32, f64 F64);
 
 /// The exact answer, computed on the CPU, that a device result is checked against.
+///
+/// It is written independently of the kernels' fold: it uses none of the kernels' operators or
+/// identities (an oracle that starts from the same identity as the kernel cannot catch a wrong
+/// identity), only Rust's integer arithmetic in `i128`, `f64` and explicit NaN rules.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Reference<T> {
     /// The value in the element type: exact for integers (wrapping sum, min, max) and for float
@@ -156,17 +179,15 @@ pub struct Reference<T> {
     pub sum_f64: f64,
     /// For float sums: `Σ|x|` in `f64`, which scales the error bound.
     pub sum_abs: f64,
+    /// For integers: the exact (not wrapped) sum. 0 for floats.
+    pub sum_exact: i128,
 }
 
-/// CPU reference for `op` over `data` (`Mean` gives the reference of the sum). `None` for min/max of
-/// nothing.
+/// CPU reference for `op` over `data` (`Mean` gives the reference of the sum; see
+/// [`reference_mean`] for the mean itself). `None` for min/max of nothing.
 pub fn reference<T: Scalar>(op: Op, data: &[T]) -> Option<Reference<T>> {
-    use reduce_kernels::{Max, Min, ReduceOp, Sum};
-    fn fold<T: Scalar, O: ReduceOp>(data: &[T]) -> T {
-        data.iter()
-            .fold(O::identity::<T>(), |a, &b| O::combine(a, b))
-    }
-    let (sum_f64, sum_abs) = if T::TYPE.is_float() {
+    let is_float = T::TYPE.is_float();
+    let (sum_f64, sum_abs) = if is_float {
         (
             neumaier_sum(data.iter().map(|x| x.to_f64())),
             data.iter().map(|x| x.to_f64().abs()).sum(),
@@ -174,20 +195,51 @@ pub fn reference<T: Scalar>(op: Op, data: &[T]) -> Option<Reference<T>> {
     } else {
         (0.0, 0.0)
     };
-    let value = match op.device_op() {
-        Op::Sum if T::TYPE.is_float() => T::from_f64(sum_f64),
-        Op::Sum => fold::<T, Sum>(data),
-        Op::Min if data.is_empty() => return None,
-        Op::Max if data.is_empty() => return None,
-        Op::Min => fold::<T, Min>(data),
-        Op::Max => fold::<T, Max>(data),
-        Op::Mean => unreachable!("device_op never returns Mean"),
+    // Exact: |x| < 2^64 and a slice holds fewer than 2^61 elements, so the sum fits in i128.
+    let sum_exact: i128 = data.iter().filter_map(|x| x.to_i128()).sum();
+    let value = match op {
+        Op::Sum | Op::Mean if is_float => T::from_f64(sum_f64),
+        Op::Sum | Op::Mean => T::wrap_i128(sum_exact),
+        Op::Min | Op::Max => extreme(op == Op::Max, data)?,
     };
     Some(Reference {
         value,
         sum_f64,
         sum_abs,
+        sum_exact,
     })
+}
+
+/// The smallest (or largest) element under IEEE `minNum`/`maxNum`: NaNs are skipped, and only an
+/// input of nothing but NaNs gives NaN. `None` for an empty input.
+fn extreme<T: Scalar>(largest: bool, data: &[T]) -> Option<T> {
+    let mut best: Option<T> = None;
+    for &x in data {
+        if x.to_f64().is_nan() {
+            continue;
+        }
+        best = Some(match best {
+            Some(b) if (largest && b >= x) || (!largest && b <= x) => b,
+            _ => x,
+        });
+    }
+    // Not empty and no number in it: every element is NaN.
+    best.or_else(|| data.first().copied())
+}
+
+/// The mean of `data` as NumPy's `np.mean` computes it, to `f64` rounding: the exact sum (integers
+/// in `i128`, floats compensated in `f64`) divided by the length. `None` for an empty input.
+pub fn reference_mean<T: Scalar>(data: &[T]) -> Option<f64> {
+    let r = reference(Op::Sum, data)?;
+    if data.is_empty() {
+        return None;
+    }
+    let sum = if T::TYPE.is_float() {
+        r.sum_f64
+    } else {
+        r.sum_exact as f64
+    };
+    Some(sum / data.len() as f64)
 }
 
 /// Compensated (Neumaier) summation: the sum of `f64` values with an error of about one rounding,
@@ -229,4 +281,44 @@ pub fn matches_reference<T: Scalar>(op: Op, got: T, r: &Reference<T>, depth: usi
         return g.is_nan() && r.sum_f64.is_nan();
     }
     (g - r.sum_f64).abs() <= bound
+}
+
+/// Run `$body` with the type alias `$T` bound to the Rust type of an [`ElemType`] value: the one
+/// place where a run-time element type becomes a compile-time one.
+///
+/// ```
+/// use reduce_host::{with_elem_type, ElemType};
+/// let size = with_elem_type!(ElemType::F64, T => std::mem::size_of::<T>());
+/// assert_eq!(size, 8);
+/// ```
+#[macro_export]
+macro_rules! with_elem_type {
+    ($ty:expr, $T:ident => $body:expr) => {
+        match $ty {
+            $crate::ElemType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::ElemType::F64 => {
+                type $T = f64;
+                $body
+            }
+            $crate::ElemType::I32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::ElemType::U32 => {
+                type $T = u32;
+                $body
+            }
+            $crate::ElemType::I64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::ElemType::U64 => {
+                type $T = u64;
+                $body
+            }
+        }
+    };
 }

@@ -90,6 +90,9 @@ pub fn check_reducer<T: Scalar>(
     let mut r = Reducer::new(b).with_overrides(o);
     let len = data.len() - offset;
     let slice = &data[offset..];
+    if op == Op::Mean {
+        return check_mean(&mut r, &input, slice, offset, o);
+    }
     let got = r
         .reduce_range(op, &input, offset, len)
         .map_err(|e| e.to_string())?;
@@ -122,5 +125,48 @@ pub fn check_reducer<T: Scalar>(
             T::TYPE,
             w.map(|w| w.value)
         )),
+    }
+}
+
+/// [`Reducer::mean_range`] against [`reference_mean`]: exact for integers; for floats within the
+/// sum's error bound divided by the length.
+fn check_mean<T: Scalar>(
+    r: &mut Reducer,
+    input: &Buffer<T>,
+    slice: &[T],
+    offset: usize,
+    o: LaunchOverrides,
+) -> Result<(), String> {
+    let len = slice.len();
+    let got = r.mean_range(input, offset, len);
+    let Some(want) = reference_mean(slice) else {
+        return match got {
+            Err(ReduceError::EmptyInput { .. }) => Ok(()),
+            other => Err(format!("mean of nothing: got {other:?}")),
+        };
+    };
+    let got = got.map_err(|e| e.to_string())?;
+    let ok = if T::TYPE.is_float() {
+        let sum = reference(Op::Sum, slice).expect("non-empty");
+        let depth = plan(Stage::S8, T::TYPE, Op::Sum, len, o, r.backend().caps())
+            .map_err(|e| e.to_string())?
+            .depth;
+        let u = if T::TYPE == ElemType::F32 {
+            2f64.powi(-24)
+        } else {
+            2f64.powi(-53)
+        };
+        let bound = (depth as f64 * u * sum.sum_abs + 2.0 * u * sum.sum_f64.abs()) / len as f64;
+        (got - want).abs() <= bound + f64::EPSILON * want.abs()
+    } else {
+        got == want
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "s8 mean {} n={len} offset={offset}: got {got}, want {want}",
+            T::TYPE
+        ))
     }
 }

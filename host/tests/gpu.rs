@@ -246,6 +246,76 @@ fn every_kernel_name_is_in_the_ptx() -> Result<(), Failed> {
     Ok(())
 }
 
+/// A buffer used with a backend that did not allocate it is a typed error, in both directions
+/// and between two GPU handles; before the check this was a SIGSEGV (GPU buffer, emulator) or an
+/// illegal address that poisoned the context (emulator buffer, GPU). Afterwards both still work.
+fn buffers_stay_with_their_backend() -> Result<(), Failed> {
+    let (g, other, e) = (gpu(), gpu(), Backend::Emulator(Emulator::default()));
+    let d = data::<f32>(100_000, 8);
+    let (on_gpu, on_other, on_emu) = (g.upload(&d)?, other.upload(&d)?, e.upload(&d)?);
+    let foreign = |r: Result<f32, ReduceError>| match r {
+        Err(ReduceError::ForeignBuffer { .. }) => Ok(()),
+        other => Err(format!("expected ForeignBuffer, got {other:?}")),
+    };
+    foreign(Reducer::new(&e).sum(&on_gpu))?;
+    foreign(Reducer::new(&g).sum(&on_emu))?;
+    foreign(Reducer::new(&g).sum(&on_other))?;
+    foreign(run_stage(
+        &g,
+        Stage::S3,
+        Op::Sum,
+        &on_emu,
+        d.len(),
+        LaunchOverrides::default(),
+    ))?;
+    if !matches!(
+        g.download(&on_emu, 1),
+        Err(ReduceError::ForeignBuffer { .. })
+    ) {
+        return Err("download of an emulator buffer through the GPU was not refused".into());
+    }
+    let want = reference(Op::Sum, &d).unwrap();
+    for (b, buf) in [(&g, &on_gpu), (&other, &on_other), (&e, &on_emu)] {
+        let got = Reducer::new(b).sum(buf)?;
+        if !matches_reference(Op::Sum, got, &want, 64) {
+            return Err(format!("after the refusals: sum {got}, want {}", want.sum_f64).into());
+        }
+    }
+    Ok(())
+}
+
+/// The user-found bugs, on the device: all-NaN min/max, integer means past the type's range,
+/// empty buffers.
+fn nan_extremes_wide_means_and_empty_buffers() -> Result<(), Failed> {
+    let b = gpu();
+    let mut r = Reducer::new(&b);
+    for n in [1, 1000, 1 << 20] {
+        let nan = b.filled(n, f32::NAN)?;
+        let (lo, hi) = (r.min(&nan)?, r.max(&nan)?);
+        if !lo.is_some_and(f32::is_nan) || !hi.is_some_and(f32::is_nan) {
+            return Err(format!("all-NaN n={n}: min {lo:?}, max {hi:?}").into());
+        }
+        let nan64 = b.upload(&vec![f64::NAN; n])?;
+        if !r.max(&nan64)?.is_some_and(f64::is_nan) {
+            return Err(format!("all-NaN f64 n={n}: max is not NaN").into());
+        }
+    }
+    let m = r.mean(&b.upload(&[i64::MAX, i64::MAX])?)?;
+    if m != 9.223372036854776e18 {
+        return Err(format!("mean of [i64::MAX; 2] = {m}, NumPy says 9.223372036854776e18").into());
+    }
+    let d = data::<i32>(3 << 20, 4);
+    let m = r.mean(&b.upload(&d)?)?;
+    if Some(m) != reference_mean(&d) {
+        return Err(format!("i32 mean {m}, want {:?}", reference_mean(&d)).into());
+    }
+    let none = b.filled(0, 7i32)?;
+    if !none.is_empty() || r.sum(&none)? != 0 || !b.zeroed::<f64>(0)?.is_empty() {
+        return Err("zero-length buffers are not empty".into());
+    }
+    Ok(())
+}
+
 fn main() {
     let mut args = Arguments::from_args();
     args.test_threads = Some(1); // one GPU: keep large allocations and timings apart
@@ -278,6 +348,14 @@ fn main() {
         (
             "every_kernel_name_is_in_the_ptx",
             every_kernel_name_is_in_the_ptx,
+        ),
+        (
+            "buffers_stay_with_their_backend",
+            buffers_stay_with_their_backend,
+        ),
+        (
+            "nan_extremes_wide_means_and_empty_buffers",
+            nan_extremes_wide_means_and_empty_buffers,
         ),
     ];
     let missing = match Gpu::open() {

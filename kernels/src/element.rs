@@ -8,7 +8,9 @@
 //! * float sums are ordinary IEEE additions in the element type (order differs from a sequential
 //!   loop, so results differ from it by rounding; NaN and ±inf propagate);
 //! * float `min`/`max` follow IEEE `minNum`/`maxNum` (PTX `min.f32`/`max.f32`, Rust `f32::min`): a
-//!   NaN is ignored unless every element is NaN.
+//!   NaN is ignored unless every element is NaN, and then the result is NaN. That is why the
+//!   identity of float `min`/`max` is NaN, not ±inf: `minNum(NaN, x) == x` for every `x`
+//!   (including NaN), while a fold that starts from +inf turns an all-NaN input into +inf.
 
 use crate::gpu;
 
@@ -18,10 +20,12 @@ pub trait Element: Copy + Send + Sync + PartialEq + core::fmt::Debug + 'static {
     const NAME: &'static str;
     /// Additive identity.
     const ZERO: Self;
-    /// Identity of `max` (the smallest value; `-inf` for floats).
-    const LOWEST: Self;
-    /// Identity of `min` (the largest value; `+inf` for floats).
-    const HIGHEST: Self;
+    /// Identity of `max`: the smallest value for integers; NaN for floats (IEEE `maxNum` ignores
+    /// a NaN operand, so NaN is its identity, and an all-NaN input reduces to NaN).
+    const MAX_IDENTITY: Self;
+    /// Identity of `min`: the largest value for integers; NaN for floats (see
+    /// [`Element::MAX_IDENTITY`]).
+    const MIN_IDENTITY: Self;
     /// Addition; wrapping for integers.
     fn plus(self, other: Self) -> Self;
     /// Smaller of two values (IEEE `minNum` for floats).
@@ -64,8 +68,8 @@ macro_rules! int_element {
         impl Element for $t {
             const NAME: &'static str = stringify!($t);
             const ZERO: Self = 0;
-            const LOWEST: Self = $t::MIN;
-            const HIGHEST: Self = $t::MAX;
+            const MAX_IDENTITY: Self = $t::MIN;
+            const MIN_IDENTITY: Self = $t::MAX;
             #[inline(always)] fn plus(self, o: Self) -> Self { self.wrapping_add(o) }
             #[inline(always)] fn minimum(self, o: Self) -> Self { if o < self { o } else { self } }
             #[inline(always)] fn maximum(self, o: Self) -> Self { if o > self { o } else { self } }
@@ -81,8 +85,8 @@ macro_rules! float_element {
         impl Element for $t {
             const NAME: &'static str = stringify!($t);
             const ZERO: Self = 0.0;
-            const LOWEST: Self = $t::NEG_INFINITY;
-            const HIGHEST: Self = $t::INFINITY;
+            const MAX_IDENTITY: Self = $t::NAN;
+            const MIN_IDENTITY: Self = $t::NAN;
             #[inline(always)] fn plus(self, o: Self) -> Self { self + o }
             #[inline(always)] fn minimum(self, o: Self) -> Self { self.min(o) }
             #[inline(always)] fn maximum(self, o: Self) -> Self { self.max(o) }
@@ -128,7 +132,7 @@ impl ReduceOp for Min {
     const NAME: &'static str = "min";
     #[inline(always)]
     fn identity<T: Element>() -> T {
-        T::HIGHEST
+        T::MIN_IDENTITY
     }
     #[inline(always)]
     fn combine<T: Element>(a: T, b: T) -> T {
@@ -139,7 +143,7 @@ impl ReduceOp for Max {
     const NAME: &'static str = "max";
     #[inline(always)]
     fn identity<T: Element>() -> T {
-        T::LOWEST
+        T::MAX_IDENTITY
     }
     #[inline(always)]
     fn combine<T: Element>(a: T, b: T) -> T {

@@ -1,0 +1,274 @@
+//! A real GPU through `cust`: one CUDA context, the embedded PTX module, one stream.
+
+use crate::backend::{DeviceCaps, KernelArgs, Launch};
+use crate::buffer::BackendId;
+use crate::error::{CudaContext, ReduceError, Result};
+use cust::memory::DeviceCopy;
+use cust::sys as cu;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::c_void;
+
+/// The PTX built by `cargo xtask build-ptx`, embedded at compile time (host/build.rs builds it).
+pub const EMBEDDED_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/reduce_kernels.ptx"));
+
+/// A real GPU.
+pub struct Gpu {
+    // Field order = drop order: the module and stream go before the context.
+    module: cust::module::Module,
+    stream: cust::stream::Stream,
+    functions: RefCell<HashMap<String, cu::CUfunction>>,
+    ptx_origin: String,
+    pub(crate) caps: DeviceCaps,
+    pub(crate) id: BackendId,
+    _context: cust::context::Context,
+}
+
+impl Gpu {
+    /// Open GPU 0 and load the embedded PTX.
+    pub fn open() -> Result<Self> {
+        Self::open_with_ptx(
+            EMBEDDED_PTX,
+            "embedded PTX (target/ptx/reduce_kernels.ptx at build time)",
+        )
+    }
+
+    /// Open GPU 0 and load PTX from a file (e.g. the CUDA C twins built by nvcc).
+    pub fn open_with_ptx_file(path: &std::path::Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| ReduceError::Ptx {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        Self::open_with_ptx(&text, &path.display().to_string())
+    }
+
+    /// Open GPU 0 and load `ptx` (named `origin` in messages).
+    pub fn open_with_ptx(ptx: &str, origin: &str) -> Result<Self> {
+        if !ptx.contains(".entry") || !ptx.contains(".target") {
+            return Err(ReduceError::Ptx {
+                path: origin.to_string(),
+                reason: "it is not PTX (no .target / .entry lines)".into(),
+            });
+        }
+        cust::init(cust::CudaFlags::empty()).map_err(ReduceError::NoDriver)?;
+        let count = cust::device::Device::num_devices().during("counting devices")?;
+        if count == 0 {
+            return Err(ReduceError::NoDevice);
+        }
+        let device = cust::device::Device::get_device(0).during("opening device 0")?;
+        let context = cust::context::Context::new(device).during("creating a context")?;
+        let module = cust::module::Module::from_ptx(ptx, &[]).map_err(|e| ReduceError::Ptx {
+            path: origin.to_string(),
+            reason: format!("the driver rejected it: {e}"),
+        })?;
+        let stream = cust::stream::Stream::new(cust::stream::StreamFlags::NON_BLOCKING, None)
+            .during("creating a stream")?;
+        use cust::device::DeviceAttribute as A;
+        let attr = |a| device.get_attribute(a).during("reading device attributes");
+        let caps = DeviceCaps {
+            name: device.name().during("reading the device name")?,
+            sm_count: attr(A::MultiprocessorCount)? as usize,
+            max_threads_per_sm: attr(A::MaxThreadsPerMultiprocessor)? as usize,
+            total_mem: device.total_memory().during("reading device memory")? as u64,
+            compute_capability: (
+                attr(A::ComputeCapabilityMajor)? as u32,
+                attr(A::ComputeCapabilityMinor)? as u32,
+            ),
+        };
+        Ok(Gpu {
+            module,
+            stream,
+            functions: RefCell::new(HashMap::new()),
+            ptx_origin: origin.to_string(),
+            caps,
+            id: BackendId::fresh(),
+            _context: context,
+        })
+    }
+
+    /// The stream every launch and copy of this handle goes to.
+    pub fn stream(&self) -> &cust::stream::Stream {
+        &self.stream
+    }
+
+    /// Free and total device memory in bytes (`cuMemGetInfo`).
+    pub fn mem_info(&self) -> Result<(u64, u64)> {
+        let (f, t) = cust::memory::mem_get_info().during("cuMemGetInfo")?;
+        Ok((f as u64, t as u64))
+    }
+
+    fn function(&self, name: &str) -> Result<cu::CUfunction> {
+        if let Some(f) = self.functions.borrow().get(name) {
+            return Ok(*f);
+        }
+        let f = self
+            .module
+            .get_function(name)
+            .map_err(|_| ReduceError::MissingKernel {
+                name: name.to_string(),
+                path: self.ptx_origin.clone(),
+            })?
+            .to_raw();
+        self.functions.borrow_mut().insert(name.to_string(), f);
+        Ok(f)
+    }
+
+    /// Is `name` in the loaded module?
+    pub fn has_kernel(&self, name: &str) -> bool {
+        self.function(name).is_ok()
+    }
+
+    /// Queue `l` on this GPU's stream.
+    ///
+    /// # Safety
+    /// As [`crate::Backend::launch`]: the addresses in `l.args` are device addresses of this
+    /// context, the buffers behind them hold what the kernel reads and writes for this shape,
+    /// and they stay allocated until the stream has run the kernel.
+    pub(crate) unsafe fn launch(&self, l: &Launch<'_>) -> Result<()> {
+        // Every argument is 64 bits wide; the driver reads as many as the kernel declares.
+        let mut words: [u64; 5] = match l.args {
+            KernelArgs::Ladder { input, n, partials } => [input, n as u64, partials, 0, 0],
+            KernelArgs::SinglePass {
+                input,
+                n,
+                partials,
+                counter,
+                out,
+            } => [input, n as u64, partials, counter, out],
+        };
+        // SAFETY: every kernel of this crate takes 64-bit pointers and a 64-bit length, in the
+        // order `KernelArgs` lists them; the addresses are valid for the launch by this
+        // function's contract.
+        unsafe { self.launch_words(l.kernel, l.grid, l.block, l.shared_bytes, &mut words) }
+    }
+
+    /// Queue the benchmarks' gate kernel (`bench_gate`, one thread): it holds this stream until
+    /// the host writes a non-zero `u32` at `flag`, or `timeout_ns` passes (then it writes 1 at
+    /// `flag + 4`). See `reduce_kernels::bench_gate`.
+    ///
+    /// # Safety
+    /// `flag` is the device address of two `u32` in pinned, mapped host memory that stay
+    /// allocated until the stream has passed the gate.
+    pub(crate) unsafe fn launch_gate(&self, flag: u64, timeout_ns: u64) -> Result<()> {
+        // SAFETY: `bench_gate` takes (u32*, u64); `flag` is valid by this function's contract.
+        unsafe { self.launch_words("bench_gate", 1, 1, 0, &mut [flag, timeout_ns]) }
+    }
+
+    /// `cuLaunchKernel` with 64-bit arguments.
+    ///
+    /// # Safety
+    /// `words` must match the kernel's parameters, and every address in them must stay valid
+    /// until the kernel has run.
+    unsafe fn launch_words(
+        &self,
+        kernel: &str,
+        grid: usize,
+        block: usize,
+        shared_bytes: usize,
+        words: &mut [u64],
+    ) -> Result<()> {
+        const MAX_ARGS: usize = 5;
+        assert!(
+            words.len() <= MAX_ARGS,
+            "at most {MAX_ARGS} kernel arguments"
+        );
+        let f = self.function(kernel)?;
+        let base = words.as_mut_ptr();
+        // The driver reads one pointer per declared parameter; the rest stay null.
+        let mut params: [*mut c_void; MAX_ARGS] = [std::ptr::null_mut(); MAX_ARGS];
+        for (i, p) in params.iter_mut().take(words.len()).enumerate() {
+            // SAFETY: `i < words.len()`.
+            *p = unsafe { base.add(i) } as *mut c_void;
+        }
+        // SAFETY: the caller's contract; `words` outlives the call, which copies the arguments.
+        let r = unsafe {
+            cu::cuLaunchKernel(
+                f,
+                grid as u32,
+                1,
+                1,
+                block as u32,
+                1,
+                1,
+                shared_bytes as u32,
+                self.stream.as_inner(),
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        };
+        driver_result(
+            r,
+            format!("launching {kernel} <<<{grid}, {block}, {shared_bytes}>>>"),
+        )
+    }
+}
+
+/// Pinned host memory mapped into the device's address space: kernels read and write it through
+/// [`Mapped::device_addr`], the host through volatile reads and writes.
+pub(crate) struct Mapped<T: DeviceCopy> {
+    host: cust::memory::LockedBuffer<T>,
+    dev: u64,
+}
+
+impl<T: DeviceCopy + Default> Mapped<T> {
+    /// `len` elements, each `T::default()`. Needs a current context (a [`Gpu`]).
+    pub(crate) fn new(len: usize) -> Result<Self> {
+        let mut host = cust::memory::LockedBuffer::new(&T::default(), len)
+            .during("allocating pinned memory")?;
+        let mut dev: cu::CUdeviceptr = 0;
+        // SAFETY: `host` is a live pinned allocation of the current context.
+        let r = unsafe { cu::cuMemHostGetDevicePointer_v2(&mut dev, host.as_mut_ptr().cast(), 0) };
+        driver_result(r, "mapping pinned memory into the device")?;
+        Ok(Mapped { host, dev })
+    }
+
+    /// The device address of element 0.
+    pub(crate) fn device_addr(&self) -> u64 {
+        self.dev
+    }
+
+    /// Element `i`, read from host RAM now (not a cached copy). Panics if `i` is out of range.
+    pub(crate) fn read(&self, i: usize) -> T {
+        assert!(
+            i < self.host.len(),
+            "mapped element {i} of {}",
+            self.host.len()
+        );
+        // SAFETY: in bounds of the live allocation; through a raw pointer (no reference to memory
+        // the device may be writing), and the types used here (integers, floats) have no
+        // invalid bit patterns.
+        unsafe { std::ptr::read_volatile(self.host.as_ptr().add(i)) }
+    }
+
+    /// Store `v` in element `i` now. Panics if `i` is out of range.
+    pub(crate) fn write(&mut self, i: usize, v: T) {
+        assert!(
+            i < self.host.len(),
+            "mapped element {i} of {}",
+            self.host.len()
+        );
+        // SAFETY: in bounds of the live allocation, through a raw pointer.
+        unsafe { std::ptr::write_volatile(self.host.as_mut_ptr().add(i), v) }
+    }
+}
+
+/// Map a raw driver status (from the few calls made through `cust::sys`) to our error.
+pub(crate) fn driver_result(r: cu::CUresult, what: impl Into<String>) -> Result<()> {
+    if r == cu::CUresult::CUDA_SUCCESS {
+        return Ok(());
+    }
+    let mut text: *const std::ffi::c_char = std::ptr::null();
+    // SAFETY: cuGetErrorString writes a pointer to a static string (or leaves it null).
+    unsafe { cu::cuGetErrorString(r, &mut text) };
+    let message = if text.is_null() {
+        format!("{r:?}")
+    } else {
+        // SAFETY: non-null, so it points to the driver's static, NUL-terminated message.
+        let text = unsafe { std::ffi::CStr::from_ptr(text) };
+        format!("{r:?}: {}", text.to_string_lossy())
+    };
+    Err(ReduceError::Driver {
+        what: what.into(),
+        message,
+    })
+}

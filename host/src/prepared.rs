@@ -1,0 +1,220 @@
+//! A plan with its workspace: the safe way to launch kernels. Every address a launch gets is
+//! derived here from typed buffers of the same backend and a plan checked against [`plan()`].
+
+use crate::backend::{self, Backend, KernelArgs, Launch};
+use crate::buffer::{BackendId, Buffer};
+use crate::error::{ReduceError, Result};
+use crate::plan::{plan, LaunchOverrides, Plan};
+use crate::{Scalar, Stage};
+
+/// Device buffers a plan needs besides its input, allocated once and reused by every run.
+pub struct Workspace<T: Scalar> {
+    /// Ping-pong partials for ladder passes, or stage 8's per-block partials.
+    partials: [Buffer<T>; 2],
+    /// Stage 8's ticket counter (kept at 0 between launches by the kernel itself).
+    counter: Buffer<u32>,
+    /// Stage 8's result.
+    out: Buffer<T>,
+}
+
+/// Where stage 8 leaves its result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum ResultIn {
+    /// In device memory; reading it costs a device-to-host copy after the kernel.
+    DeviceMemory,
+    /// In pinned host memory mapped into the device's address space: the kernel's last block
+    /// stores the result straight into host RAM, so the caller reads it as soon as the kernel
+    /// is done, with no copy command. The default for stage 8 on a GPU.
+    MappedHost,
+}
+
+/// A plan with its workspace: launch it as often as you like.
+pub struct Prepared<T: Scalar> {
+    /// The plan (read it freely: a `Prepared` launches the copy it checked, which is private).
+    pub plan: Plan,
+    checked: Plan,
+    owner: BackendId,
+    ws: Workspace<T>,
+    /// Stage 8's result in mapped pinned memory, and its device address.
+    mapped: Option<backend::Mapped<T>>,
+}
+
+impl<T: Scalar> Prepared<T> {
+    /// Allocate the workspace of `plan` on `backend`.
+    pub fn new(backend: &Backend, plan: Plan) -> Result<Self> {
+        Self::with_result_in(backend, plan, ResultIn::MappedHost)
+    }
+
+    /// Like [`Prepared::new`], choosing where stage 8 leaves its result (other stages and the
+    /// emulator always use device memory).
+    ///
+    /// `plan` must be what [`plan()`] gives on this backend for its stage, type, operator,
+    /// length and launch shape; any other (hand-edited) plan is rejected, because its kernel
+    /// name, block size, shared memory and pass lengths are what make the launches safe.
+    pub fn with_result_in(backend: &Backend, plan: Plan, result_in: ResultIn) -> Result<Self> {
+        if plan.ty != T::TYPE {
+            return Err(ReduceError::InvalidArgument(format!(
+                "a plan for {} used with {} data",
+                plan.ty,
+                T::TYPE
+            )));
+        }
+        check_plan(backend, &plan)?;
+        let a = plan
+            .passes
+            .iter()
+            .step_by(2)
+            .map(|p| p.grid)
+            .max()
+            .unwrap_or(1);
+        let b = plan
+            .passes
+            .iter()
+            .skip(1)
+            .step_by(2)
+            .map(|p| p.grid)
+            .max()
+            .unwrap_or(1);
+        let ws = Workspace {
+            partials: [backend.zeroed(a)?, backend.zeroed(b)?],
+            counter: backend.zeroed(1)?,
+            out: backend.zeroed(1)?,
+        };
+        let mapped = match (backend, plan.stage, result_in) {
+            (Backend::Gpu(_), Stage::S8, ResultIn::MappedHost) => Some(backend::Mapped::new(1)?),
+            _ => None,
+        };
+        Ok(Prepared {
+            checked: plan.clone(),
+            plan,
+            owner: backend.id(),
+            ws,
+            mapped,
+        })
+    }
+
+    /// Where this plan leaves its result.
+    pub fn result_in(&self) -> ResultIn {
+        if self.mapped.is_some() {
+            ResultIn::MappedHost
+        } else {
+            ResultIn::DeviceMemory
+        }
+    }
+
+    /// Read the result of the last [`Prepared::enqueue`] (waits for it).
+    pub fn read_result(&self, backend: &Backend) -> Result<T> {
+        match &self.mapped {
+            Some(host) => {
+                // The kernel that writes it has finished once the stream is synchronized.
+                backend.synchronize()?;
+                Ok(host.read(0))
+            }
+            None => Ok(backend.download(self.result_buffer(), 1)?[0]),
+        }
+    }
+
+    /// Queue every launch of the plan on `input[offset..offset + n]` (`n` as planned). `backend`
+    /// and `input` must be the backend this was prepared on and one of its buffers.
+    pub fn enqueue(&self, backend: &Backend, input: &Buffer<T>, offset: usize) -> Result<()> {
+        if backend.id() != self.owner {
+            return Err(ReduceError::ForeignBuffer {
+                what: "the prepared plan's workspace".into(),
+            });
+        }
+        input.check_owner(self.owner, "the input buffer")?;
+        let plan = &self.checked;
+        let n = plan.passes[0].n;
+        if offset.checked_add(n).is_none_or(|end| end > input.len()) {
+            return Err(ReduceError::InvalidArgument(format!(
+                "the plan reads {n} elements from offset {offset} but the buffer holds {}",
+                input.len()
+            )));
+        }
+        for (k, pass) in plan.passes.iter().enumerate() {
+            let src = if k == 0 {
+                input.addr(offset)
+            } else {
+                self.ws.partials[(k - 1) % 2].addr(0)
+            };
+            let args = if plan.stage == Stage::S8 {
+                KernelArgs::SinglePass {
+                    input: src,
+                    n: pass.n,
+                    partials: self.ws.partials[0].addr(0),
+                    counter: self.ws.counter.addr(0),
+                    out: self
+                        .mapped
+                        .as_ref()
+                        .map_or(self.ws.out.addr(0), |m| m.device_addr()),
+                }
+            } else {
+                KernelArgs::Ladder {
+                    input: src,
+                    n: pass.n,
+                    partials: self.ws.partials[k % 2].addr(0),
+                }
+            };
+            let launch = Launch {
+                kernel: &plan.kernel,
+                grid: pass.grid,
+                block: pass.block,
+                shared_bytes: pass.shared_bytes,
+                args,
+            };
+            // SAFETY: every address is from a live buffer of `backend` (checked above; the
+            // workspace was allocated on it) with element type `T` (the counter `u32`, the
+            // mapped result `T`): the input holds `offset + n` elements (checked above), pass
+            // `k > 0` reads the partials pass `k - 1` wrote, and each partials buffer holds the
+            // largest grid of the passes that write it (`with_result_in`). The kernel, block
+            // size and shared memory are `plan()`'s own for this stage and type (`check_plan`),
+            // so the kernel takes exactly these arguments. The workspace lives as long as
+            // `self`, and freeing device memory (`cuMemFree`) waits for the kernels using it.
+            unsafe { backend.launch::<T>(&launch)? };
+        }
+        Ok(())
+    }
+
+    /// The device buffer whose element 0 holds the result after [`Prepared::enqueue`] — only
+    /// when [`Prepared::result_in`] is [`ResultIn::DeviceMemory`]; with
+    /// [`ResultIn::MappedHost`] the kernel does not write it. [`Prepared::read_result`] reads the
+    /// result wherever it is.
+    pub fn result_buffer(&self) -> &Buffer<T> {
+        if self.checked.stage == Stage::S8 {
+            &self.ws.out
+        } else {
+            &self.ws.partials[(self.checked.passes.len() - 1) % 2]
+        }
+    }
+
+    /// Run once and read the result back.
+    pub fn run(&self, backend: &Backend, input: &Buffer<T>, offset: usize) -> Result<T> {
+        self.enqueue(backend, input, offset)?;
+        self.read_result(backend)
+    }
+}
+
+/// `plan` must be exactly what [`plan()`] makes for its own stage, type, operator, length and
+/// launch shape on `backend`.
+fn check_plan(backend: &Backend, p: &Plan) -> Result<()> {
+    let first = p.passes.first().ok_or_else(|| {
+        ReduceError::InvalidArgument("a plan with no passes (plans come from plan())".into())
+    })?;
+    let overrides = LaunchOverrides {
+        block: Some(first.block),
+        grid: matches!(p.stage, Stage::S7 | Stage::S8).then_some(first.grid),
+    };
+    let again = plan(p.stage, p.ty, p.op, first.n, overrides, backend.caps())?;
+    if &again != p {
+        return Err(ReduceError::InvalidArgument(format!(
+            "this {} plan is not what plan() makes for {} {} of {} elements on {}: make plans with \
+             plan() on the backend they run on",
+            p.stage,
+            p.ty,
+            p.op,
+            first.n,
+            backend.caps().name
+        )));
+    }
+    Ok(())
+}
