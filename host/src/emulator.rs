@@ -120,7 +120,7 @@ impl Emulator {
             } => {
                 type F<T> = fn(
                     reduce_kernels::gpu::Global<T>,
-                    reduce_kernels::gpu::GlobalMut<T>,
+                    reduce_kernels::gpu::Coherent<T>,
                     reduce_kernels::gpu::Counter,
                     reduce_kernels::gpu::GlobalMut<T>,
                 );

@@ -241,3 +241,61 @@ fn buffer_addresses_are_bounded() {
     ));
     assert!(buf.try_addr(usize::MAX).is_err());
 }
+
+#[test]
+fn checked_kernel_accessors_reject_out_of_bounds_indices() {
+    use reduce_kernels::emu::{launch, EmuError, LaunchConfig};
+    use reduce_kernels::gpu::{Coherent, Global, GlobalMut, Shared};
+    let mut data = [1.0f32; 8];
+    let p = data.as_mut_ptr() as usize;
+    let cfg = LaunchConfig {
+        grid_dim: 1,
+        block_dim: 1,
+        shared_bytes: 16,
+    };
+    let expect = |r: Result<(), EmuError>, want: &str| match r {
+        Err(EmuError::Panic { message, .. }) if message.contains(want) => {}
+        other => panic!("expected a panic with `{want}`, got {other:?}"),
+    };
+    // SAFETY (all views below): `data` holds 8 aligned f32 and outlives each launch, which is
+    // the only user; the shared view is the 4 f32 the launch reserves.
+    expect(
+        launch(cfg, &|| {
+            let _ = unsafe { Global::from_raw(p as *const f32, 8) }.get(8);
+        }),
+        "global read out of bounds: index 8, length 8",
+    );
+    expect(
+        launch(cfg, &|| {
+            let _ = unsafe { Global::from_raw(p as *const f32, 8) }.get_vec4(0, 2);
+        }),
+        "16-byte global read out of bounds",
+    );
+    expect(
+        launch(cfg, &|| {
+            unsafe { GlobalMut::from_raw(p as *mut f32, 8) }.set(9, 0.0);
+        }),
+        "global write out of bounds: index 9, length 8",
+    );
+    expect(
+        launch(cfg, &|| {
+            let _ = unsafe { Coherent::from_raw(p as *mut f32, 2) }.get(2);
+        }),
+        "coherent read out of bounds: index 2, length 2",
+    );
+    expect(
+        launch(cfg, &|| {
+            unsafe { Shared::<f32>::dynamic(4) }.set(4, 0.0);
+        }),
+        "shared write out of bounds: index 4, length 4",
+    );
+    // In bounds, all of them work.
+    launch(cfg, &|| {
+        let g = unsafe { Global::from_raw(p as *const f32, 8) };
+        assert_eq!(g.get(7), 1.0);
+        assert_eq!(g.get_vec4(0, 1).0[3], 1.0f32.to_bits());
+        unsafe { Coherent::from_raw(p as *mut f32, 2) }.set(1, 5.0);
+    })
+    .unwrap();
+    assert_eq!(data[1], 5.0);
+}

@@ -11,19 +11,19 @@
 //! The gate gives up after `timeout_ns` and says so in `timed_out`, so a host that dies or
 //! takes too long to queue a run cannot hang the GPU; the host then reports the run as invalid.
 
-use crate::gpu::{global_timer_ns, thread_idx, Global, GlobalMut};
+use crate::gpu::{global_timer_ns, thread_idx, Coherent};
 
-/// Spin until `flag[0] != 0` (written by the host) or `timeout_ns` has passed; on a timeout set
-/// `timed_out[0] = 1`. Launch with one thread.
-pub fn wait(flag: Global<u32>, timed_out: GlobalMut<u32>, timeout_ns: u64) {
+/// Spin until `flags[0] != 0` (written by the host) or `timeout_ns` has passed; on a timeout set
+/// `flags[1] = 1`. Launch with one thread. The flags are [`Coherent`]: the host writes them while
+/// the kernel runs, so every load reads memory again (never the read-only path or a cached line).
+pub fn wait(flags: Coherent<u32>, timeout_ns: u64) {
     if thread_idx() != 0 {
         return;
     }
     let start = global_timer_ns();
-    // A volatile load reads host memory again on every iteration.
-    while flag.get_volatile(0) == 0 {
+    while flags.get(0) == 0 {
         if global_timer_ns().wrapping_sub(start) > timeout_ns {
-            timed_out.set(0, 1);
+            flags.set(1, 1);
             return;
         }
     }
@@ -33,7 +33,7 @@ pub fn wait(flag: Global<u32>, timed_out: GlobalMut<u32>, timeout_ns: u64) {
 mod tests {
     use super::wait;
     use crate::emu::{launch, LaunchConfig};
-    use crate::gpu::{Global, GlobalMut};
+    use crate::gpu::Coherent;
 
     fn run_gate(flag: &mut [u32; 2], timeout_ns: u64, threads: usize) {
         let p = flag.as_mut_ptr() as usize;
@@ -42,13 +42,9 @@ mod tests {
             block_dim: threads,
             shared_bytes: 0,
         };
-        launch(cfg, &|| unsafe {
-            let p = p as *mut u32;
-            wait(
-                Global::from_raw(p, 1),
-                GlobalMut::from_raw(p.add(1), 1),
-                timeout_ns,
-            )
+        // SAFETY: `flag` holds two u32 and outlives the launch, which only the gate accesses.
+        launch(cfg, &|| {
+            wait(unsafe { Coherent::from_raw(p as *mut u32, 2) }, timeout_ns)
         })
         .unwrap();
     }

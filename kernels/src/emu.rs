@@ -314,11 +314,6 @@ pub fn shared_base() -> *mut u8 {
     unsafe { (*c.block).shared.as_mut_ptr() as *mut u8 }
 }
 
-/// Bytes of dynamic shared memory of the running launch.
-pub fn shared_len_bytes() -> usize {
-    unsafe { (*current().block).shared_len }
-}
-
 /// Check one shared-memory access (called by [`crate::gpu::Shared`] before it touches memory).
 pub fn shared_access(byte_offset: usize, size: usize, write: bool) {
     let c = current();
@@ -729,7 +724,7 @@ mod tests {
     #[test]
     fn reading_shared_memory_nobody_wrote_is_reported() {
         let r = launch(cfg(1, 32, 32 * 4), &|| {
-            let s = unsafe { Shared::<f32>::dynamic() };
+            let s = unsafe { Shared::<f32>::dynamic(32) };
             let _ = s.get(gpu::thread_idx());
         });
         assert!(
@@ -745,7 +740,7 @@ mod tests {
         // read after a write by the other thread would be read-after-write; both are races.
         for reader_first in [true, false] {
             let r = launch(cfg(1, 2, 8), &|| {
-                let s = unsafe { Shared::<u32>::dynamic() };
+                let s = unsafe { Shared::<u32>::dynamic(2) };
                 let t = gpu::thread_idx();
                 s.set(t, t); // each thread's own word: fine
                 gpu::sync_threads();
@@ -764,7 +759,7 @@ mod tests {
         }
         // The same with a barrier between the write and the read is clean.
         launch(cfg(1, 2, 8), &|| {
-            let s = unsafe { Shared::<u32>::dynamic() };
+            let s = unsafe { Shared::<u32>::dynamic(2) };
             if gpu::thread_idx() == 1 {
                 s.set(0, 7);
             }
@@ -779,7 +774,9 @@ mod tests {
     #[test]
     fn shared_memory_past_the_reservation_is_reported() {
         let r = launch(cfg(1, 32, 16), &|| {
-            let s = unsafe { Shared::<u32>::dynamic() };
+            // A view claiming 32 elements where the launch reserved 4: the emulator checks the
+            // reservation itself.
+            let s = unsafe { Shared::<u32>::dynamic(32) };
             s.set(gpu::thread_idx(), 1);
         });
         assert!(
@@ -794,7 +791,7 @@ mod tests {
         let addr = &mut counter as *mut u32 as usize; // device memory is an address
         launch(cfg(200, 32, 0), &|| {
             if gpu::thread_idx() == 0 {
-                unsafe { Counter::from_raw(addr as *mut u32) }.increment();
+                unsafe { Counter::from_raw(addr as *mut u32) }.take_ticket();
             }
         })
         .unwrap();

@@ -13,7 +13,7 @@
 //! (e.g. `reduce_s8_sum_b512_f32`). The host builds the same names from its stage table, and a
 //! test checks every one of them is in the PTX.
 
-use crate::gpu::{grid_dim, Counter, Global, GlobalMut};
+use crate::gpu::{grid_dim, Coherent, Counter, Global, GlobalMut};
 use crate::Element;
 
 /// Block sizes instantiated for the const-generic stages 6 and 7.
@@ -34,10 +34,14 @@ pub unsafe fn ladder<T: Element>(
     n: usize,
     partials: *mut T,
 ) {
-    body(
-        Global::from_raw(input, n),
-        GlobalMut::from_raw(partials, grid_dim() as usize),
-    )
+    // SAFETY: the caller's contract: `n` input elements, `gridDim.x` partials.
+    let (input, partials) = unsafe {
+        (
+            Global::from_raw(input, n),
+            GlobalMut::from_raw(partials, grid_dim() as usize),
+        )
+    };
+    body(input, partials)
 }
 
 /// Stage-8 ABI → safe views.
@@ -47,19 +51,25 @@ pub unsafe fn ladder<T: Element>(
 /// `counter` is a zeroed `u32`; `out` holds one element.
 #[inline(always)]
 pub unsafe fn single_pass<T: Element>(
-    body: impl Fn(Global<T>, GlobalMut<T>, Counter, GlobalMut<T>),
+    body: impl Fn(Global<T>, Coherent<T>, Counter, GlobalMut<T>),
     input: *const T,
     n: usize,
     partials: *mut T,
     counter: *mut u32,
     out: *mut T,
 ) {
-    body(
-        Global::from_raw(input, n),
-        GlobalMut::from_raw(partials, grid_dim() as usize),
-        Counter::from_raw(counter),
-        GlobalMut::from_raw(out, 1),
-    )
+    // SAFETY: the caller's contract: `n` input elements, `gridDim.x` partials (written by each
+    // block, read by the last, only through `Coherent`), a counter only used atomically, one
+    // result element.
+    let (input, partials, counter, out) = unsafe {
+        (
+            Global::from_raw(input, n),
+            Coherent::from_raw(partials, grid_dim() as usize),
+            Counter::from_raw(counter),
+            GlobalMut::from_raw(out, 1),
+        )
+    };
+    body(input, partials, counter, out)
 }
 
 #[cfg(target_arch = "nvptx64")]
@@ -124,11 +134,9 @@ mod ptx {
     /// set by the gate if it timed out. One thread.
     #[no_mangle]
     pub unsafe extern "ptx-kernel" fn bench_gate(flag: *mut u32, timeout_ns: u64) {
-        use crate::gpu::{Global, GlobalMut};
-        crate::bench_gate::wait(
-            Global::from_raw(flag, 1),
-            GlobalMut::from_raw(flag.add(1), 1),
-            timeout_ns,
-        )
+        // SAFETY: the host passes two u32 of mapped memory that it writes (flag[0]) and reads
+        // (flag[1]) with single aligned accesses while the gate runs.
+        let flags = unsafe { crate::gpu::Coherent::from_raw(flag, 2) };
+        crate::bench_gate::wait(flags, timeout_ns)
     }
 }

@@ -14,17 +14,30 @@
 //! | `__shfl_down_sync(0xffffffff, v, d)` | [`crate::Element::shfl_down`] (built on [`shfl_down_u32`]) |
 //! | `const T* __restrict__ in` | [`Global`] (`in[i]` is [`Global::get`], 16-byte loads are [`Global::get_vec4`]) |
 //! | `T* out` | [`GlobalMut`] |
-//! | `atomicAdd(&counter, 1)`, `__threadfence()` | [`Counter::increment`], [`thread_fence`] |
+//! | `volatile T* flags` (written by other blocks or the host) | [`Coherent`] |
+//! | `atomicAdd(&counter, 1)` + `__threadfence()` | [`Counter::take_ticket`] (release + acquire), [`thread_fence`] |
 //! | `asm("mov.u64 %0, %%globaltimer;")` | [`global_timer_ns`] |
 //!
 //! Thread and block ids are `u32`, as in CUDA, so in-block arithmetic (loop counters, shared-memory
 //! indices) stays 32-bit like nvcc's `unsigned int`; indices into global memory are `usize`, so every
 //! kernel handles inputs of 2^32 elements and more.
 //!
-//! **Bounds.** [`Global`], [`GlobalMut`] and [`Shared`] are made from raw pointers by `unsafe`
-//! constructors whose contract is the launch configuration (buffer lengths, shared-memory bytes).
-//! The emulator checks every access against those lengths and reports a violation as an error;
-//! on the GPU, as in CUDA C, the kernel's own `if i < n` guards are the only check.
+//! **Bounds.** [`Global`], [`GlobalMut`], [`Coherent`] and [`Shared`] are made from raw pointers
+//! by `unsafe` constructors whose contract is the launch configuration (buffer lengths,
+//! shared-memory elements). After that, their safe accessors (`get`, `set`, `get_vec4`) are
+//! **checked on both targets**: an index past the length panics in the emulator (reported as
+//! [`crate::emu::EmuError::Panic`] naming the index and the length) and executes `trap` on the
+//! GPU (the host sees `CUDA_ERROR_LAUNCH_FAILED` / an illegal instruction), so no safe call can
+//! read or write out of bounds. Where a kernel proves the bound itself, it calls the `unsafe`
+//! `*_unchecked` twin with a `// SAFETY:` comment naming the proof; the emulator still checks
+//! those (a wrong proof is a test failure, not memory corruption).
+//!
+//! **Read-only vs coherent.** [`Global`] is input that nothing writes while the kernel runs, so
+//! its loads may take the non-coherent read-only path (`ld.global.nc`). Memory that other blocks
+//! or the host write during the launch (stage 8's partials, the benchmarks' gate flag) is a
+//! [`Coherent`]: its loads and stores are `ld.relaxed.sys` / `st.relaxed.sys` (morally strong in
+//! the PTX memory model, never served from a stale L1 line), and ordering between blocks comes
+//! from release/acquire operations ([`Counter::take_ticket`]).
 
 use crate::Element;
 
@@ -39,6 +52,7 @@ pub struct Vec4(pub [u32; 4]);
 #[cfg(target_arch = "nvptx64")]
 mod imp {
     use super::Vec4;
+    use crate::Element;
     use core::arch::nvptx;
 
     unsafe extern "C" {
@@ -88,56 +102,98 @@ mod imp {
     }
     #[inline(always)]
     pub fn thread_fence() {
-        unsafe { core::arch::asm!("membar.gl;") }
+        // SAFETY: a fence has no operands and no effect but ordering.
+        unsafe { core::arch::asm!("fence.sc.gpu;") }
     }
     #[inline(always)]
     pub fn global_timer_ns() -> u64 {
         let t: u64;
         // Not `pure`: every call reads the clock again.
+        // SAFETY: reads a special register into `t`; touches no memory.
         unsafe {
             core::arch::asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nomem, nostack))
         }
         t
     }
     #[inline(always)]
-    pub unsafe fn dynamic_shared<T>() -> *mut T {
+    pub fn dynamic_shared<T>() -> *mut T {
+        // Only the address of the block's dynamic shared memory; nothing is read or written.
         core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<T>()
     }
     #[inline(always)]
-    pub unsafe fn shared_len_bytes() -> usize {
-        usize::MAX
-    }
-    #[inline(always)]
     pub unsafe fn load<T: Copy>(p: *const T) -> T {
-        p.read()
-    }
-    #[inline(always)]
-    pub unsafe fn load_volatile<T: Copy>(p: *const T) -> T {
-        p.read_volatile()
+        // SAFETY: the caller's contract (a live, aligned `T` nobody writes meanwhile).
+        unsafe { p.read() }
     }
     #[inline(always)]
     pub unsafe fn store<T: Copy>(p: *mut T, v: T) {
-        p.write(v)
+        // SAFETY: the caller's contract (a live, aligned `T` nobody else accesses meanwhile).
+        unsafe { p.write(v) }
     }
     #[inline(always)]
     pub unsafe fn load_vec4(p: *const Vec4) -> Vec4 {
         // Read-only (non-coherent) path, 16 bytes per thread: the widest load a thread can issue.
         let (a, b, c, d): (u32, u32, u32, u32);
-        core::arch::asm!(
-            "{{ .reg .u64 g; cvta.to.global.u64 g, {p}; ld.global.nc.v4.u32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
-            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-            p = in(reg64) p,
-            options(pure, readonly, nostack)
-        );
+        // SAFETY: the caller's contract (16 live, 16-byte aligned bytes of global memory that
+        // nothing writes while the kernel runs: the read-only path may serve stale data).
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .u64 g; cvta.to.global.u64 g, {p}; ld.global.nc.v4.u32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
+                a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+                p = in(reg64) p,
+                options(pure, readonly, nostack)
+            )
+        };
         Vec4([a, b, c, d])
     }
     #[inline(always)]
-    pub unsafe fn atomic_add_u32(p: *mut u32, v: u32) -> u32 {
-        // Relaxed: the ordering comes from `thread_fence()` before it. (LLVM's NVPTX backend
-        // drops the ordering of Rust atomics anyway — it emits a plain `atom` — so ordering must
-        // never be left to an `Ordering` argument here.)
-        core::sync::atomic::AtomicU32::from_ptr(p)
-            .fetch_add(v, core::sync::atomic::Ordering::Relaxed)
+    pub unsafe fn atomic_add_acq_rel_u32(p: *mut u32, v: u32) -> u32 {
+        // Written out in PTX: LLVM's NVPTX backend drops the ordering of Rust atomics (it emits
+        // a plain, relaxed `atom`), so the release/acquire semantics must be in the instruction.
+        let old: u32;
+        // SAFETY: the caller's contract (a live, 4-byte aligned u32 in global memory).
+        unsafe {
+            core::arch::asm!(
+                "atom.acq_rel.gpu.add.u32 {old}, [{p}], {v};",
+                old = out(reg32) old, p = in(reg64) p, v = in(reg32) v,
+                options(nostack)
+            );
+        }
+        old
+    }
+    #[inline(always)]
+    pub unsafe fn trap() -> ! {
+        // SAFETY: `trap` ends the kernel with an error the host sees; it has no other effect.
+        unsafe { nvptx::trap() }
+    }
+    #[inline(always)]
+    pub unsafe fn load_coherent<T: Element>(p: *const T) -> T {
+        // `ld.relaxed.sys`: a morally strong load that sees other blocks' (and the host's) stores
+        // instead of a stale L1 line; what `volatile` means in CUDA C.
+        // SAFETY: the caller's contract (a live, aligned `T` of 4 or 8 bytes).
+        unsafe {
+            if core::mem::size_of::<T>() == 4 {
+                let v: u32;
+                core::arch::asm!("ld.relaxed.sys.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p, options(nostack, readonly));
+                T::from_bits64(v as u64)
+            } else {
+                let v: u64;
+                core::arch::asm!("ld.relaxed.sys.u64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p, options(nostack, readonly));
+                T::from_bits64(v)
+            }
+        }
+    }
+    #[inline(always)]
+    pub unsafe fn store_coherent<T: Element>(p: *mut T, v: T) {
+        let bits = v.to_bits64();
+        // SAFETY: the caller's contract (a live, aligned `T` of 4 or 8 bytes).
+        unsafe {
+            if core::mem::size_of::<T>() == 4 {
+                core::arch::asm!("st.relaxed.sys.u32 [{p}], {v};", v = in(reg32) bits as u32, p = in(reg64) p, options(nostack));
+            } else {
+                core::arch::asm!("st.relaxed.sys.u64 [{p}], {v};", v = in(reg64) bits, p = in(reg64) p, options(nostack));
+            }
+        }
     }
 }
 
@@ -145,6 +201,7 @@ mod imp {
 mod imp {
     use super::Vec4;
     use crate::emu;
+    use crate::Element;
 
     pub fn thread_idx() -> u32 {
         emu::with_thread(|t| t.thread_idx as u32)
@@ -180,30 +237,53 @@ mod imp {
             .elapsed()
             .as_nanos() as u64
     }
-    pub unsafe fn dynamic_shared<T>() -> *mut T {
+    pub fn dynamic_shared<T>() -> *mut T {
         emu::shared_base() as *mut T
     }
-    pub unsafe fn shared_len_bytes() -> usize {
-        emu::shared_len_bytes()
-    }
     pub unsafe fn load<T: Copy>(p: *const T) -> T {
-        p.read()
-    }
-    pub unsafe fn load_volatile<T: Copy>(p: *const T) -> T {
-        p.read_volatile()
+        // SAFETY: the caller's contract (a live, aligned `T` nobody writes meanwhile).
+        unsafe { p.read() }
     }
     pub unsafe fn store<T: Copy>(p: *mut T, v: T) {
-        p.write(v)
+        // SAFETY: the caller's contract (a live, aligned `T` nobody else accesses meanwhile).
+        unsafe { p.write(v) }
     }
     pub unsafe fn load_vec4(p: *const Vec4) -> Vec4 {
         assert!(
             (p as usize).is_multiple_of(16),
             "misaligned 16-byte global load at {p:p}"
         );
-        p.read()
+        // SAFETY: the caller's contract (16 live bytes), aligned as just checked.
+        unsafe { p.read() }
     }
-    pub unsafe fn atomic_add_u32(p: *mut u32, v: u32) -> u32 {
-        std::sync::atomic::AtomicU32::from_ptr(p).fetch_add(v, std::sync::atomic::Ordering::SeqCst)
+    pub unsafe fn atomic_add_acq_rel_u32(p: *mut u32, v: u32) -> u32 {
+        // SAFETY: the caller's contract (a live, aligned u32 only accessed atomically meanwhile).
+        unsafe { std::sync::atomic::AtomicU32::from_ptr(p) }
+            .fetch_add(v, std::sync::atomic::Ordering::AcqRel)
+    }
+    pub unsafe fn load_coherent<T: Element>(p: *const T) -> T {
+        use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+        // Atomic (relaxed) accesses: other emulated blocks run on other OS threads, and plain
+        // accesses racing with them would be a data race in Rust's memory model.
+        if core::mem::size_of::<T>() == 4 {
+            // SAFETY: the caller's contract (a live, aligned `T` of 4 bytes, only accessed
+            // through these functions while the kernel runs).
+            T::from_bits64(unsafe { AtomicU32::from_ptr(p as *mut u32) }.load(Relaxed) as u64)
+        } else {
+            // SAFETY: as above, 8 bytes.
+            T::from_bits64(unsafe { AtomicU64::from_ptr(p as *mut u64) }.load(Relaxed))
+        }
+    }
+    pub unsafe fn store_coherent<T: Element>(p: *mut T, v: T) {
+        use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+        let bits = v.to_bits64();
+        if core::mem::size_of::<T>() == 4 {
+            // SAFETY: as in `load_coherent`.
+            unsafe { AtomicU32::from_ptr(p as *mut u32) }.store(bits as u32, Relaxed)
+        } else {
+            // SAFETY: as in `load_coherent`.
+            unsafe { AtomicU64::from_ptr(p as *mut u64) }.store(bits, Relaxed)
+        }
     }
 }
 
@@ -265,54 +345,128 @@ pub fn global_timer_ns() -> u64 {
     imp::global_timer_ns()
 }
 
-/// Per-block shared memory sized at launch (`extern __shared__ T sdata[]`).
+/// Stop the kernel because its launch broke the kernel's contract (`what` says how): `trap` on
+/// the GPU, a panic with `what` in the emulator.
+#[cold]
+#[inline(always)]
+#[track_caller]
+pub fn fail(what: &str) -> ! {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = what;
+        // SAFETY: `trap` aborts the kernel; it has no other effect.
+        unsafe { imp::trap() }
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    panic!("{what}")
+}
+
+/// Stop the kernel because an index is out of bounds: `trap` on the GPU (the host's next call
+/// reports the launch as failed); a panic naming the access in the emulator (reported as
+/// [`crate::emu::EmuError::Panic`]).
+#[cold]
+#[inline(always)]
+#[track_caller]
+fn out_of_bounds(what: &str, index: usize, len: usize) -> ! {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = (what, index, len);
+        // SAFETY: `trap` aborts the kernel; it has no other effect.
+        unsafe { imp::trap() }
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    panic!("{what} out of bounds: index {index}, length {len}")
+}
+
+/// Per-block shared memory sized at launch (`extern __shared__ T sdata[]`), viewed as `len`
+/// elements.
 #[derive(Clone, Copy)]
 pub struct Shared<T> {
     ptr: *mut T,
+    len: u32,
 }
 
 impl<T: Element> Shared<T> {
-    /// The block's dynamic shared memory viewed as an array of `T`.
+    /// The block's dynamic shared memory viewed as an array of `len` elements of `T`.
     ///
     /// # Safety
-    /// The launch must reserve enough dynamic shared memory for every index the kernel passes to
-    /// [`Shared::get`] / [`Shared::set`] (the emulator checks this; the GPU does not).
+    /// The launch must reserve at least `len * size_of::<T>()` bytes of dynamic shared memory
+    /// (the emulator checks every access against what the launch really reserved; the GPU
+    /// trusts `len`).
     #[inline(always)]
-    pub unsafe fn dynamic() -> Self {
+    pub unsafe fn dynamic(len: u32) -> Self {
         Shared {
             ptr: imp::dynamic_shared::<T>(),
+            len,
         }
     }
-    /// `sdata[i]`.
+    /// Elements in the view.
     #[inline(always)]
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+    /// `len() == 0`.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// `sdata[i]`, checked (see the module docs).
+    #[inline(always)]
+    #[track_caller]
     pub fn get(&self, i: u32) -> T {
+        if i >= self.len {
+            out_of_bounds("shared read", i as usize, self.len as usize)
+        }
+        // SAFETY: `i < len` was just checked.
+        unsafe { self.get_unchecked(i) }
+    }
+    /// `sdata[i] = v`, checked (see the module docs).
+    #[inline(always)]
+    #[track_caller]
+    pub fn set(&self, i: u32, v: T) {
+        if i >= self.len {
+            out_of_bounds("shared write", i as usize, self.len as usize)
+        }
+        // SAFETY: `i < len` was just checked.
+        unsafe { self.set_unchecked(i, v) }
+    }
+    /// `sdata[i]` without the bounds check on the GPU (the emulator still checks).
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    pub unsafe fn get_unchecked(&self, i: u32) -> T {
         #[cfg(not(target_arch = "nvptx64"))]
-        crate::emu::shared_access(
-            i as usize * core::mem::size_of::<T>(),
-            core::mem::size_of::<T>(),
-            false,
-        );
+        {
+            if i >= self.len {
+                out_of_bounds("shared read (unchecked)", i as usize, self.len as usize)
+            }
+            crate::emu::shared_access(i as usize * size_of::<T>(), size_of::<T>(), false);
+        }
+        // SAFETY: `i < len` (the caller's contract) and `len` elements are reserved (the
+        // constructor's); shared-memory races are the kernel's to avoid with barriers.
         unsafe { imp::load(self.ptr.add(i as usize)) }
     }
-    /// `sdata[i] = v`.
+    /// `sdata[i] = v` without the bounds check on the GPU (the emulator still checks).
+    ///
+    /// # Safety
+    /// `i < self.len()`.
     #[inline(always)]
-    pub fn set(&self, i: u32, v: T) {
+    pub unsafe fn set_unchecked(&self, i: u32, v: T) {
         #[cfg(not(target_arch = "nvptx64"))]
-        crate::emu::shared_access(
-            i as usize * core::mem::size_of::<T>(),
-            core::mem::size_of::<T>(),
-            true,
-        );
+        {
+            if i >= self.len {
+                out_of_bounds("shared write (unchecked)", i as usize, self.len as usize)
+            }
+            crate::emu::shared_access(i as usize * size_of::<T>(), size_of::<T>(), true);
+        }
+        // SAFETY: as in `get_unchecked`.
         unsafe { imp::store(self.ptr.add(i as usize), v) }
-    }
-    /// Bytes of dynamic shared memory this launch reserved (known to the emulator only; on the
-    /// GPU it returns `usize::MAX`).
-    pub fn len_bytes(&self) -> usize {
-        unsafe { imp::shared_len_bytes() }
     }
 }
 
-/// A read-only array in device memory: the kernel's input (`const T* __restrict__`).
+/// Read-only input in device memory (`const T* __restrict__ in`): **nothing writes it while the
+/// kernel runs**, so loads may use the non-coherent read-only path (`ld.global.nc`).
 #[derive(Clone, Copy)]
 pub struct Global<T> {
     ptr: *const T,
@@ -321,8 +475,8 @@ pub struct Global<T> {
 
 impl<T: Element> Global<T> {
     /// # Safety
-    /// `ptr` must point to `len` initialized elements that stay valid and unmodified while the
-    /// kernel runs.
+    /// `ptr` must point to `len` initialized, aligned elements that stay valid and **unmodified**
+    /// (by this kernel, other kernels or the host) while the kernel runs.
     #[inline(always)]
     pub unsafe fn from_raw(ptr: *const T, len: usize) -> Self {
         Global { ptr, len }
@@ -337,55 +491,76 @@ impl<T: Element> Global<T> {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
-    /// `in[i]`; the caller guards `i < len()` (the emulator asserts it).
+    /// `in[i]`, checked (see the module docs).
     #[inline(always)]
+    #[track_caller]
     pub fn get(&self, i: usize) -> T {
+        if i >= self.len {
+            out_of_bounds("global read", i, self.len)
+        }
+        // SAFETY: `i < len` was just checked.
+        unsafe { self.get_unchecked(i) }
+    }
+    /// `in[i]` without the bounds check on the GPU (the emulator still checks).
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    pub unsafe fn get_unchecked(&self, i: usize) -> T {
         #[cfg(not(target_arch = "nvptx64"))]
-        assert!(
-            i < self.len,
-            "global read out of bounds: index {i}, length {}",
-            self.len
-        );
+        if i >= self.len {
+            out_of_bounds("global read (unchecked)", i, self.len)
+        }
+        // SAFETY: `i < len` (the caller's contract), and the constructor's contract.
         unsafe { imp::load(self.ptr.add(i)) }
     }
-    /// `in[i]`, but always from L2 / memory rather than a possibly stale L1 line (a `volatile`
-    /// load): for data other blocks wrote during this launch.
-    #[inline(always)]
-    pub fn get_volatile(&self, i: usize) -> T {
-        #[cfg(not(target_arch = "nvptx64"))]
-        assert!(
-            i < self.len,
-            "global read out of bounds: index {i}, length {}",
-            self.len
-        );
-        unsafe { imp::load_volatile(self.ptr.add(i)) }
-    }
-    /// How many leading elements come before the first 16-byte boundary.
+    /// How many leading elements come before the first 16-byte boundary (at most `len()`).
     #[inline(always)]
     pub fn misaligned_head(&self) -> usize {
         let off = (self.ptr as usize) % 16;
         if off == 0 {
             0
         } else {
-            ((16 - off) / core::mem::size_of::<T>()).min(self.len)
+            ((16 - off) / size_of::<T>()).min(self.len)
         }
     }
-    /// The `v`-th 16-byte vector counted from element `start` (which must lie on a 16-byte
-    /// boundary): elements `start + v*L .. start + (v+1)*L` with `L = 16 / size_of::<T>()`.
+    /// The `v`-th 16-byte vector counted from element `start`: elements
+    /// `start + v*L .. start + (v+1)*L` with `L = 16 / size_of::<T>()`. Checked: the vector must
+    /// lie inside the array and start on a 16-byte boundary.
     #[inline(always)]
+    #[track_caller]
     pub fn get_vec4(&self, start: usize, v: usize) -> Vec4 {
-        let lanes = 16 / core::mem::size_of::<T>();
+        let lanes = 16 / size_of::<T>();
+        let first = v.checked_mul(lanes).and_then(|o| o.checked_add(start));
+        match first {
+            Some(f) if f <= self.len && self.len - f >= lanes => {}
+            _ => out_of_bounds("16-byte global read", first.unwrap_or(usize::MAX), self.len),
+        }
+        if !(self.ptr as usize + start * size_of::<T>()).is_multiple_of(16) {
+            out_of_bounds("misaligned 16-byte global read", start, self.len)
+        }
+        // SAFETY: in bounds and aligned, both just checked.
+        unsafe { self.get_vec4_unchecked(start, v) }
+    }
+    /// [`Global::get_vec4`] without the checks on the GPU (the emulator still checks).
+    ///
+    /// # Safety
+    /// `start + (v + 1) * L <= self.len()` and element `start` lies on a 16-byte boundary
+    /// (`start == self.misaligned_head()` does).
+    #[inline(always)]
+    pub unsafe fn get_vec4_unchecked(&self, start: usize, v: usize) -> Vec4 {
         #[cfg(not(target_arch = "nvptx64"))]
-        assert!(
-            start + (v + 1) * lanes <= self.len,
-            "16-byte global read past the end (vector {v} from {start})"
-        );
-        let _ = lanes;
+        if start + (v + 1) * (16 / size_of::<T>()) > self.len {
+            out_of_bounds("16-byte global read (unchecked)", start, self.len)
+        }
+        // SAFETY: in bounds and aligned (the caller's contract; the emulator's `load_vec4`
+        // asserts the alignment).
         unsafe { imp::load_vec4((self.ptr.add(start) as *const Vec4).add(v)) }
     }
 }
 
-/// A writable array in device memory (`T* out`).
+/// A writable array in device memory (`T* out`) that this kernel's threads write and nobody
+/// reads during the launch; each element is written by at most one thread.
 #[derive(Clone, Copy)]
 pub struct GlobalMut<T> {
     ptr: *mut T,
@@ -394,34 +569,126 @@ pub struct GlobalMut<T> {
 
 impl<T: Element> GlobalMut<T> {
     /// # Safety
-    /// `ptr` must point to `len` elements that only this kernel accesses while it runs; each
-    /// element must be written by at most one thread.
+    /// `ptr` must point to `len` aligned elements that only this kernel accesses while it runs;
+    /// each element must be written by at most one thread.
     #[inline(always)]
     pub unsafe fn from_raw(ptr: *mut T, len: usize) -> Self {
         GlobalMut { ptr, len }
     }
-    /// `out[i] = v`.
+    /// Number of elements.
     #[inline(always)]
-    pub fn set(&self, i: usize, v: T) {
-        #[cfg(not(target_arch = "nvptx64"))]
-        assert!(
-            i < self.len,
-            "global write out of bounds: index {i}, length {}",
-            self.len
-        );
-        unsafe { imp::store(self.ptr.add(i), v) }
+    pub fn len(&self) -> usize {
+        self.len
     }
-    /// A read-only view of the same memory.
+    /// `len() == 0`.
     #[inline(always)]
-    pub fn as_global(&self) -> Global<T> {
-        Global {
-            ptr: self.ptr,
-            len: self.len,
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// `out[i] = v`, checked (see the module docs).
+    #[inline(always)]
+    #[track_caller]
+    pub fn set(&self, i: usize, v: T) {
+        if i >= self.len {
+            out_of_bounds("global write", i, self.len)
         }
+        // SAFETY: `i < len` was just checked.
+        unsafe { self.set_unchecked(i, v) }
+    }
+    /// `out[i] = v` without the bounds check on the GPU (the emulator still checks).
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    pub unsafe fn set_unchecked(&self, i: usize, v: T) {
+        #[cfg(not(target_arch = "nvptx64"))]
+        if i >= self.len {
+            out_of_bounds("global write (unchecked)", i, self.len)
+        }
+        // SAFETY: `i < len` (the caller's contract), and the constructor's contract.
+        unsafe { imp::store(self.ptr.add(i), v) }
     }
 }
 
-/// A `u32` in device memory that blocks count on with atomics.
+/// Device (or mapped host) memory that **other blocks or the host write while the kernel runs**
+/// (`volatile T*` in CUDA C): stage 8's partials, the benchmarks' gate flag. Loads and stores are
+/// morally strong (`ld.relaxed.sys` / `st.relaxed.sys`), never the read-only path and never a stale
+/// L1 line; ordering *between* threads comes from a release/acquire pair such as
+/// [`Counter::take_ticket`].
+#[derive(Clone, Copy)]
+pub struct Coherent<T> {
+    ptr: *mut T,
+    len: usize,
+}
+
+impl<T: Element> Coherent<T> {
+    /// # Safety
+    /// `ptr` must point to `len` aligned elements that stay allocated while the kernel runs and
+    /// that everyone (other blocks, the host) only accesses with single, aligned 4- or 8-byte
+    /// accesses (as [`Coherent`] does) while it runs.
+    #[inline(always)]
+    pub unsafe fn from_raw(ptr: *mut T, len: usize) -> Self {
+        Coherent { ptr, len }
+    }
+    /// Number of elements.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// `len() == 0`.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Load `p[i]` now (relaxed, system scope), checked (see the module docs).
+    #[inline(always)]
+    #[track_caller]
+    pub fn get(&self, i: usize) -> T {
+        if i >= self.len {
+            out_of_bounds("coherent read", i, self.len)
+        }
+        // SAFETY: `i < len` was just checked.
+        unsafe { self.get_unchecked(i) }
+    }
+    /// Store `p[i] = v` now (relaxed, system scope), checked (see the module docs).
+    #[inline(always)]
+    #[track_caller]
+    pub fn set(&self, i: usize, v: T) {
+        if i >= self.len {
+            out_of_bounds("coherent write", i, self.len)
+        }
+        // SAFETY: `i < len` was just checked.
+        unsafe { self.set_unchecked(i, v) }
+    }
+    /// [`Coherent::get`] without the bounds check on the GPU (the emulator still checks).
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    pub unsafe fn get_unchecked(&self, i: usize) -> T {
+        #[cfg(not(target_arch = "nvptx64"))]
+        if i >= self.len {
+            out_of_bounds("coherent read (unchecked)", i, self.len)
+        }
+        // SAFETY: `i < len` (the caller's contract), and the constructor's contract.
+        unsafe { imp::load_coherent(self.ptr.add(i)) }
+    }
+    /// [`Coherent::set`] without the bounds check on the GPU (the emulator still checks).
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    pub unsafe fn set_unchecked(&self, i: usize, v: T) {
+        #[cfg(not(target_arch = "nvptx64"))]
+        if i >= self.len {
+            out_of_bounds("coherent write (unchecked)", i, self.len)
+        }
+        // SAFETY: `i < len` (the caller's contract), and the constructor's contract.
+        unsafe { imp::store_coherent(self.ptr.add(i), v) }
+    }
+}
+
+/// A `u32` in device memory that blocks count on with atomics (stage 8's ticket counter).
 #[derive(Clone, Copy)]
 pub struct Counter {
     ptr: *mut u32,
@@ -429,19 +696,33 @@ pub struct Counter {
 
 impl Counter {
     /// # Safety
-    /// `ptr` must point to a `u32` in device memory that lives as long as the launch.
+    /// `ptr` must point to an aligned `u32` in device memory that lives as long as the launch and
+    /// that is only accessed through [`Counter`] while it runs.
     #[inline(always)]
     pub unsafe fn from_raw(ptr: *mut u32) -> Self {
         Counter { ptr }
     }
-    /// `atomicAdd(counter, 1)`: returns the value before the increment.
+    /// `atomicAdd(counter, 1)` with **acquire-release** semantics at GPU scope
+    /// (`atom.acq_rel.gpu.add.u32`): returns the value before the increment.
+    ///
+    /// *Release*: every write this thread made before it (a block's partial) is visible to any
+    /// thread that later *acquires* this counter and reads a value at or after this increment.
+    /// *Acquire*: the thread that draws a ticket sees every write released by the increments
+    /// before it. Since each increment reads the previous one's value, the increments form one
+    /// release sequence, so the thread drawing the last ticket sees every block's partial (PTX
+    /// ISA, "Memory Consistency Model": a release pattern *synchronizes with* an acquire pattern
+    /// that observes it, and causality order is transitive).
     #[inline(always)]
-    pub fn increment(&self) -> u32 {
-        unsafe { imp::atomic_add_u32(self.ptr, 1) }
+    pub fn take_ticket(&self) -> u32 {
+        // SAFETY: the constructor's contract: a live, aligned u32 accessed only atomically.
+        unsafe { imp::atomic_add_acq_rel_u32(self.ptr, 1) }
     }
-    /// `*counter = 0` (a plain store; the next launch sees it).
+    /// `*counter = 0` for the next launch (which sees it: launches on a stream are ordered).
+    /// Call it only once every block has taken its ticket.
     #[inline(always)]
     pub fn reset(&self) {
-        unsafe { imp::store(self.ptr, 0) }
+        // SAFETY: the constructor's contract; a morally strong store, so no data race with the
+        // (earlier, ordered) atomics of this launch.
+        unsafe { imp::store_coherent(self.ptr, 0u32) }
     }
 }

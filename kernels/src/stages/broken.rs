@@ -10,7 +10,7 @@ use crate::Element;
 
 /// The seeds' `warpReduce`: six `volatile` read-modify-writes with no barrier between them. On
 /// Volta and later, lane 0 may read `sdata[16]` while lane 16 is still updating it — a race.
-/// Compare [`crate::stages::s5_unroll_last_warp::warp_reduce`].
+/// Compare [`crate::stages::s5_unroll_last_warp::warp_reduce_shared`].
 #[inline(always)]
 pub fn warp_reduce_seed_racy<T: Element>(sdata: Shared<T>, tid: u32) {
     for offset in [32, 16, 8, 4, 2, 1] {
@@ -20,7 +20,8 @@ pub fn warp_reduce_seed_racy<T: Element>(sdata: Shared<T>, tid: u32) {
 
 /// Stage 5 with the seeds' racy last warp.
 pub fn reduce_racy_last_warp<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
-    let sdata = unsafe { Shared::<T>::dynamic() };
+    // SAFETY: the launch reserves `blockDim.x` elements of shared memory (see the host's plan).
+    let sdata = unsafe { Shared::<T>::dynamic(block_dim()) };
     let tid = thread_idx();
     let i = block_idx() as usize * (block_dim() as usize * 2) + tid as usize;
     sdata.set(tid, load_two(input, i, block_dim() as usize));
@@ -44,7 +45,8 @@ pub fn reduce_racy_last_warp<T: Element>(input: Global<T>, partials: GlobalMut<T
 /// Stage 3 without the `__syncthreads()` inside the loop: a thread may read `sdata[tid + s]`
 /// before the thread that owns it has finished the previous round.
 pub fn reduce_missing_barrier<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
-    let sdata = unsafe { Shared::<T>::dynamic() };
+    // SAFETY: the launch reserves `blockDim.x` elements of shared memory (see the host's plan).
+    let sdata = unsafe { Shared::<T>::dynamic(block_dim()) };
     let tid = thread_idx();
     let i = block_idx() as usize * block_dim() as usize + tid as usize;
     sdata.set(

@@ -25,7 +25,8 @@ use crate::Element;
 /// of two.
 pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     // extern __shared__ T sdata[];  (one slot per thread)
-    let sdata = unsafe { Shared::<T>::dynamic() };
+    // SAFETY: the launch reserves `blockDim.x` elements of shared memory (see the host's plan).
+    let sdata = unsafe { Shared::<T>::dynamic(block_dim()) };
     let tid = thread_idx();
     let i = block_idx() as usize * block_dim() as usize + tid as usize;
 

@@ -19,7 +19,8 @@ use crate::Element;
 
 /// `partials[blockIdx.x] = sum of this block's blockDim.x elements`. Same launch as stage 1.
 pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
-    let sdata = unsafe { Shared::<T>::dynamic() };
+    // SAFETY: the launch reserves `blockDim.x` elements of shared memory (see the host's plan).
+    let sdata = unsafe { Shared::<T>::dynamic(block_dim()) };
     let tid = thread_idx();
     let i = block_idx() as usize * block_dim() as usize + tid as usize;
 

@@ -5,7 +5,7 @@
 //!
 //! What changed from stage 4: the shared-memory loop stops when 64 values are left (`s > 32`).
 //! The last six rounds (strides 32, 16, 8, 4, 2, 1) only involve the first warp, so they are
-//! written out by hand ([`warp_reduce`]) and synchronize that warp with `__syncwarp()` instead of
+//! written out by hand ([`warp_reduce_shared`]) and synchronize that warp with `__syncwarp()` instead of
 //! the whole block with `__syncthreads()`.
 //!
 //! Why it is faster: the last six rounds no longer pay a block-wide barrier, a loop test and an
@@ -42,7 +42,7 @@ use crate::Element;
 
 /// Sums `sdata[0..64]` into `sdata[0]`. Called by the 32 threads of the first warp.
 #[inline(always)]
-pub fn warp_reduce<T: Element>(sdata: Shared<T>, tid: u32) {
+pub fn warp_reduce_shared<T: Element>(sdata: Shared<T>, tid: u32) {
     let mut v = sdata.get(tid);
     for offset in [32, 16, 8, 4, 2, 1] {
         v = v.plus(sdata.get(tid + offset)); // read the partner …
@@ -54,7 +54,8 @@ pub fn warp_reduce<T: Element>(sdata: Shared<T>, tid: u32) {
 
 /// `partials[blockIdx.x] = sum of this block's 2*blockDim.x elements`; `blockDim.x` ≥ 64.
 pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
-    let sdata = unsafe { Shared::<T>::dynamic() };
+    // SAFETY: the launch reserves `blockDim.x` elements of shared memory (see the host's plan).
+    let sdata = unsafe { Shared::<T>::dynamic(block_dim()) };
     let tid = thread_idx();
     let i = block_idx() as usize * (block_dim() as usize * 2) + tid as usize;
 
@@ -73,7 +74,7 @@ pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
 
     // … and the first warp finishes on its own.
     if tid < 32 {
-        warp_reduce(sdata, tid);
+        warp_reduce_shared(sdata, tid);
     }
 
     if tid == 0 {

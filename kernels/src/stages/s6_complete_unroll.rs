@@ -16,7 +16,7 @@
 
 use crate::gpu::{block_idx, sync_threads, thread_idx, Global, GlobalMut, Shared};
 use crate::stages::s4_first_add_during_load::load_two;
-use crate::stages::s5_unroll_last_warp::warp_reduce;
+use crate::stages::s5_unroll_last_warp::warp_reduce_shared;
 use crate::Element;
 
 /// The block-wide tree for a compile-time block size: after it, `sdata[0]` is the sum of
@@ -48,14 +48,15 @@ pub fn tree_reduce<T: Element, const BLOCK: usize>(sdata: Shared<T>, tid: u32) {
         sync_threads();
     }
     if tid < 32 {
-        warp_reduce(sdata, tid);
+        warp_reduce_shared(sdata, tid);
     }
 }
 
 /// `partials[blockIdx.x] = sum of this block's 2*BLOCK elements`. Launch with `blockDim.x == BLOCK`
 /// (64 ≤ BLOCK ≤ 1024, a power of two).
 pub fn reduce<T: Element, const BLOCK: usize>(input: Global<T>, partials: GlobalMut<T>) {
-    let sdata = unsafe { Shared::<T>::dynamic() };
+    // SAFETY: the launch reserves `BLOCK` elements of shared memory (see the host's plan).
+    let sdata = unsafe { Shared::<T>::dynamic(BLOCK as u32) };
     let tid = thread_idx();
     let i = block_idx() as usize * (BLOCK * 2) + tid as usize;
 

@@ -21,7 +21,8 @@ use crate::Element;
 /// `partials[blockIdx.x] = sum of the elements this block's threads visit`. Launch with
 /// `blockDim.x == BLOCK` and any grid size.
 pub fn reduce<T: Element, const BLOCK: usize>(input: Global<T>, partials: GlobalMut<T>) {
-    let sdata = unsafe { Shared::<T>::dynamic() };
+    // SAFETY: the launch reserves `BLOCK` elements of shared memory (see the host's plan).
+    let sdata = unsafe { Shared::<T>::dynamic(BLOCK as u32) };
     let tid = thread_idx();
     let n = input.len();
     let grid_size = BLOCK * 2 * grid_dim() as usize;

@@ -19,10 +19,20 @@
 //!    register to register: five shuffle-and-add steps reduce 32 values with no shared memory and
 //!    no barrier. Shared memory is used once, for one value per warp.
 //! 4. **One launch.** Stages 1–7 need a second launch (and a round trip) to reduce the per-block
-//!    partials. Here each block stores its partial, fences, and takes a ticket from an atomic
-//!    counter; the block that draws the last ticket knows every other partial is visible, reduces
-//!    them and writes the result (then resets the counter for the next call). This is the
-//!    "threadFenceReduction" pattern from the CUDA samples.
+//!    partials. Here each block stores its partial and takes a ticket from an atomic counter;
+//!    the block that draws the last ticket reduces every partial and writes the result (then
+//!    resets the counter for the next call). This is the "threadFenceReduction" pattern of the
+//!    CUDA samples, with the ordering the PTX memory model actually guarantees: the ticket is an
+//!    `atom.acq_rel.gpu` ([`crate::gpu::Counter::take_ticket`]). Its *release* half publishes the
+//!    partial stored before it; its *acquire* half, in the thread that draws the last ticket,
+//!    makes every released partial visible to that thread (the increments read each other's
+//!    values, so they form one release sequence: PTX ISA, "Memory Consistency Model", *release
+//!    and acquire patterns* / *synchronizes-with*, and *causality order* is transitive); the
+//!    block barrier that follows (`bar.red`) extends that order to the block's other threads.
+//!    The samples' form — a `__threadfence()` and a relaxed ticket, then plain loads of the
+//!    partials — relies on how today's hardware behaves, not on the model: nothing there
+//!    *acquires*. The partials live in [`crate::gpu::Coherent`] memory (morally strong loads
+//!    and stores, never the read-only path).
 //! 5. **A grid sized from the device.** The host picks `gridDim` from the SM count and the
 //!    occupancy of this kernel; an input that fits in one tile of a 256-, 512- or 1024-thread
 //!    block runs as that single block, which skips step 4's round trips through L2.
@@ -37,13 +47,14 @@
 //! Tails and alignment: elements before the first 16-byte boundary (a sub-slice may start
 //! anywhere) and after the last whole vector are read one by one by block 0 and the last block.
 
-use crate::gpu::{block_idx, grid_dim, sync_threads, sync_threads_or, thread_fence, thread_idx};
-use crate::gpu::{Counter, Global, GlobalMut, Shared, Vec4, WARP_SIZE};
+use crate::gpu::{block_dim, block_idx, fail, grid_dim, sync_threads, sync_threads_or, thread_idx};
+use crate::gpu::{Coherent, Counter, Global, GlobalMut, Shared, Vec4, WARP_SIZE};
 use crate::{Element, ReduceOp};
 
-/// Reduce the 32 values of a warp with shuffles; lane 0 gets the result.
+/// Reduce the 32 values of a warp with shuffles (registers only, no shared memory); lane 0 gets
+/// the result. (Stage 5's `warp_reduce_shared` does the same through shared memory.)
 #[inline(always)]
-pub fn warp_reduce<T: Element, O: ReduceOp>(mut v: T) -> T {
+pub fn warp_reduce_shuffle<T: Element, O: ReduceOp>(mut v: T) -> T {
     let mut offset = WARP_SIZE / 2;
     while offset > 0 {
         v = O::combine(v, v.shfl_down(offset));
@@ -52,41 +63,49 @@ pub fn warp_reduce<T: Element, O: ReduceOp>(mut v: T) -> T {
     v
 }
 
-/// Reduce one value per thread over the block; thread 0 gets the result. Needs `BLOCK / 32`
-/// elements of shared memory, and must be called by every thread of the block.
+/// Reduce one value per thread over the block; thread 0 gets the result. Needs a `smem` of
+/// `BLOCK / 32` elements, and must be called by every thread of the block.
 #[inline(always)]
 pub fn block_reduce<T: Element, O: ReduceOp, const BLOCK: usize>(v: T, smem: Shared<T>) -> T {
     let tid = thread_idx();
     let (warp, lane) = (tid / WARP_SIZE, tid % WARP_SIZE);
-    let warp_total = warp_reduce::<T, O>(v);
+    let warp_total = warp_reduce_shuffle::<T, O>(v);
     if lane == 0 {
-        smem.set(warp, warp_total);
+        smem.set(warp, warp_total); // checked: a block larger than BLOCK traps here
     }
     sync_threads();
     let mut total = O::identity();
     if warp == 0 {
-        let mine = if lane < BLOCK as u32 / WARP_SIZE {
-            smem.get(lane)
+        let mine = if lane < BLOCK as u32 / WARP_SIZE && lane < smem.len() {
+            // SAFETY: `lane < smem.len()`, tested just above (the compiler folds it with the
+            // first test when `smem` is the `BLOCK / 32` view `reduce` makes).
+            unsafe { smem.get_unchecked(lane) }
         } else {
             O::identity()
         };
-        total = warp_reduce::<T, O>(mine);
+        total = warp_reduce_shuffle::<T, O>(mine);
     }
     total
 }
 
 /// Reduce all of `input` with `O` into `out[0]`, in one launch.
 ///
-/// Launch with `blockDim.x == BLOCK` (a power of two, 32..=1024), `BLOCK / 32` elements of dynamic
-/// shared memory, any grid size; `partials` must hold `gridDim.x` elements and `counter` must be 0
-/// (the kernel leaves it 0 again). With a single block, `partials` and `counter` are not touched.
+/// Launch with `blockDim.x == BLOCK` (a power of two, 32..=1024; any other block traps), `BLOCK /
+/// 32` elements of dynamic shared memory, any grid size; `partials` must hold `gridDim.x` elements
+/// and `counter` must be 0 (the kernel leaves it 0 again). With a single block, `partials` and
+/// `counter` are not touched.
 pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
     input: Global<T>,
-    partials: GlobalMut<T>,
+    partials: Coherent<T>,
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    let smem = unsafe { Shared::<T>::dynamic() };
+    // The proofs below need `tid < BLOCK` and `blockIdx.x < partials.len()`: check both once.
+    if block_dim() as usize != BLOCK || partials.len() < grid_dim() as usize {
+        fail("stage 8 needs blockDim.x == BLOCK and gridDim.x partials");
+    }
+    // SAFETY: the launch reserves `BLOCK / 32` elements of shared memory (see the host's plan).
+    let smem = unsafe { Shared::<T>::dynamic(BLOCK as u32 / WARP_SIZE) };
     let tid = thread_idx() as usize;
     let (block, grid) = (block_idx() as usize, grid_dim() as usize);
     let n = input.len();
@@ -97,7 +116,8 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
     // Elements before the first 16-byte boundary: block 0, one per thread.
     let head = input.misaligned_head();
     if block == 0 && tid < head {
-        acc = O::combine(acc, input.get(tid));
+        // SAFETY: `tid < head <= input.len()` (`misaligned_head` is at most the length).
+        acc = O::combine(acc, unsafe { input.get_unchecked(tid) });
     }
 
     // The body: whole 16-byte vectors in tiles of BLOCK * UNROLL. Each block owns one contiguous
@@ -118,7 +138,10 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
         let mut loaded = [Vec4([0; 4]); UNROLL];
         #[allow(clippy::needless_range_loop)] // `u` is part of the address, not just an index
         for u in 0..UNROLL {
-            loaded[u] = input.get_vec4(head, t + u * BLOCK + tid);
+            // SAFETY: `t + u * BLOCK + tid < t + tile <= end <= vectors` (loop condition,
+            // `u < UNROLL`, `tid < BLOCK`), and `head + vectors * lanes <= n`; element `head` is
+            // the first on a 16-byte boundary.
+            loaded[u] = unsafe { input.get_vec4_unchecked(head, t + u * BLOCK + tid) };
         }
         // … then the arithmetic.
         for x in &loaded {
@@ -134,7 +157,8 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
         for u in 0..UNROLL {
             let v = t + u * BLOCK + tid;
             if v < end {
-                loaded[u] = input.get_vec4(head, v);
+                // SAFETY: `v < end <= vectors`, as in the loop above.
+                loaded[u] = unsafe { input.get_vec4_unchecked(head, v) };
                 valid[u] = true;
             }
         }
@@ -148,7 +172,8 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
     // Fewer than one vector's worth left at the end: the last block, one per thread.
     let tail = head + vectors * lanes;
     if block == grid - 1 && tail + tid < n {
-        acc = O::combine(acc, input.get(tail + tid));
+        // SAFETY: `tail + tid < n`, tested just above.
+        acc = O::combine(acc, unsafe { input.get_unchecked(tail + tid) });
     }
 
     let block_total = block_reduce::<T, O, BLOCK>(acc, smem);
@@ -159,21 +184,22 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
         return;
     }
 
-    // Publish this block's partial, then take a ticket.
+    // Publish this block's partial, then take a ticket: the ticket's release half makes the
+    // partial visible to whoever acquires a later ticket (see the module docs).
     let mut last_ticket = false;
     if tid == 0 {
-        partials.set(block, block_total);
-        thread_fence(); // the partial is visible GPU-wide before the ticket is
-        last_ticket = counter.increment() as usize == grid - 1;
+        // SAFETY: `block < gridDim.x <= partials.len()` (checked on entry).
+        unsafe { partials.set_unchecked(block, block_total) };
+        last_ticket = counter.take_ticket() as usize == grid - 1;
     }
-    // Every thread learns whether its block drew the last ticket (also a barrier, so `smem` can be
-    // reused below).
+    // Every thread learns whether its block drew the last ticket. The barrier also orders thread
+    // 0's acquire before the other threads' loads below (and lets `smem` be reused).
     if sync_threads_or(last_ticket) {
-        let partials = partials.as_global();
         let mut acc = O::identity::<T>();
         let mut i = tid;
         while i < grid {
-            acc = O::combine(acc, partials.get_volatile(i));
+            // SAFETY: `i < grid <= partials.len()` (loop condition, entry check).
+            acc = O::combine(acc, unsafe { partials.get_unchecked(i) });
             i += BLOCK;
         }
         let total = block_reduce::<T, O, BLOCK>(acc, smem);
