@@ -257,43 +257,50 @@ fn checked_kernel_accessors_reject_out_of_bounds_indices() {
         Err(EmuError::Panic { message, .. }) if message.contains(want) => {}
         other => panic!("expected a panic with `{want}`, got {other:?}"),
     };
-    // SAFETY (all views below): `data` holds 8 aligned f32 and outlives each launch, which is
-    // the only user; the shared view is the 4 f32 the launch reserves.
+    // Every view below: `data` holds 8 aligned f32 and outlives each launch, which is its only
+    // user; the shared view is the 4 f32 the launch reserves.
     expect(
         launch(cfg, &|| {
+            // SAFETY: see above: in bounds of `data` (or the reservation); the index is checked.
             let _ = unsafe { Global::from_raw(p as *const f32, 8) }.get(8);
         }),
         "global read out of bounds: index 8, length 8",
     );
     expect(
         launch(cfg, &|| {
+            // SAFETY: see above: in bounds of `data` (or the reservation); the index is checked.
             let _ = unsafe { Global::from_raw(p as *const f32, 8) }.get_vec4(0, 2);
         }),
         "16-byte global read out of bounds",
     );
     expect(
         launch(cfg, &|| {
+            // SAFETY: see above: in bounds of `data` (or the reservation); the index is checked.
             unsafe { GlobalMut::from_raw(p as *mut f32, 8) }.set(9, 0.0);
         }),
         "global write out of bounds: index 9, length 8",
     );
     expect(
         launch(cfg, &|| {
+            // SAFETY: see above: in bounds of `data` (or the reservation); the index is checked.
             let _ = unsafe { Coherent::from_raw(p as *mut f32, 2) }.get(2);
         }),
         "coherent read out of bounds: index 2, length 2",
     );
     expect(
         launch(cfg, &|| {
+            // SAFETY: see above: in bounds of `data` (or the reservation); the index is checked.
             unsafe { Shared::<f32>::dynamic(4) }.set(4, 0.0);
         }),
         "shared write out of bounds: index 4, length 4",
     );
     // In bounds, all of them work.
     launch(cfg, &|| {
+        // SAFETY: see above: in bounds of `data` (or the reservation); the index is checked.
         let g = unsafe { Global::from_raw(p as *const f32, 8) };
         assert_eq!(g.get(7), 1.0);
         assert_eq!(g.get_vec4(0, 1).0[3], 1.0f32.to_bits());
+        // SAFETY: see above: in bounds of `data` (or the reservation); the index is checked.
         unsafe { Coherent::from_raw(p as *mut f32, 2) }.set(1, 5.0);
     })
     .unwrap();

@@ -42,9 +42,10 @@ mod tests {
             block_dim: threads,
             shared_bytes: 0,
         };
-        // SAFETY: `flag` holds two u32 and outlives the launch, which only the gate accesses.
         launch(cfg, &|| {
-            wait(unsafe { Coherent::from_raw(p as *mut u32, 2) }, timeout_ns)
+            // SAFETY: `flag` holds two u32 and outlives the launch, which only the gate accesses.
+            let flags = unsafe { Coherent::from_raw(p as *mut u32, 2) };
+            wait(flags, timeout_ns)
         })
         .unwrap();
     }

@@ -242,26 +242,37 @@ std::thread_local! {
     static CURRENT: Cell<*const Current> = const { Cell::new(core::ptr::null()) };
 }
 
-fn current() -> &'static Current {
+/// Run `f` on the running emulated thread's [`Current`], borrowed for the call only (no
+/// reference to it outlives `f`, so none is held across a suspension point).
+fn with_current<R>(f: impl FnOnce(&Current) -> R) -> R {
     let p = CURRENT.with(|c| c.get());
     assert!(
         !p.is_null(),
         "a GPU intrinsic was called outside an (emulated) kernel launch"
     );
-    // SAFETY: set by the block scheduler only while this thread's coroutine runs; the `Current`
-    // outlives the coroutine.
-    unsafe { &*p }
+    // SAFETY: `CURRENT` is non-null only while the block scheduler runs this thread's coroutine,
+    // and the `Current` it points to lives until the block is finished. Nothing writes it while
+    // the coroutine runs, except the coroutine itself once, before its kernel code calls here.
+    f(unsafe { &*p })
+}
+
+/// The running block, as the raw pointer its one owner ([`run_block`]) handed out. Accesses
+/// through it are short and never span a suspension point, and the scheduler only touches the
+/// block while no coroutine runs, so no two accesses overlap.
+fn current_block() -> *mut Block {
+    with_current(|c| c.block)
 }
 
 fn suspend(ev: Event) {
-    let c = current();
-    // SAFETY: the yielder belongs to the running coroutine.
-    unsafe { (*c.yielder).suspend(ev) };
+    let y = with_current(|c| c.yielder);
+    // SAFETY: the yielder belongs to the running coroutine (set as its first statement) and
+    // lives as long as it.
+    unsafe { (*y).suspend(ev) };
 }
 
 /// Run `f` with the calling emulated thread's ids.
 pub fn with_thread<R>(f: impl FnOnce(&ThreadInfo) -> R) -> R {
-    f(&current().info)
+    with_current(|c| f(&c.info))
 }
 
 /// `__syncthreads()`.
@@ -271,14 +282,18 @@ pub fn sync_threads() {
 
 /// `__syncthreads_or(pred)`.
 pub fn sync_threads_or(pred: bool) -> bool {
-    let c = current();
-    // SAFETY: only the running coroutine of this block touches the block.
-    let epoch = unsafe { (*c.block).block_epoch } as usize;
-    unsafe { (&mut *c.block).votes[epoch & 1] |= pred };
+    let b = current_block();
+    // SAFETY: see `current_block`: a short access while this coroutine runs.
+    let epoch = unsafe {
+        let epoch = (*b).block_epoch as usize;
+        (*b).votes[epoch & 1] |= pred;
+        epoch
+    };
     suspend(Event::SyncThreads);
     // The slot of `epoch` is cleared only when the barrier after the next one is released, by
     // which time every thread has read it.
-    unsafe { (*c.block).votes[epoch & 1] }
+    // SAFETY: as above.
+    unsafe { (*b).votes[epoch & 1] }
 }
 
 /// `__syncwarp()`.
@@ -288,20 +303,22 @@ pub fn sync_warp() {
 
 /// `__shfl_down_sync(0xffffffff, v, delta)`.
 pub fn shfl_down(v: u32, delta: u32) -> u32 {
-    let c = current();
-    let tid = c.info.thread_idx;
+    let tid = with_thread(|t| t.thread_idx);
+    let b = current_block();
     let (warp, lane) = (tid / 32, tid % 32);
-    // SAFETY: only the running coroutine of this block touches the block.
-    unsafe { (&mut *c.block).warp_slots[warp][lane] = v };
+    {
+        // SAFETY: see `current_block`: this reference ends before the suspension below.
+        let blk = unsafe { &mut *b };
+        blk.warp_slots[warp][lane] = v;
+    }
     suspend(Event::SyncWarp);
     let src = lane + delta as usize;
-    let r = unsafe {
-        let b = &*c.block;
-        if src < b.warp_lanes[warp] {
-            b.warp_slots[warp][src]
-        } else {
-            v
-        }
+    // SAFETY: see `current_block`: a reference only for this expression.
+    let blk = unsafe { &*b };
+    let r = if src < blk.warp_lanes[warp] {
+        blk.warp_slots[warp][src]
+    } else {
+        v
     };
     // Second barrier: no lane may overwrite its slot before every lane has read.
     suspend(Event::SyncWarp);
@@ -310,16 +327,17 @@ pub fn shfl_down(v: u32, delta: u32) -> u32 {
 
 /// Base address of the running block's dynamic shared memory.
 pub fn shared_base() -> *mut u8 {
-    let c = current();
-    unsafe { (*c.block).shared.as_mut_ptr() as *mut u8 }
+    let b = current_block();
+    // SAFETY: see `current_block`; only the address is taken.
+    unsafe { (*b).shared.as_mut_ptr() as *mut u8 }
 }
 
 /// Check one shared-memory access (called by [`crate::gpu::Shared`] before it touches memory).
 pub fn shared_access(byte_offset: usize, size: usize, write: bool) {
-    let c = current();
-    let tid = c.info.thread_idx;
-    // SAFETY: only the running coroutine of this block touches the block.
-    let b = unsafe { &mut *c.block };
+    let tid = with_thread(|t| t.thread_idx);
+    // SAFETY: see `current_block`: this reference ends before the function returns, and nothing
+    // in it suspends.
+    let b = unsafe { &mut *current_block() };
     if byte_offset + size > b.shared_len {
         let err = EmuError::SharedOutOfBounds {
             block: b.block_idx,
@@ -412,6 +430,26 @@ pub fn shared_access(byte_offset: usize, size: usize, write: bool) {
     }
 }
 
+/// The one owner of a running block (see [`run_block`]).
+struct BlockOwner(*mut Block);
+
+impl Drop for BlockOwner {
+    fn drop(&mut self) {
+        // SAFETY: from `Box::into_raw` in `run_block`, freed only here, after the coroutines.
+        drop(unsafe { Box::from_raw(self.0) })
+    }
+}
+
+/// The one owner of a block's per-thread [`Current`]s.
+struct CurrentsOwner(*mut [Current]);
+
+impl Drop for CurrentsOwner {
+    fn drop(&mut self) {
+        // SAFETY: from `Box::into_raw` in `run_block`, freed only here, after the coroutines.
+        drop(unsafe { Box::from_raw(self.0) })
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum State {
     Runnable,
@@ -438,7 +476,11 @@ fn run_block(
 ) -> Result<(), EmuError> {
     let n = cfg.block_dim;
     let warps = n.div_ceil(32);
-    let mut block = Box::new(Block {
+    // The block has one owner, `owner`, which holds it as the raw pointer from `Box::into_raw`
+    // (freed when `owner` drops, after every coroutine). The scheduler and the coroutines all
+    // reach it through that pointer, one short access at a time: no `Box` or `&mut` is kept
+    // alive that another access could invalidate.
+    let owner = BlockOwner(Box::into_raw(Box::new(Block {
         block_idx,
         // Filled with a poison pattern: the race detector reports reads of unwritten words, and
         // a kernel that ignored that report would see garbage, not zeros.
@@ -451,21 +493,28 @@ fn run_block(
         warp_lanes: (0..warps).map(|w| (n - w * 32).min(32)).collect(),
         votes: [false; 2],
         error: None,
-    });
-    let bptr: *mut Block = &mut *block;
-    let mut currents: Vec<Current> = (0..n)
-        .map(|t| Current {
-            info: ThreadInfo {
-                thread_idx: t,
-                block_idx,
-                block_dim: n,
-                grid_dim: cfg.grid_dim,
-            },
-            block: bptr,
-            yielder: core::ptr::null(),
-        })
-        .collect();
-    let cur = currents.as_mut_ptr();
+    })));
+    let bptr = owner.0;
+    // The same for the per-thread `Current`s, which the coroutines write (their yielder) and the
+    // thread-local `CURRENT` points into.
+    let currents = CurrentsOwner(Box::into_raw(
+        (0..n)
+            .map(|t| Current {
+                info: ThreadInfo {
+                    thread_idx: t,
+                    block_idx,
+                    block_dim: n,
+                    grid_dim: cfg.grid_dim,
+                },
+                block: bptr,
+                yielder: core::ptr::null(),
+            })
+            .collect::<Vec<_>>()
+            .into_boxed_slice(),
+    ));
+    let cur = currents.0 as *mut Current;
+    // Declared after both owners, so dropped before them: every coroutine is finished or
+    // unwound before the memory it points into is freed.
     let mut coros: Vec<Coroutine<(), Event, (), DefaultStack>> = Vec::with_capacity(n);
     for t in 0..n {
         let stack = match stacks.pop() {
@@ -474,17 +523,24 @@ fn run_block(
                 EmuError::InvalidLaunch(format!("cannot allocate a thread stack: {e}"))
             })?,
         };
-        // SAFETY: `cur` and `kernel` outlive every coroutine: they are all finished or dropped
-        // before this function returns.
+        // SAFETY: `t < n`, the length of the `Current` slice.
         let me = unsafe { cur.add(t) };
-        let co = unsafe {
-            Coroutine::with_stack_unchecked(stack, move |y: &Yielder<(), Event>, ()| {
-                (*me).yielder = y;
-                kernel();
-            })
+        let body = move |y: &Yielder<(), Event>, ()| {
+            // SAFETY: this coroutine's own `Current`; nothing else accesses it now.
+            unsafe { (*me).yielder = y };
+            kernel();
         };
+        // SAFETY: `me` and `kernel` outlive every coroutine (the owners and `kernel` are dropped
+        // or returned only after `coros`), and the coroutine is resumed only on this OS thread.
+        let co = unsafe { Coroutine::with_stack_unchecked(stack, body) };
         coros.push(co);
     }
+    // Short accesses to the block from the scheduler, made only while no coroutine runs.
+    let block = || {
+        // SAFETY: `bptr` is live until `owner` drops, and the scheduler calls this only while no
+        // coroutine runs, for one statement at a time.
+        unsafe { &mut *bptr }
+    };
 
     let mut state = vec![State::Runnable; n];
     let mut exited = 0;
@@ -493,6 +549,7 @@ fn run_block(
             if state[t] != State::Runnable {
                 continue;
             }
+            // SAFETY: `t < n`.
             CURRENT.with(|c| c.set(unsafe { cur.add(t) }));
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| coros[t].resume(())));
             CURRENT.with(|c| c.set(core::ptr::null()));
@@ -505,7 +562,7 @@ fn run_block(
                 }
                 Err(p) => {
                     let message = panic_message(p);
-                    let err = block.error.take().unwrap_or(EmuError::Panic {
+                    let err = block().error.take().unwrap_or(EmuError::Panic {
                         block: block_idx,
                         thread: t,
                         message,
@@ -520,7 +577,7 @@ fn run_block(
         }
         let mut released = false;
         for w in 0..warps {
-            let lanes = w * 32..(w * 32 + block.warp_lanes[w]);
+            let lanes = w * 32..(w * 32 + block().warp_lanes[w]);
             if state[lanes.clone()]
                 .iter()
                 .all(|s| *s == State::AtWarpBarrier)
@@ -528,7 +585,7 @@ fn run_block(
                 for s in &mut state[lanes] {
                     *s = State::Runnable;
                 }
-                block.warp_epoch[w] += 1;
+                block().warp_epoch[w] += 1;
                 released = true;
             }
         }
@@ -548,9 +605,10 @@ fn run_block(
             for s in state.iter_mut() {
                 *s = State::Runnable;
             }
-            block.block_epoch += 1;
-            let e = block.block_epoch as usize;
-            block.votes[e & 1] = false;
+            let b = block();
+            b.block_epoch += 1;
+            let e = b.block_epoch as usize;
+            b.votes[e & 1] = false;
             released = true;
         }
         if !released {
@@ -568,8 +626,7 @@ fn run_block(
     for co in coros {
         stacks.push(co.into_stack());
     }
-    drop(currents);
-    match block.error.take() {
+    match block().error.take() {
         Some(e) => Err(e),
         None => Ok(()),
     }
@@ -724,6 +781,7 @@ mod tests {
     #[test]
     fn reading_shared_memory_nobody_wrote_is_reported() {
         let r = launch(cfg(1, 32, 32 * 4), &|| {
+            // SAFETY: the launch reserves 32 f32.
             let s = unsafe { Shared::<f32>::dynamic(32) };
             let _ = s.get(gpu::thread_idx());
         });
@@ -740,6 +798,7 @@ mod tests {
         // read after a write by the other thread would be read-after-write; both are races.
         for reader_first in [true, false] {
             let r = launch(cfg(1, 2, 8), &|| {
+                // SAFETY: the launch reserves 2 u32.
                 let s = unsafe { Shared::<u32>::dynamic(2) };
                 let t = gpu::thread_idx();
                 s.set(t, t); // each thread's own word: fine
@@ -759,6 +818,7 @@ mod tests {
         }
         // The same with a barrier between the write and the read is clean.
         launch(cfg(1, 2, 8), &|| {
+            // SAFETY: the launch reserves 2 u32.
             let s = unsafe { Shared::<u32>::dynamic(2) };
             if gpu::thread_idx() == 1 {
                 s.set(0, 7);
@@ -775,7 +835,8 @@ mod tests {
     fn shared_memory_past_the_reservation_is_reported() {
         let r = launch(cfg(1, 32, 16), &|| {
             // A view claiming 32 elements where the launch reserved 4: the emulator checks the
-            // reservation itself.
+            // reservation itself (an emulator test of that check).
+            // SAFETY: not met on purpose; the emulator checks every access against the launch.
             let s = unsafe { Shared::<u32>::dynamic(32) };
             s.set(gpu::thread_idx(), 1);
         });
@@ -791,6 +852,7 @@ mod tests {
         let addr = &mut counter as *mut u32 as usize; // device memory is an address
         launch(cfg(200, 32, 0), &|| {
             if gpu::thread_idx() == 0 {
+                // SAFETY: `counter` outlives the launch and is only used atomically meanwhile.
                 unsafe { Counter::from_raw(addr as *mut u32) }.take_ticket();
             }
         })

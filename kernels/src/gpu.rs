@@ -62,31 +62,39 @@ mod imp {
 
     #[inline(always)]
     pub fn thread_idx() -> u32 {
+        // SAFETY: reads a special register; no memory, no preconditions.
         unsafe { nvptx::_thread_idx_x() }
     }
     #[inline(always)]
     pub fn block_idx() -> u32 {
+        // SAFETY: reads a special register; no memory, no preconditions.
         unsafe { nvptx::_block_idx_x() }
     }
     #[inline(always)]
     pub fn block_dim() -> u32 {
+        // SAFETY: reads a special register; no memory, no preconditions.
         unsafe { nvptx::_block_dim_x() }
     }
     #[inline(always)]
     pub fn grid_dim() -> u32 {
+        // SAFETY: reads a special register; no memory, no preconditions.
         unsafe { nvptx::_grid_dim_x() }
     }
     #[inline(always)]
     pub fn sync_threads() {
+        // SAFETY: a barrier; the caller's contract (every thread of the block reaches it) is a
+        // correctness rule of the kernel, and a violation hangs or faults, it corrupts nothing.
         unsafe { nvptx::_syncthreads() }
     }
     #[inline(always)]
     pub fn sync_warp() {
+        // SAFETY: a warp barrier over all 32 lanes; touches no memory.
         unsafe { core::arch::asm!("bar.warp.sync -1;") }
     }
     #[inline(always)]
     pub fn sync_threads_or(pred: bool) -> bool {
         let r: u32;
+        // SAFETY: a block barrier with a vote, in registers; touches no memory.
         unsafe {
             core::arch::asm!(
                 "{{ .reg .pred p; setp.ne.u32 p, {x}, 0; bar.red.or.pred p, 0, p; selp.u32 {r}, 1, 0, p; }}",
@@ -98,6 +106,7 @@ mod imp {
     #[inline(always)]
     pub fn shfl_down_u32(v: u32, delta: u32) -> u32 {
         // clamp = 0x1f: source lanes past 31 return the caller's own value.
+        // SAFETY: a register exchange among the 32 lanes; touches no memory.
         unsafe { shfl_sync_down_i32(u32::MAX, v as i32, delta, 0x1f) as u32 }
     }
     #[inline(always)]

@@ -60,5 +60,6 @@ pub use element::{Element, Max, Min, ReduceOp, Sum};
 fn panic(_: &core::panic::PanicInfo) -> ! {
     // A panic on the GPU (only reachable through a bug) stops the kernel with a trap, which the
     // host sees as CUDA_ERROR_LAUNCH_FAILED / ILLEGAL_INSTRUCTION on its next call.
+    // SAFETY: `trap` aborts the kernel; it has no other effect.
     unsafe { core::arch::nvptx::trap() }
 }
