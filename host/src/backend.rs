@@ -318,11 +318,12 @@ impl Backend {
         }
     }
 
-    /// Is `kernel` available (in the PTX, or known to the emulator)?
+    /// Is `kernel` available (in the PTX, or in the kernel table for the emulator) for `ty`?
     pub fn has_kernel(&self, kernel: &str, ty: ElemType) -> bool {
         match self {
             Backend::Gpu(g) => g.has_kernel(kernel),
-            Backend::Emulator(_) => kernel.ends_with(ty.name()),
+            Backend::Emulator(_) => reduce_kernels::table::KernelId::all()
+                .any(|id| id.ty == ty.kind() && id.symbol() == *kernel),
         }
     }
 }

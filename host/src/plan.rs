@@ -73,10 +73,12 @@ impl SinglePassPolicy {
     /// single-tile path); anything larger uses 512-thread blocks, enough to fill every SM (4 per
     /// SM = 2048 threads, full occupancy), and no more blocks than there are tiles to hand out.
     pub fn for_input(n: usize, ty: ElemType, caps: &DeviceCaps) -> Self {
-        let unroll = reduce_kernels::exports::SINGLE_PASS_UNROLL;
+        let unroll = reduce_kernels::table::SINGLE_PASS_UNROLL;
         let vectors = n / (16 / ty.size());
-        let block = reduce_kernels::exports::SINGLE_PASS_BLOCKS
-            .into_iter()
+        let block = Stage::S8
+            .blocks()
+            .iter()
+            .copied()
             .find(|&b| vectors <= b * unroll)
             .unwrap_or(512);
         SinglePassPolicy {

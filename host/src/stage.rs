@@ -2,7 +2,9 @@
 
 use crate::error::{ReduceError, Result};
 use crate::{ElemType, Op};
+use reduce_kernels::table::{Abi, Family, KernelId, OpKind, Row};
 use std::fmt;
+use std::sync::OnceLock;
 
 /// One rung of the ladder (see `kernels/src/stages/`).
 #[derive(
@@ -52,7 +54,7 @@ impl Stage {
         })
     }
 
-    /// Symbol stem and source file name.
+    /// Source file name under `kernels/src/stages/`.
     pub fn slug(self) -> &'static str {
         match self {
             Stage::S1 => "s1_interleaved_divergent",
@@ -94,29 +96,63 @@ impl Stage {
         }
     }
 
-    /// Element types with kernels.
+    /// Its row of the kernel table (`reduce_kernels::table`), which says what is built.
+    pub fn family(self) -> Family {
+        match self {
+            Stage::S1 => Family::S1,
+            Stage::S2 => Family::S2,
+            Stage::S3 => Family::S3,
+            Stage::S4 => Family::S4,
+            Stage::S5 => Family::S5,
+            Stage::S6 => Family::S6,
+            Stage::S7 => Family::S7,
+            Stage::S8 => Family::S8,
+        }
+    }
+
+    /// Element types with kernels (from the kernel table).
     pub fn types(self) -> &'static [ElemType] {
-        match self {
-            Stage::S8 => &ElemType::ALL,
-            _ => &[ElemType::F32, ElemType::I32],
-        }
+        static TYPES: OnceLock<Vec<Vec<ElemType>>> = OnceLock::new();
+        &TYPES.get_or_init(|| {
+            Stage::ALL
+                .iter()
+                .map(|s| {
+                    let row = Row::of(s.family());
+                    ElemType::ALL
+                        .into_iter()
+                        .filter(|t| row.types.contains(&t.kind()))
+                        .collect()
+                })
+                .collect()
+        })[self as usize]
     }
 
-    /// Operators it computes (`mean` is a sum divided on the host).
+    /// Operators it computes (from the kernel table; `mean`, a sum divided on the host, wherever
+    /// the single-pass `sum` is built).
     pub fn ops(self) -> &'static [Op] {
-        match self {
-            Stage::S8 => &Op::ALL,
-            _ => &[Op::Sum],
-        }
+        static OPS: OnceLock<Vec<Vec<Op>>> = OnceLock::new();
+        &OPS.get_or_init(|| {
+            Stage::ALL
+                .iter()
+                .map(|s| {
+                    let row = Row::of(s.family());
+                    Op::ALL
+                        .into_iter()
+                        .filter(|o| match o {
+                            Op::Mean => {
+                                row.abi == Abi::SinglePass && row.ops.contains(&OpKind::Sum)
+                            }
+                            _ => row.ops.contains(&o.kind()),
+                        })
+                        .collect()
+                })
+                .collect()
+        })[self as usize]
     }
 
-    /// Block sizes it accepts.
+    /// Block sizes it accepts (from the kernel table).
     pub fn blocks(self) -> &'static [usize] {
-        match self {
-            Stage::S1 | Stage::S2 | Stage::S3 | Stage::S4 => &[32, 64, 128, 256, 512, 1024],
-            Stage::S5 | Stage::S6 | Stage::S7 => &[64, 128, 256, 512, 1024],
-            Stage::S8 => &[256, 512, 1024],
-        }
+        Row::of(self.family()).blocks
     }
 
     /// The block size used when none is given.
@@ -168,13 +204,19 @@ impl Stage {
         })
     }
 
-    /// The kernel symbol for `ty`, `op`, `block` (see `kernels/src/exports.rs`).
-    pub fn kernel_name(self, ty: ElemType, op: Op, block: usize) -> String {
-        match self {
-            Stage::S6 | Stage::S7 => format!("reduce_{}_b{block}_{ty}", self.slug()),
-            Stage::S8 => format!("reduce_s8_{}_b{block}_{ty}", op.device_op()),
-            _ => format!("reduce_{}_{ty}", self.slug()),
+    /// The kernel's typed identity for `ty`, `op` (the device's: `mean` runs `sum`), `block`.
+    pub fn kernel(self, ty: ElemType, op: Op, block: usize) -> KernelId {
+        KernelId {
+            family: self.family(),
+            ty: ty.kind(),
+            op: op.kind(),
+            block,
         }
+    }
+
+    /// The kernel symbol for `ty`, `op`, `block` ([`KernelId::symbol`]).
+    pub fn kernel_name(self, ty: ElemType, op: Op, block: usize) -> String {
+        self.kernel(ty, op, block).symbol().to_string()
     }
 
     /// Dynamic shared memory for one block.

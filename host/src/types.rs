@@ -1,5 +1,6 @@
 //! Element types and operators, and the CPU reference every result is checked against.
 
+use reduce_kernels::table::{ElemKind, OpKind};
 use reduce_kernels::Element;
 use std::fmt;
 
@@ -53,6 +54,17 @@ impl ElemType {
     pub fn is_float(self) -> bool {
         matches!(self, Self::F32 | Self::F64)
     }
+    /// The kernel table's name for it.
+    pub fn kind(self) -> ElemKind {
+        match self {
+            Self::F32 => ElemKind::F32,
+            Self::F64 => ElemKind::F64,
+            Self::I32 => ElemKind::I32,
+            Self::U32 => ElemKind::U32,
+            Self::I64 => ElemKind::I64,
+            Self::U64 => ElemKind::U64,
+        }
+    }
 }
 
 impl fmt::Display for ElemType {
@@ -105,6 +117,14 @@ impl Op {
             Op::Sum
         } else {
             self
+        }
+    }
+    /// The kernel table's name for the operator the device runs.
+    pub fn kind(self) -> OpKind {
+        match self {
+            Op::Sum | Op::Mean => OpKind::Sum,
+            Op::Min => OpKind::Min,
+            Op::Max => OpKind::Max,
         }
     }
 }

@@ -18,6 +18,8 @@ use crate::gpu;
 pub trait Element: Copy + Send + Sync + PartialEq + core::fmt::Debug + 'static {
     /// Name used in kernel symbols (`reduce_…_f32`).
     const NAME: &'static str;
+    /// Its row entry in the kernel table ([`crate::table`]).
+    const KIND: crate::table::ElemKind;
     /// Additive identity.
     const ZERO: Self;
     /// Identity of `max`: the smallest value for integers; NaN for floats (IEEE `maxNum` ignores
@@ -64,9 +66,10 @@ pub trait Element: Copy + Send + Sync + PartialEq + core::fmt::Debug + 'static {
 }
 
 macro_rules! int_element {
-    ($($t:ident $bits:ident),*) => {$(
+    ($($t:ident $bits:ident $kind:ident),*) => {$(
         impl Element for $t {
             const NAME: &'static str = stringify!($t);
+            const KIND: crate::table::ElemKind = crate::table::ElemKind::$kind;
             const ZERO: Self = 0;
             const MAX_IDENTITY: Self = $t::MIN;
             const MIN_IDENTITY: Self = $t::MAX;
@@ -78,12 +81,13 @@ macro_rules! int_element {
         }
     )*};
 }
-int_element!(i32 u32, u32 u32, i64 u64, u64 u64);
+int_element!(i32 u32 I32, u32 u32 U32, i64 u64 I64, u64 u64 U64);
 
 macro_rules! float_element {
-    ($($t:ident $bits:ident),*) => {$(
+    ($($t:ident $bits:ident $kind:ident),*) => {$(
         impl Element for $t {
             const NAME: &'static str = stringify!($t);
+            const KIND: crate::table::ElemKind = crate::table::ElemKind::$kind;
             const ZERO: Self = 0.0;
             const MAX_IDENTITY: Self = $t::NAN;
             const MIN_IDENTITY: Self = $t::NAN;
@@ -95,7 +99,7 @@ macro_rules! float_element {
         }
     )*};
 }
-float_element!(f32 u32, f64 u64);
+float_element!(f32 u32 F32, f64 u64 F64);
 
 /// An associative, commutative reduction operator with an identity.
 pub trait ReduceOp: Copy + Send + Sync + 'static {

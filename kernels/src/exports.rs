@@ -8,20 +8,11 @@
 //! * and one helper that is not a reduction, `bench_gate(unsigned* flag, uint64 timeout_ns)`
 //!   ([`crate::bench_gate`]).
 //!
-//! Names: `reduce_s{stage}_{what}[_b{BLOCK}]_{type}` for the ladder (e.g.
-//! `reduce_s6_complete_unroll_b256_f32`) and `reduce_s8_{op}_b{BLOCK}_{type}` for stage 8
-//! (e.g. `reduce_s8_sum_b512_f32`). The host builds the same names from its stage table, and a
-//! test checks every one of them is in the PTX.
+//! The `#[no_mangle]` entry points themselves, and their names, are generated from the kernel
+//! table ([`crate::table`]), which the host and the emulator read too.
 
 use crate::gpu::{grid_dim, Coherent, Counter, Global, GlobalMut};
 use crate::Element;
-
-/// Block sizes instantiated for the const-generic stages 6 and 7.
-pub const UNROLLED_BLOCKS: [usize; 5] = [64, 128, 256, 512, 1024];
-/// Block sizes instantiated for stage 8.
-pub const SINGLE_PASS_BLOCKS: [usize; 3] = [256, 512, 1024];
-/// Independent 16-byte loads per thread per step in stage 8 (8 measured no faster on the H200).
-pub const SINGLE_PASS_UNROLL: usize = 4;
 
 /// Ladder ABI → safe views.
 ///
@@ -72,71 +63,16 @@ pub unsafe fn single_pass<T: Element>(
     body(input, partials, counter, out)
 }
 
+/// The benchmarks' gate ([`crate::bench_gate`]): `flag[0]` is set by the host, `flag[1]` is set by
+/// the gate if it timed out. One thread. (Not a reduction, so not a row of [`crate::table`].)
+///
+/// # Safety
+/// `flag` points to two `u32` of mapped host memory that the host writes (`flag[0]`) and reads
+/// (`flag[1]`) with single aligned accesses while the gate runs.
 #[cfg(target_arch = "nvptx64")]
-mod ptx {
-    use super::{ladder, single_pass};
-    use crate::stages::*;
-    use crate::{Max, Min, Sum};
-
-    /// One `extern "ptx-kernel"` per (type × name) with the ladder ABI.
-    macro_rules! ladder_kernels {
-        ([$($t:ident),*] $names:tt) => { $( ladder_kernels!(@one $t $names); )* };
-        (@one $t:ident [$($name:ident => $f:path),* $(,)?]) => { paste::paste! { $(
-            #[no_mangle]
-            pub unsafe extern "ptx-kernel" fn [<$name _ $t>](input: *const $t, n: usize, partials: *mut $t) {
-                ladder($f::<$t>, input, n, partials)
-            }
-        )* } };
-    }
-
-    /// Stages 6 and 7 for every block size of `UNROLLED_BLOCKS`.
-    macro_rules! unrolled_kernels {
-        ([$($t:ident),*]) => { $( unrolled_kernels!(@one $t [64, 128, 256, 512, 1024]); )* };
-        (@one $t:ident [$($b:literal),*]) => { paste::paste! { $(
-            #[no_mangle]
-            pub unsafe extern "ptx-kernel" fn [<reduce_s6_complete_unroll_b $b _ $t>](input: *const $t, n: usize, partials: *mut $t) {
-                ladder(s6_complete_unroll::reduce::<$t, $b>, input, n, partials)
-            }
-            #[no_mangle]
-            pub unsafe extern "ptx-kernel" fn [<reduce_s7_grid_stride_b $b _ $t>](input: *const $t, n: usize, partials: *mut $t) {
-                ladder(s7_grid_stride::reduce::<$t, $b>, input, n, partials)
-            }
-        )* } };
-    }
-
-    /// Stage 8 for every op × type × block size of `SINGLE_PASS_BLOCKS`.
-    macro_rules! single_pass_kernels {
-        ([$($t:ident),*]) => { $( single_pass_kernels!(@op $t [sum Sum, min Min, max Max]); )* };
-        (@op $t:ident [$($op:ident $O:ident),*]) => { $( single_pass_kernels!(@one $t $op $O [256, 512, 1024]); )* };
-        (@one $t:ident $op:ident $O:ident [$($b:literal),*]) => { paste::paste! { $(
-            #[no_mangle]
-            pub unsafe extern "ptx-kernel" fn [<reduce_s8_ $op _b $b _ $t>](
-                input: *const $t, n: usize, partials: *mut $t, counter: *mut u32, out: *mut $t,
-            ) {
-                single_pass(s8_shuffle_vectorized::reduce::<$t, $O, $b, { super::SINGLE_PASS_UNROLL }>, input, n, partials, counter, out)
-            }
-        )* } };
-    }
-
-    ladder_kernels!([f32, i32] [
-        reduce_s1_interleaved_divergent => s1_interleaved_divergent::reduce,
-        reduce_s2_interleaved_strided => s2_interleaved_strided::reduce,
-        reduce_s3_sequential => s3_sequential::reduce,
-        reduce_s4_first_add_during_load => s4_first_add_during_load::reduce,
-        reduce_s5_unroll_last_warp => s5_unroll_last_warp::reduce,
-        reduce_broken_racy_last_warp => broken::reduce_racy_last_warp,
-        reduce_broken_missing_barrier => broken::reduce_missing_barrier,
-    ]);
-    unrolled_kernels!([f32, i32]);
-    single_pass_kernels!([f32, f64, i32, u32, i64, u64]);
-
-    /// The benchmarks' gate ([`crate::bench_gate`]): `flag[0]` is set by the host, `flag[1]` is
-    /// set by the gate if it timed out. One thread.
-    #[no_mangle]
-    pub unsafe extern "ptx-kernel" fn bench_gate(flag: *mut u32, timeout_ns: u64) {
-        // SAFETY: the host passes two u32 of mapped memory that it writes (flag[0]) and reads
-        // (flag[1]) with single aligned accesses while the gate runs.
-        let flags = unsafe { crate::gpu::Coherent::from_raw(flag, 2) };
-        crate::bench_gate::wait(flags, timeout_ns)
-    }
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn bench_gate(flag: *mut u32, timeout_ns: u64) {
+    // SAFETY: this function's contract.
+    let flags = unsafe { crate::gpu::Coherent::from_raw(flag, 2) };
+    crate::bench_gate::wait(flags, timeout_ns)
 }

@@ -23,8 +23,10 @@
 //! thread, real barriers, per-block shared memory with a race detector) so tests and debuggers
 //! can step through a kernel without a GPU.
 //!
-//! The `#[no_mangle]` entry points with stable names (`reduce_s3_sequential_f32`, …) are declared
-//! once, in [`exports`]. One kernel there is not a reduction: [`bench_gate`], which the benchmarks
+//! Every kernel has one typed identity, a row of [`table`] (stage, element types, operators, block
+//! sizes): the `#[no_mangle]` entry points with stable names (`reduce_s3_sequential_f32`, …), the
+//! host's lookup and plan and the emulator's dispatch all derive from it. [`exports`] holds the
+//! two calling conventions. One kernel there is not a reduction: [`bench_gate`], which the benchmarks
 //! queue before a timed run so that the CUDA events time the GPU and not the host's launch.
 #![no_std]
 #![cfg_attr(
@@ -49,6 +51,7 @@ pub mod element;
 pub mod exports;
 pub mod gpu;
 pub mod stages;
+pub mod table;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emu;
