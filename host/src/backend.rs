@@ -32,7 +32,7 @@ pub struct DeviceCaps {
 #[derive(Clone, Copy, Debug)]
 pub enum KernelArgs {
     /// Stages 1–7: `(input, n, partials)`.
-    Ladder {
+    MultiPass {
         /// Input address.
         input: u64,
         /// Input length.
@@ -79,7 +79,7 @@ pub enum Backend {
 }
 
 /// Which backend to open.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum BackendChoice {
     /// The GPU if there is one, else the emulator.
     Auto,

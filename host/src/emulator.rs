@@ -35,7 +35,7 @@ impl Emulator {
     /// As [`crate::Backend::launch`]: the addresses in `l.args` are host addresses of live `T`
     /// (and `u32` counter) allocations holding what the kernel reads and writes for this shape.
     pub(crate) unsafe fn launch<T: Scalar>(&self, l: &Launch<'_>) -> Result<()> {
-        use reduce_kernels::exports::{ladder, single_pass};
+        use reduce_kernels::exports::{multi_pass, single_pass};
         use reduce_kernels::table::{emulated, Body, KernelId};
         let missing = || ReduceError::MissingKernel {
             name: l.kernel.to_string(),
@@ -62,11 +62,11 @@ impl Emulator {
             })
         };
         match (body, l.args) {
-            (Body::Ladder(f), KernelArgs::Ladder { input, n, partials }) => {
+            (Body::MultiPass(f), KernelArgs::MultiPass { input, n, partials }) => {
                 let (i, p) = (input as usize, partials as usize);
                 // SAFETY: the addresses are live host allocations of `n` and `grid` elements, by
                 // this function's contract.
-                run(&|| unsafe { ladder(f, i as *const T, n, p as *mut T) })
+                run(&|| unsafe { multi_pass(f, i as *const T, n, p as *mut T) })
             }
             (
                 Body::SinglePass(f),
@@ -90,7 +90,7 @@ impl Emulator {
                 })
             }
             _ => Err(ReduceError::InvalidArgument(format!(
-                "kernel {} takes the other calling convention (ladder vs single pass)",
+                "kernel {} takes the other calling convention (multi-pass vs single-pass)",
                 l.kernel
             ))),
         }

@@ -66,7 +66,7 @@ pub enum ReduceError {
         why: String,
     },
     /// The stage has no kernel for this element type.
-    #[error("{stage} has no kernel for {ty}: the ladder stages 1-7 are built for f32 and i32 (the seeds' types); use stage 8 for {ty}")]
+    #[error("{stage} has no kernel for {ty}: the multi-pass stages 1-7 are built for f32 and i32 (the seeds' types); use stage 8 for {ty}")]
     UnsupportedType {
         /// Stage.
         stage: Stage,

@@ -127,7 +127,7 @@ impl Gpu {
     pub(crate) unsafe fn launch(&self, l: &Launch<'_>) -> Result<()> {
         // Every argument is 64 bits wide; the driver reads as many as the kernel declares.
         let mut words: [u64; 5] = match l.args {
-            KernelArgs::Ladder { input, n, partials } => [input, n as u64, partials, 0, 0],
+            KernelArgs::MultiPass { input, n, partials } => [input, n as u64, partials, 0, 0],
             KernelArgs::SinglePass {
                 input,
                 n,

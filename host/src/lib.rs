@@ -15,7 +15,8 @@
 //! ```
 //!
 //! * [`Reducer`] — the main API: stage 8 (one launch, tuned per device), any op and type.
-//! * [`run_stage`] — any stage of the ladder, multi-pass on the device, with launch overrides.
+//! * [`run_stage`] — any stage of the ladder (stages 1–7 in several passes on the device, stage 8
+//!   in one), with launch overrides.
 //! * [`measure`] — CUDA-event timing, the blog's benchmark and profile tables.
 
 pub mod backend;

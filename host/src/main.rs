@@ -21,13 +21,34 @@ use std::process::ExitCode;
 )]
 struct Cli {
     /// Where to run: the GPU if present (auto), the GPU only, or the CPU emulator.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Auto, global = true)]
-    backend: BackendChoice,
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto, global = true)]
+    backend: BackendArg,
     /// Load the GPU kernels from this PTX file instead of the PTX built into the binary.
     #[arg(long, global = true)]
     ptx: Option<std::path::PathBuf>,
     #[command(subcommand)]
     cmd: Cmd,
+}
+
+/// `--backend`: the CLI's spelling of [`BackendChoice`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum BackendArg {
+    /// The GPU if there is one, else the emulator.
+    Auto,
+    /// The GPU; an error if there is none.
+    Gpu,
+    /// The CPU emulator.
+    Emu,
+}
+
+impl BackendArg {
+    fn choice(self) -> BackendChoice {
+        match self {
+            BackendArg::Auto => BackendChoice::Auto,
+            BackendArg::Gpu => BackendChoice::Gpu,
+            BackendArg::Emu => BackendChoice::Emu,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -257,15 +278,15 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
             runs,
             no_torch,
         } => {
-            let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
+            let backend = Backend::open_with_ptx(cli.backend.choice(), cli.ptx.as_deref())?;
             with_elem_type!(common.ty, T => table::<T>(&backend, &common, warmup.unwrap_or(if backend.is_emulator() { 1 } else { 10 }), runs.map_or(if backend.is_emulator() { 5 } else { 50 }, |r| r as usize), no_torch))
         }
         Cmd::Profile { common } => {
-            let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
+            let backend = Backend::open_with_ptx(cli.backend.choice(), cli.ptx.as_deref())?;
             with_elem_type!(common.ty, T => profile::<T>(&backend, &common))
         }
         Cmd::Run { common, op } => {
-            let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
+            let backend = Backend::open_with_ptx(cli.backend.choice(), cli.ptx.as_deref())?;
             with_elem_type!(common.ty, T => run_one::<T>(&backend, &common, op))
         }
         Cmd::Sweep {
@@ -280,7 +301,7 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
             devmem,
             protocol,
         } => {
-            let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
+            let backend = Backend::open_with_ptx(cli.backend.choice(), cli.ptx.as_deref())?;
             let stages = stages
                 .iter()
                 .map(|&s| Stage::from_number(s))
@@ -305,13 +326,13 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
             runs,
             format,
         } => twins(&twin_ptx, &exps, &types, runs, format),
-        Cmd::Stress { reps, n, streams } => stress(cli.backend, reps, n, streams),
+        Cmd::Stress { reps, n, streams } => stress(cli.backend.choice(), reps, n, streams),
         Cmd::Check { sizes, broken } => {
-            let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
+            let backend = Backend::open_with_ptx(cli.backend.choice(), cli.ptx.as_deref())?;
             check_all(&backend, &sizes, broken)
         }
         Cmd::Info { n, ty } => {
-            let backend = Backend::open_with_ptx(cli.backend, cli.ptx.as_deref())?;
+            let backend = Backend::open_with_ptx(cli.backend.choice(), cli.ptx.as_deref())?;
             println!(
                 "{}",
                 serde_json::to_string_pretty(backend.caps()).unwrap_or_default()
@@ -582,7 +603,7 @@ fn run_one<T: Scalar>(backend: &Backend, c: &Common, op: Op) -> Result<bool, Red
         if n == 0 && op != Op::Sum {
             return Err(ReduceError::EmptyInput { op });
         }
-        let got = reduce_host::run_stage(backend, stage, op, &input, n, o)?;
+        let got = reduce_host::run_stage(backend, stage, op.device_op(), &input, n, o)?;
         let r = reference.expect("non-empty input has a reference");
         let good = reduce_host::matches_reference(op, got, &r, plan.depth);
         ok &= good;
@@ -973,7 +994,7 @@ fn check_all(backend: &Backend, sizes: &[usize], broken: bool) -> Result<bool, R
                     grid: 4,
                     block: 256,
                     shared_bytes: 1024,
-                    args: reduce_host::KernelArgs::Ladder {
+                    args: reduce_host::KernelArgs::MultiPass {
                         input: input.addr(0),
                         n: 1024,
                         partials: out.addr(0),

@@ -13,7 +13,7 @@ pub const MAX_SINGLE_PASS_GRID: usize = 4096;
 /// CUDA's limit on `gridDim.x`.
 pub const MAX_GRID: usize = (1 << 31) - 1;
 
-/// One kernel launch of a multi-pass ladder reduction.
+/// One kernel launch of a reduction (stages 1–7 take several, stage 8 one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Pass {
     /// Elements this pass reads.
@@ -248,7 +248,7 @@ mod tests {
     }
 
     #[test]
-    fn ladder_passes_shrink_to_one_block() {
+    fn multi_pass_stages_shrink_to_one_block() {
         let d = LaunchOverrides::default();
         assert_eq!(grids(Stage::S3, 1 << 22, d), vec![16384, 64, 1]);
         assert_eq!(grids(Stage::S4, 1 << 22, d), vec![8192, 16, 1]);

@@ -9,7 +9,7 @@ use crate::{Scalar, Stage};
 
 /// Device buffers a plan needs besides its input, allocated once and reused by every run.
 pub struct Workspace<T: Scalar> {
-    /// Ping-pong partials for ladder passes, or stage 8's per-block partials.
+    /// Ping-pong partials for the multi-pass stages, or stage 8's per-block partials.
     partials: [Buffer<T>; 2],
     /// Stage 8's ticket counter (kept at 0 between launches by the kernel itself).
     counter: Buffer<u32>,
@@ -149,7 +149,7 @@ impl<T: Scalar> Prepared<T> {
                         .map_or(self.ws.out.addr(0), |m| m.device_addr()),
                 }
             } else {
-                KernelArgs::Ladder {
+                KernelArgs::MultiPass {
                     input: src,
                     n: pass.n,
                     partials: self.ws.partials[k % 2].addr(0),

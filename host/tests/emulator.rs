@@ -12,7 +12,7 @@ fn emu() -> Backend {
     Backend::Emulator(Emulator::default())
 }
 
-fn ladder_edges(stage: Stage) {
+fn multi_pass_edges(stage: Stage) {
     let b = emu();
     let mut failures = Vec::new();
     for &ty in stage.types() {
@@ -44,31 +44,31 @@ fn ladder_edges(stage: Stage) {
 
 #[test]
 fn stage1_interleaved_divergent_edges() {
-    ladder_edges(Stage::S1);
+    multi_pass_edges(Stage::S1);
 }
 #[test]
 fn stage2_interleaved_strided_edges() {
-    ladder_edges(Stage::S2);
+    multi_pass_edges(Stage::S2);
 }
 #[test]
 fn stage3_sequential_edges() {
-    ladder_edges(Stage::S3);
+    multi_pass_edges(Stage::S3);
 }
 #[test]
 fn stage4_first_add_during_load_edges() {
-    ladder_edges(Stage::S4);
+    multi_pass_edges(Stage::S4);
 }
 #[test]
 fn stage5_unroll_last_warp_edges() {
-    ladder_edges(Stage::S5);
+    multi_pass_edges(Stage::S5);
 }
 #[test]
 fn stage6_complete_unroll_edges() {
-    ladder_edges(Stage::S6);
+    multi_pass_edges(Stage::S6);
 }
 #[test]
 fn stage7_grid_stride_edges() {
-    ladder_edges(Stage::S7);
+    multi_pass_edges(Stage::S7);
 }
 
 #[test]
@@ -191,14 +191,14 @@ fn launch_broken(kernel: &str, n: usize) -> Result<(), ReduceError> {
     let input = b.upload(&data::<f32>(n, 4)).unwrap();
     let out = b.zeroed::<f32>(1).unwrap();
     // SAFETY: live f32 buffers of `b`: `n` inputs and one partial for one block of 256 threads
-    // with 256 floats of shared memory (the ladder ABI); the emulator runs synchronously.
+    // with 256 floats of shared memory (the multi-pass ABI); the emulator runs synchronously.
     unsafe {
         b.launch::<f32>(&Launch {
             kernel,
             grid: 1,
             block: 256,
             shared_bytes: 256 * 4,
-            args: KernelArgs::Ladder {
+            args: KernelArgs::MultiPass {
                 input: input.addr(0),
                 n,
                 partials: out.addr(0),
@@ -235,7 +235,7 @@ fn launch_ok(kernel: &str) {
             grid: 1,
             block: 256,
             shared_bytes: 256 * 4,
-            args: KernelArgs::Ladder {
+            args: KernelArgs::MultiPass {
                 input: input.addr(0),
                 n: 512,
                 partials: out.addr(0),
@@ -275,7 +275,7 @@ fn emulator_reports_too_little_shared_memory() {
             grid: 1,
             block: 256,
             shared_bytes: 128 * 4, // half of what the stage needs
-            args: KernelArgs::Ladder {
+            args: KernelArgs::MultiPass {
                 input: input.addr(0),
                 n: 256,
                 partials: out.addr(0),
@@ -304,7 +304,7 @@ fn emulator_launch_of_a_short_input_reads_only_n() {
             grid: 1,
             block: 256,
             shared_bytes: 256 * 4,
-            args: KernelArgs::Ladder {
+            args: KernelArgs::MultiPass {
                 input: input.addr(0),
                 n: 100,
                 partials: out.addr(0),
@@ -323,7 +323,7 @@ fn bad_launch_shapes_are_errors() {
         grid,
         block,
         shared_bytes: 4 * block,
-        args: KernelArgs::Ladder {
+        args: KernelArgs::MultiPass {
             input: input.addr(0),
             n: 10,
             partials: input.addr(0),

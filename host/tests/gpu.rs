@@ -62,7 +62,7 @@ fn every_stage_on_1e7_random_floats() -> Result<(), Failed> {
     Ok(())
 }
 
-fn every_ladder_stage_at_edge_sizes() -> Result<(), Failed> {
+fn every_multi_pass_stage_at_edge_sizes() -> Result<(), Failed> {
     let b = gpu();
     let mut failures = Vec::new();
     for stage in &Stage::ALL[..7] {
@@ -330,8 +330,8 @@ fn main() {
             every_stage_on_1e7_random_floats,
         ),
         (
-            "every_ladder_stage_at_edge_sizes",
-            every_ladder_stage_at_edge_sizes,
+            "every_multi_pass_stage_at_edge_sizes",
+            every_multi_pass_stage_at_edge_sizes,
         ),
         (
             "stage8_every_op_type_size_offset_grid",

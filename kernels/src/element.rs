@@ -1,6 +1,6 @@
 //! Element types and reduction operators.
 //!
-//! The ladder stages (1–7) are the seeds' *sum* for `f32` (blog) and `i32` (lesson). The final
+//! The multi-pass stages (1–7) are the seeds' *sum* for `f32` (blog) and `i32` (lesson). The final
 //! stage is generic over an operator ([`Sum`], [`Min`], [`Max`]) and six element types.
 //!
 //! Semantics, identical on the GPU, in the emulator and in the host's CPU reference:

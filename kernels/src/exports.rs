@@ -2,7 +2,7 @@
 //!
 //! Two calling conventions, shared by the GPU and the emulator:
 //!
-//! * ladder stages 1–7 and the broken variants: `(const T* input, size_t n, T* partials)`;
+//! * the multi-pass stages 1–7 and the broken variants: `(const T* input, size_t n, T* partials)`;
 //!   `partials` has `gridDim.x` elements;
 //! * stage 8: `(const T* input, size_t n, T* partials, unsigned* counter, T* out)`;
 //! * and one helper that is not a reduction, `bench_gate(unsigned* flag, uint64 timeout_ns)`
@@ -14,12 +14,12 @@
 use crate::gpu::{grid_dim, Coherent, Counter, Global, GlobalMut};
 use crate::Element;
 
-/// Ladder ABI → safe views.
+/// Multi-pass ABI (stages 1–7) → safe views.
 ///
 /// # Safety
 /// `input` holds `n` elements; `partials` holds `gridDim.x` elements.
 #[inline(always)]
-pub unsafe fn ladder<T: Element>(
+pub unsafe fn multi_pass<T: Element>(
     body: impl Fn(Global<T>, GlobalMut<T>),
     input: *const T,
     n: usize,

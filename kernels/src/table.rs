@@ -107,8 +107,9 @@ pub enum Family {
 /// A kernel's calling convention (see [`crate::exports`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Abi {
-    /// `(const T* input, size_t n, T* partials)`: one partial per block (stages 1–7).
-    Ladder,
+    /// `(const T* input, size_t n, T* partials)`: one partial per block, launched again on the
+    /// partials until one value is left (the multi-pass stages 1–7).
+    MultiPass,
     /// `(const T* input, size_t n, T* partials, unsigned* counter, T* out)`: stage 8.
     SinglePass,
 }
@@ -262,8 +263,8 @@ impl KernelId {
 #[cfg(not(target_arch = "nvptx64"))]
 #[derive(Clone, Copy)]
 pub enum Body<T> {
-    /// [`Abi::Ladder`].
-    Ladder(fn(Global<T>, GlobalMut<T>)),
+    /// [`Abi::MultiPass`].
+    MultiPass(fn(Global<T>, GlobalMut<T>)),
     /// [`Abi::SinglePass`].
     SinglePass(fn(Global<T>, Coherent<T>, Counter, GlobalMut<T>)),
 }
@@ -303,11 +304,11 @@ macro_rules! kernel_table {
         }
 
         /// The PTX entry points. Each is an `unsafe extern "ptx-kernel" fn` whose contract is
-        /// that of [`crate::exports::ladder`] / [`crate::exports::single_pass`] plus the launch
+        /// that of [`crate::exports::multi_pass`] / [`crate::exports::single_pass`] plus the launch
         /// shape the host's plan gives (block size, shared memory).
         #[cfg(target_arch = "nvptx64")]
         mod ptx_entry_points {
-            use crate::exports::{ladder, single_pass};
+            use crate::exports::{multi_pass, single_pass};
             use crate::stages::*;
             use crate::{Max, Min, Sum};
             use super::SINGLE_PASS_UNROLL;
@@ -326,12 +327,12 @@ macro_rules! kernel_table {
     (@blocks [$($b:literal),*]) => { [$($b),*] };
 
     // The emulator's dispatch.
-    (@emu Ladder any $id:ident $ops:tt $blocks:tt $module:ident $func:ident) => {
-        Some(Body::Ladder($module::$func::<T>))
+    (@emu MultiPass any $id:ident $ops:tt $blocks:tt $module:ident $func:ident) => {
+        Some(Body::MultiPass($module::$func::<T>))
     };
-    (@emu Ladder const $id:ident $ops:tt [$($b:literal),*] $module:ident $func:ident) => {
+    (@emu MultiPass const $id:ident $ops:tt [$($b:literal),*] $module:ident $func:ident) => {
         match $id.block {
-            $($b => Some(Body::Ladder($module::$func::<T, $b>)),)*
+            $($b => Some(Body::MultiPass($module::$func::<T, $b>)),)*
             _ => None,
         }
     };
@@ -350,22 +351,22 @@ macro_rules! kernel_table {
     };
 
     // The PTX entry points.
-    (@export Ladder any $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
+    (@export MultiPass any $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
         paste::paste! { $(
             #[no_mangle]
             pub unsafe extern "ptx-kernel" fn [<$stem _ $t>](input: *const $t, n: usize, partials: *mut $t) {
-                ladder($module::$func::<$t>, input, n, partials)
+                multi_pass($module::$func::<$t>, input, n, partials)
             }
         )* }
     };
-    (@export Ladder const $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
+    (@export MultiPass const $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
         $( kernel_table!(@export_lc $stem $t $blocks $module $func); )*
     };
     (@export_lc $stem:ident $t:ident [$($b:literal),*] $module:ident $func:ident) => {
         paste::paste! { $(
             #[no_mangle]
             pub unsafe extern "ptx-kernel" fn [<$stem _b $b _ $t>](input: *const $t, n: usize, partials: *mut $t) {
-                ladder($module::$func::<$t, $b>, input, n, partials)
+                multi_pass($module::$func::<$t, $b>, input, n, partials)
             }
         )* }
     };
@@ -389,25 +390,25 @@ macro_rules! kernel_table {
 
 // family  symbol stem  ABI  block  types  operators  block sizes  => function
 kernel_table! {
-    S1 reduce_s1_interleaved_divergent Ladder any [f32, i32] [Sum] [32, 64, 128, 256, 512, 1024]
+    S1 reduce_s1_interleaved_divergent MultiPass any [f32, i32] [Sum] [32, 64, 128, 256, 512, 1024]
         => s1_interleaved_divergent::reduce;
-    S2 reduce_s2_interleaved_strided Ladder any [f32, i32] [Sum] [32, 64, 128, 256, 512, 1024]
+    S2 reduce_s2_interleaved_strided MultiPass any [f32, i32] [Sum] [32, 64, 128, 256, 512, 1024]
         => s2_interleaved_strided::reduce;
-    S3 reduce_s3_sequential Ladder any [f32, i32] [Sum] [32, 64, 128, 256, 512, 1024]
+    S3 reduce_s3_sequential MultiPass any [f32, i32] [Sum] [32, 64, 128, 256, 512, 1024]
         => s3_sequential::reduce;
-    S4 reduce_s4_first_add_during_load Ladder any [f32, i32] [Sum] [32, 64, 128, 256, 512, 1024]
+    S4 reduce_s4_first_add_during_load MultiPass any [f32, i32] [Sum] [32, 64, 128, 256, 512, 1024]
         => s4_first_add_during_load::reduce;
-    S5 reduce_s5_unroll_last_warp Ladder any [f32, i32] [Sum] [64, 128, 256, 512, 1024]
+    S5 reduce_s5_unroll_last_warp MultiPass any [f32, i32] [Sum] [64, 128, 256, 512, 1024]
         => s5_unroll_last_warp::reduce;
-    S6 reduce_s6_complete_unroll Ladder const [f32, i32] [Sum] [64, 128, 256, 512, 1024]
+    S6 reduce_s6_complete_unroll MultiPass const [f32, i32] [Sum] [64, 128, 256, 512, 1024]
         => s6_complete_unroll::reduce;
-    S7 reduce_s7_grid_stride Ladder const [f32, i32] [Sum] [64, 128, 256, 512, 1024]
+    S7 reduce_s7_grid_stride MultiPass const [f32, i32] [Sum] [64, 128, 256, 512, 1024]
         => s7_grid_stride::reduce;
     S8 reduce_s8 SinglePass const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256, 512, 1024]
         => s8_shuffle_vectorized::reduce;
-    BrokenRacyLastWarp reduce_broken_racy_last_warp Ladder any [f32, i32] [Sum] [64, 128, 256, 512, 1024]
+    BrokenRacyLastWarp reduce_broken_racy_last_warp MultiPass any [f32, i32] [Sum] [64, 128, 256, 512, 1024]
         => broken::reduce_racy_last_warp;
-    BrokenMissingBarrier reduce_broken_missing_barrier Ladder any [f32, i32] [Sum] [32, 64, 128, 256, 512, 1024]
+    BrokenMissingBarrier reduce_broken_missing_barrier MultiPass any [f32, i32] [Sum] [32, 64, 128, 256, 512, 1024]
         => broken::reduce_missing_barrier;
 }
 
@@ -456,14 +457,14 @@ mod tests {
     fn the_emulator_has_a_body_for_every_built_kernel_of_its_type() {
         for k in KernelId::all() {
             let body = match k.ty {
-                ElemKind::F32 => emulated::<f32>(k).map(|b| matches!(b, Body::Ladder(_))),
-                ElemKind::F64 => emulated::<f64>(k).map(|b| matches!(b, Body::Ladder(_))),
-                ElemKind::I32 => emulated::<i32>(k).map(|b| matches!(b, Body::Ladder(_))),
-                ElemKind::U32 => emulated::<u32>(k).map(|b| matches!(b, Body::Ladder(_))),
-                ElemKind::I64 => emulated::<i64>(k).map(|b| matches!(b, Body::Ladder(_))),
-                ElemKind::U64 => emulated::<u64>(k).map(|b| matches!(b, Body::Ladder(_))),
+                ElemKind::F32 => emulated::<f32>(k).map(|b| matches!(b, Body::MultiPass(_))),
+                ElemKind::F64 => emulated::<f64>(k).map(|b| matches!(b, Body::MultiPass(_))),
+                ElemKind::I32 => emulated::<i32>(k).map(|b| matches!(b, Body::MultiPass(_))),
+                ElemKind::U32 => emulated::<u32>(k).map(|b| matches!(b, Body::MultiPass(_))),
+                ElemKind::I64 => emulated::<i64>(k).map(|b| matches!(b, Body::MultiPass(_))),
+                ElemKind::U64 => emulated::<u64>(k).map(|b| matches!(b, Body::MultiPass(_))),
             };
-            assert_eq!(body, Some(k.row().abi == Abi::Ladder), "{:?}", k);
+            assert_eq!(body, Some(k.row().abi == Abi::MultiPass), "{:?}", k);
         }
         let s3 = KernelId {
             family: Family::S3,

@@ -1,5 +1,8 @@
-//! The optimization ladder, one stage per file. Read them in order: each file's doc comment says
+//! The optimization ladder — all eight stages — one stage per file. Read them in order: each file's doc comment says
 //! what changed from the previous stage, why it is faster, and which seed step it is.
+//!
+//! Words used everywhere in this project: the **ladder** is all eight stages; stages 1–7 are the
+//! **multi-pass** stages, stage 8 the **single-pass** one.
 //!
 //! Stages 1–7 are block-level reductions: each block reduces its slice of the input to one
 //! partial value in `partials[blockIdx.x]`; the host launches the same kernel again on the
