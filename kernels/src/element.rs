@@ -14,8 +14,24 @@
 
 use crate::gpu;
 
-/// A type the kernels can reduce.
-pub trait Element: Copy + Send + Sync + PartialEq + core::fmt::Debug + 'static {
+mod sealed {
+    /// Only the six types below implement [`super::Element`]: the kernels' memory accesses
+    /// (16-byte vectors, 4- or 8-byte coherent loads and stores) are sound for exactly 4- and
+    /// 8-byte integers and floats, so no other crate may add a type.
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+    impl Sealed for i32 {}
+    impl Sealed for u32 {}
+    impl Sealed for i64 {}
+    impl Sealed for u64 {}
+}
+
+/// A type the kernels can reduce: `f32`, `f64`, `i32`, `u32`, `i64`, `u64` (sealed: the kernels'
+/// memory accesses rely on these sizes).
+pub trait Element:
+    sealed::Sealed + Copy + Send + Sync + PartialEq + core::fmt::Debug + 'static
+{
     /// Name used in kernel symbols (`reduce_…_f32`).
     const NAME: &'static str;
     /// Its row entry in the kernel table ([`crate::table`]).

@@ -611,11 +611,21 @@ impl<T: Element> GlobalMut<T> {
     #[inline(always)]
     pub unsafe fn set_unchecked(&self, i: usize, v: T) {
         #[cfg(not(target_arch = "nvptx64"))]
-        if i >= self.len {
-            out_of_bounds("global write (unchecked)", i, self.len)
+        {
+            if i >= self.len {
+                out_of_bounds("global write (unchecked)", i, self.len)
+            }
+            // In the emulator blocks run on several OS threads: a relaxed atomic store keeps a
+            // kernel bug that writes one element from two blocks a wrong value, not a data race
+            // in Rust's memory model.
+            // SAFETY: `i < len` (checked above), and the constructor's contract.
+            unsafe { imp::store_coherent(self.ptr.add(i), v) }
         }
+        #[cfg(target_arch = "nvptx64")]
         // SAFETY: `i < len` (the caller's contract), and the constructor's contract.
-        unsafe { imp::store(self.ptr.add(i), v) }
+        unsafe {
+            imp::store(self.ptr.add(i), v)
+        }
     }
 }
 
