@@ -146,13 +146,18 @@ impl<'b> Reducer<'b> {
     /// Mean as `f64`, as NumPy's `np.mean` gives it (to `f64` rounding); an error for an empty
     /// buffer.
     ///
-    /// Floats: the device sum (in `T`) divided by the length. Integers: the exact sum divided by
-    /// the length. The device's integer sum wraps modulo 2^bits (the mean of `[i64::MAX,
-    /// i64::MAX]` would come out as -1), and the kernels have no wider accumulator, so the library
-    /// computes the exact sum on the host instead: it copies the input back in chunks of
-    /// [`MEAN_CHUNK`] elements and adds them in `i128`, which cannot overflow (fewer than 2^61
-    /// elements of at most 2^64 each). This costs a device-to-host copy of the input; the result
-    /// is exact before the final division.
+    /// Floats: the device sum (in `T`) divided by the length. Integers: the **exact** sum divided
+    /// by the length. The device's integer sum wraps modulo 2^bits (dividing it, the mean of
+    /// `[i64::MAX, i64::MAX]` came out as -1), and the kernels have no wider accumulator, so the
+    /// exact sum is recovered in `i128`:
+    ///
+    /// * on the device, when it can be: three launches give the wrapped sum `w`, the minimum
+    ///   `lo` and the maximum `hi`. The exact sum `S` lies in `[n·lo, n·hi]`; when that interval
+    ///   is narrower than 2^bits, `S` is the one value in it congruent to `w`, i.e.
+    ///   `n·lo + ((w − n·lo) mod 2^bits)` — the usual case for data of moderate range;
+    /// * otherwise on the host: the input is copied back in chunks of [`MEAN_CHUNK`] elements
+    ///   and added in `i128`, which cannot overflow (fewer than 2^61 elements of at most 2^64
+    ///   each).
     pub fn mean<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<f64> {
         self.mean_range(input, 0, input.len())
     }
@@ -177,6 +182,22 @@ impl<'b> Reducer<'b> {
         if T::TYPE.is_float() {
             let sum = self.reduce_range(Op::Sum, input, offset, len)?;
             return Ok(sum.unwrap_or_default().to_f64() / len as f64);
+        }
+        let device = |r: &mut Self, op| -> Result<i128> {
+            let v = r.reduce_range(op, input, offset, len)?.unwrap_or_default();
+            Ok(v.to_i128().expect("an integer type"))
+        };
+        let (wrapped, lo, hi) = (
+            device(self, Op::Sum)?,
+            device(self, Op::Min)?,
+            device(self, Op::Max)?,
+        );
+        let modulus = 1i128 << (8 * T::TYPE.size());
+        let n = len as i128;
+        if n * (hi - lo) < modulus {
+            let low = n * lo;
+            let sum = low + (wrapped - low).rem_euclid(modulus);
+            return Ok(sum as f64 / len as f64);
         }
         let mut sum: i128 = 0;
         let mut done = 0;

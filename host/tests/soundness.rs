@@ -70,10 +70,17 @@ fn the_reference_is_independent_of_the_kernels_fold() {
 fn integer_means_do_not_overflow() {
     let b = emu();
     let mut r = Reducer::new(&b);
+    // Narrow range (here none): the exact sum is recovered from the device's wrapped sum.
     let big = b.upload(&[i64::MAX, i64::MAX]).unwrap();
     assert_eq!(r.mean(&big).unwrap(), 9.223372036854776e18, "NumPy's value");
     let umax = b.upload(&[u64::MAX; 3]).unwrap();
     assert_eq!(r.mean(&umax).unwrap(), u64::MAX as f64);
+    // Range too wide to recover the sum from the wrapped one: the host path.
+    let wide: Vec<i32> = (0..3001)
+        .map(|i| if i % 3 == 0 { i32::MAX } else { i32::MIN + i })
+        .collect();
+    let buf = b.upload(&wide).unwrap();
+    assert_eq!(Some(r.mean(&buf).unwrap()), reference_mean(&wide));
     let mixed = b.upload(&[i32::MIN, i32::MIN, i32::MAX]).unwrap();
     assert_eq!(
         r.mean(&mixed).unwrap(),
