@@ -104,6 +104,7 @@ impl<T: Scalar> Prepared<T> {
 
     /// Read the result of the last [`Prepared::enqueue`] (waits for it).
     pub fn read_result(&self, backend: &Backend) -> Result<T> {
+        self.check_backend(backend)?;
         match &self.mapped {
             Some(host) => {
                 // The kernel that writes it has finished once the stream is synchronized.
@@ -117,11 +118,7 @@ impl<T: Scalar> Prepared<T> {
     /// Queue every launch of the plan on `input[offset..offset + n]` (`n` as planned). `backend`
     /// and `input` must be the backend this was prepared on and one of its buffers.
     pub fn enqueue(&self, backend: &Backend, input: &Buffer<T>, offset: usize) -> Result<()> {
-        if backend.id() != self.owner {
-            return Err(ReduceError::ForeignBuffer {
-                what: "the prepared plan's workspace".into(),
-            });
-        }
+        self.check_backend(backend)?;
         input.check_owner(self.owner, "the input buffer")?;
         let plan = &self.checked;
         let n = plan.passes[0].n;
@@ -173,6 +170,16 @@ impl<T: Scalar> Prepared<T> {
             unsafe { backend.launch::<T>(&launch)? };
         }
         Ok(())
+    }
+
+    fn check_backend(&self, backend: &Backend) -> Result<()> {
+        if backend.id() == self.owner {
+            Ok(())
+        } else {
+            Err(ReduceError::ForeignBuffer {
+                what: "the prepared plan's workspace".into(),
+            })
+        }
     }
 
     /// The device buffer whose element 0 holds the result after [`Prepared::enqueue`] — only

@@ -50,6 +50,7 @@ pub mod bench_gate;
 pub mod element;
 pub mod exports;
 pub mod gpu;
+mod memory;
 pub mod stages;
 pub mod table;
 
