@@ -367,7 +367,11 @@ impl Counter {
     /// before it. Since each increment reads the previous one's value, the increments form one
     /// release sequence, so the thread drawing the last ticket sees every block's partial (PTX
     /// ISA, "Memory Consistency Model": a release pattern *synchronizes with* an acquire pattern
-    /// that observes it, and causality order is transitive).
+    /// that observes it, and causality order is transitive). It is what NVIDIA's PTX atomics ABI
+    /// maps CUDA C++'s `atomic_ref<unsigned, thread_scope_device>::fetch_add(1,
+    /// memory_order_acq_rel)` to. Other threads of the acquiring block are ordered after it by
+    /// a block barrier (`bar.sync` / `bar.red` operations on one barrier synchronize with each
+    /// other in the same model).
     #[inline(always)]
     pub fn take_ticket(&self) -> u32 {
         // SAFETY: the constructor's contract: a live, aligned u32 accessed only atomically.
