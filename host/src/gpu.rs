@@ -43,6 +43,12 @@ impl Gpu {
     }
 
     /// Open GPU 0 and load `ptx` (named `origin` in messages).
+    ///
+    /// Trust boundary: the library launches the module's kernels by name with its own calling
+    /// conventions (see `reduce_kernels::exports`), so a module must implement them as
+    /// `cargo xtask build-ptx` (or the CUDA C twins) does. A kernel that does not can corrupt
+    /// this context's device memory and the mapped result, as any CUDA kernel can; it cannot make
+    /// the host library read out of bounds (every host-side access is checked).
     pub fn open_with_ptx(ptx: &str, origin: &str) -> Result<Self> {
         if !ptx.contains(".entry") || !ptx.contains(".target") {
             return Err(ReduceError::Ptx {
