@@ -22,14 +22,20 @@ pub mod backend;
 pub mod error;
 pub mod measure;
 pub mod plan;
+pub mod record;
 pub mod stage;
+pub mod transfer;
 pub mod types;
+pub mod verify;
 
 pub use backend::{Backend, BackendChoice, Buffer, DeviceCaps, Emulator, Gpu, KernelArgs, Launch};
 pub use error::{ReduceError, Result};
+pub use measure::TimingSpec;
 pub use plan::{plan, LaunchOverrides, Plan};
+pub use record::{ErrorRecord, Record, TimingRecord, TwinRecord};
 pub use stage::Stage;
 pub use types::{matches_reference, reference, ElemType, Op, Reference, Scalar};
+pub use verify::{verify, Expected};
 
 /// Run `$body` with the type alias `$T` bound to the Rust type of an [`ElemType`] value: the one
 /// place where a run-time element type becomes a compile-time one.

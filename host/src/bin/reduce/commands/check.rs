@@ -1,0 +1,89 @@
+//! `reduce check`: every kernel (stage × type × op × block size) at the given sizes, each result
+//! checked; the workload of `compute-sanitizer` (benches/sanitize.sh).
+
+use crate::args::Data;
+use crate::data::make_data;
+use reduce_host::{
+    with_elem_type, Backend, KernelArgs, Launch, LaunchOverrides, Op, Prepared, ReduceError,
+    Scalar, Stage,
+};
+
+/// The deliberately broken kernels `--broken` launches once.
+const BROKEN: [&str; 2] = [
+    "reduce_broken_racy_last_warp_f32",
+    "reduce_broken_missing_barrier_f32",
+];
+
+pub fn run(backend: &Backend, sizes: &[usize], broken: bool) -> Result<bool, ReduceError> {
+    let (mut runs, mut wrong) = (0usize, 0usize);
+    for &n in sizes {
+        for stage in Stage::ALL {
+            for (ty, op, block) in stage.configs() {
+                if n == 0 && op != Op::Sum {
+                    continue;
+                }
+                let o = LaunchOverrides {
+                    block: Some(block),
+                    grid: None,
+                };
+                let good = with_elem_type!(ty, T => check_one::<T>(backend, stage, op, n, o)?);
+                runs += 1;
+                if !good {
+                    wrong += 1;
+                    println!("WRONG: {stage} {op} {ty} n={n} block={block}");
+                }
+            }
+        }
+    }
+    if broken {
+        for kernel in BROKEN {
+            launch_broken(backend, kernel)?;
+        }
+    }
+    println!(
+        "check: {runs} kernel runs (every stage x type x op x block size x {} sizes), {wrong} wrong",
+        sizes.len()
+    );
+    Ok(wrong == 0)
+}
+
+/// Launch a broken kernel once on 1024 elements; its result is not checked.
+fn launch_broken(backend: &Backend, kernel: &str) -> Result<(), ReduceError> {
+    let input = backend.upload(&make_data::<f32>(1024, Data::Random, 5))?;
+    let out = backend.zeroed::<f32>(4)?;
+    let launched = backend
+        .launch::<f32>(&Launch {
+            kernel,
+            grid: 4,
+            block: 256,
+            shared_bytes: 1024,
+            args: KernelArgs::Ladder {
+                input: input.addr(0),
+                n: 1024,
+                partials: out.addr(0),
+            },
+        })
+        .and_then(|()| backend.synchronize());
+    match launched {
+        Ok(()) => println!("launched the broken kernel {kernel} (result not checked)"),
+        Err(e @ ReduceError::Emulator { .. }) => {
+            println!("the emulator caught the broken kernel: {e}")
+        }
+        Err(e) => return Err(e),
+    }
+    Ok(())
+}
+
+fn check_one<T: Scalar>(
+    backend: &Backend,
+    stage: Stage,
+    op: Op,
+    n: usize,
+    o: LaunchOverrides,
+) -> Result<bool, ReduceError> {
+    let data = make_data::<T>(n, Data::Random, n as u64);
+    let input = backend.upload(&data)?;
+    let plan = reduce_host::plan(stage, T::TYPE, op, n, o, backend.caps())?;
+    let got = Prepared::<T>::new(backend, plan.clone())?.run(backend, &input, 0)?;
+    Ok(reduce_host::verify(op, &data, got, &plan))
+}
