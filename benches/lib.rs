@@ -16,7 +16,8 @@
 //! | `python.jsonl` | `benches/python/baselines.py` | `torch`, `cupy` (or `{"impl":…, "error":…}`) |
 //! | `twins.jsonl` | `reduce twins --format json` | Rust kernel vs its CUDA C twin |
 
-use serde_json::Value;
+use reduce_host::measure::Protocol;
+use reduce_host::{Record, TimingRecord, TwinRecord};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -166,27 +167,6 @@ pub struct Results {
     pub files: Vec<(String, usize)>,
 }
 
-fn num(v: &Value, key: &str) -> Option<f64> {
-    v.get(key).and_then(Value::as_f64)
-}
-
-fn uint(v: &Value, key: &str) -> Option<u64> {
-    let x = v.get(key)?;
-    x.as_u64().or_else(|| {
-        x.as_f64()
-            .filter(|f| *f >= 0.0 && f.fract() == 0.0)
-            .map(|f| f as u64)
-    })
-}
-
-fn text(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(|x| match x {
-        Value::String(s) => Some(s.clone()),
-        Value::Null => None,
-        other => Some(other.to_string()),
-    })
-}
-
 fn positive(x: Option<f64>) -> Option<f64> {
     x.filter(|t| t.is_finite() && *t > 0.0)
 }
@@ -203,26 +183,21 @@ impl Results {
                 continue;
             }
             lines += 1;
-            let Ok(v) = serde_json::from_str::<Value>(line) else {
-                ignored += 1;
-                continue;
+            let parsed = match Record::parse_line(line) {
+                Some(Record::Error(e)) => {
+                    self.notes.push(Note {
+                        source: source.to_string(),
+                        imp: e.implementation,
+                        n: e.n,
+                        error: e.error,
+                    });
+                    continue;
+                }
+                Some(Record::Twin(t)) => Self::twin(t).map(|t| self.twins.push(t)),
+                Some(Record::Timing(t)) => Self::row(t, source).map(|r| self.rows.push(r)),
+                None => None,
             };
-            if !v.is_object() {
-                ignored += 1;
-                continue;
-            }
-            if let Some(error) = text(&v, "error") {
-                self.notes.push(Note {
-                    source: source.to_string(),
-                    imp: text(&v, "impl"),
-                    n: uint(&v, "n"),
-                    error,
-                });
-            } else if let Some(t) = Self::twin(&v) {
-                self.twins.push(t);
-            } else if let Some(r) = Self::row(&v, source) {
-                self.rows.push(r);
-            } else {
+            if parsed.is_none() {
                 ignored += 1;
             }
         }
@@ -232,32 +207,35 @@ impl Results {
         }
     }
 
-    fn twin(v: &Value) -> Option<Twin> {
+    fn twin(t: TwinRecord) -> Option<Twin> {
         Some(Twin {
-            n: uint(v, "n")?,
-            ty: text(v, "type").unwrap_or_else(|| "f32".into()),
-            kernel: text(v, "kernel")?,
-            rust_median_ms: positive(num(v, "rust_median_ms"))?,
-            cuda_median_ms: positive(num(v, "cuda_median_ms"))?,
-            rust_min_ms: positive(num(v, "rust_min_ms")),
-            cuda_min_ms: positive(num(v, "cuda_min_ms")),
-            correct: v.get("correct").and_then(Value::as_bool),
+            n: t.n,
+            ty: t.ty.to_string(),
+            kernel: t.kernel,
+            rust_median_ms: positive(t.rust_median_ms)?,
+            cuda_median_ms: positive(t.cuda_median_ms)?,
+            rust_min_ms: positive(t.rust_min_ms),
+            cuda_min_ms: positive(t.cuda_min_ms),
+            correct: t.correct,
         })
     }
 
-    fn row(v: &Value, source: &str) -> Option<Row> {
-        let min_ms = positive(num(v, "min_ms"))?;
+    fn row(t: TimingRecord, source: &str) -> Option<Row> {
+        let min_ms = positive(t.min_ms)?;
         Some(Row {
-            imp: text(v, "impl")?,
-            op: text(v, "op").unwrap_or_else(|| "sum".into()),
-            ty: text(v, "type").unwrap_or_else(|| "f32".into()),
-            n: uint(v, "n")?,
+            imp: t.implementation,
+            op: t.op,
+            ty: t.ty.to_string(),
+            n: t.n,
             min_ms,
-            median_ms: positive(num(v, "median_ms")).unwrap_or(min_ms),
-            bytes: uint(v, "bytes"),
-            correct: v.get("correct").and_then(Value::as_bool),
-            scope: text(v, "scope"),
-            protocol: text(v, "protocol").unwrap_or_else(|| PLAIN.into()),
+            median_ms: positive(t.median_ms).unwrap_or(min_ms),
+            bytes: t.bytes,
+            correct: t.correct,
+            scope: t.scope.map(|s| format!("{s:?}")),
+            protocol: match t.protocol.unwrap_or_default() {
+                Protocol::Plain => PLAIN.into(),
+                Protocol::Gated => GATED.into(),
+            },
             source: source.to_string(),
         })
     }
