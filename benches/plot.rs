@@ -5,125 +5,18 @@
 //! font file at run time ([`register_system_font`]). Without a font, the plots are still drawn —
 //! lines, bars, axes and grid, but no text ([`PlotStyle::text`] = false).
 
+use crate::registry::implementation;
 use crate::{fmt_n, impl_label, is_ceiling, Results, Row, Series, LADDER_N};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::error::Error;
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::Path;
+
+pub use crate::fonts::{register_system_font, FONT_CANDIDATES};
 
 /// A plotting error.
 pub type PlotResult<T = ()> = Result<T, Box<dyn Error>>;
-
-/// Where [`register_system_font`] looks, in order (after `$REDUCE_REPORT_FONT`).
-pub const FONT_CANDIDATES: &[&str] = &[
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/TTF/DejaVuSans.ttf",
-    "/usr/share/fonts/dejavu-sans-fonts/DejaVuSans.ttf",
-    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
-    "/usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf",
-    "/usr/share/fonts/liberation-sans/LiberationSans-Regular.ttf",
-    "/usr/share/fonts/liberation/LiberationSans-Regular.ttf",
-    "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf",
-    "/usr/share/fonts/noto/NotoSans-Regular.ttf",
-    "/usr/share/fonts/google-noto/NotoSans-Regular.ttf",
-    "/usr/share/fonts/truetype/freefont/FreeSans.ttf",
-    "/usr/share/fonts/gnu-free/FreeSans.ttf",
-    "/usr/share/fonts/truetype/ubuntu/Ubuntu-R.ttf",
-    "/System/Library/Fonts/Supplemental/Arial.ttf",
-    "/Library/Fonts/Arial.ttf",
-    "C:\\Windows\\Fonts\\arial.ttf",
-];
-
-/// Directories searched for any `*.ttf` / `*.otf` when no candidate exists.
-const FONT_DIRS: &[&str] = &["/usr/share/fonts", "/usr/local/share/fonts"];
-
-fn find_any_font(dir: &Path, depth: usize) -> Option<PathBuf> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    entries.sort();
-    // Prefer a regular sans face in this directory, then any font, then subdirectories.
-    let is_font = |p: &PathBuf| {
-        p.extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("ttf") || e.eq_ignore_ascii_case("otf"))
-    };
-    let name = |p: &PathBuf| {
-        p.file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("")
-            .to_string()
-    };
-    let sans = |p: &&PathBuf| {
-        let n = name(p);
-        n.contains("Sans")
-            && !["Bold", "Italic", "Oblique", "Mono", "Light", "Condensed"]
-                .iter()
-                .any(|w| n.contains(w))
-    };
-    let fonts: Vec<&PathBuf> = entries.iter().filter(|p| is_font(p)).collect();
-    if let Some(p) = fonts.iter().copied().find(sans).or(fonts.first().copied()) {
-        return Some(p.clone());
-    }
-    if depth == 0 {
-        return None;
-    }
-    entries
-        .iter()
-        .filter(|p| p.is_dir())
-        .find_map(|d| find_any_font(d, depth - 1))
-}
-
-/// Load a TrueType/OpenType font and register it with plotters as `sans-serif`, `serif` and
-/// `monospace` (the families plotters and criterion ask for). Looks at `$REDUCE_REPORT_FONT`
-/// (only there, if set), then [`FONT_CANDIDATES`], then any font under `/usr/share/fonts`.
-/// Registers once per process; later calls return the first result.
-pub fn register_system_font() -> Result<PathBuf, String> {
-    static ONCE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        let candidates: Vec<PathBuf> = match std::env::var_os("REDUCE_REPORT_FONT") {
-            Some(p) => vec![PathBuf::from(p)],
-            None => FONT_CANDIDATES
-                .iter()
-                .map(PathBuf::from)
-                .chain(
-                    FONT_DIRS
-                        .iter()
-                        .filter_map(|d| find_any_font(Path::new(d), 4)),
-                )
-                .collect(),
-        };
-        let mut tried = Vec::new();
-        for path in candidates {
-            let Ok(bytes) = std::fs::read(&path) else {
-                tried.push(path.display().to_string());
-                continue;
-            };
-            // plotters keeps a `&'static [u8]`: the font lives as long as the process (once).
-            let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-            let ok = ["sans-serif", "serif", "monospace"].iter().all(|family| {
-                plotters::style::register_font(family, FontStyle::Normal, bytes).is_ok()
-            });
-            if ok {
-                return Ok(path);
-            }
-            tried.push(format!("{} (not a usable font)", path.display()));
-        }
-        Err(format!(
-            "no TrueType font found (tried {}; set REDUCE_REPORT_FONT=/path/to/font.ttf)",
-            if tried.len() > 4 {
-                format!("{}, … {} paths", tried[..3].join(", "), tried.len())
-            } else {
-                tried.join(", ")
-            }
-        ))
-    })
-    .clone()
-}
 
 /// How to draw.
 #[derive(Clone, Debug)]
@@ -149,35 +42,10 @@ impl Default for PlotStyle {
     }
 }
 
-/// Colour and marker of an implementation in every plot.
+/// The colour of an implementation in every plot ([`crate::registry`]).
 fn color(imp: &str) -> RGBColor {
-    match imp {
-        "rust_s1" => RGBColor(31, 119, 180),
-        "rust_s2" => RGBColor(255, 127, 14),
-        "rust_s3" => RGBColor(44, 160, 44),
-        "rust_s4" => RGBColor(214, 39, 40),
-        "rust_s5" => RGBColor(148, 103, 189),
-        "rust_s6" => RGBColor(140, 86, 75),
-        "rust_s7" => RGBColor(227, 119, 194),
-        "rust_s8" => RGBColor(23, 190, 207),
-        "cub" => RGBColor(0, 0, 0),
-        "cub_mapped" => RGBColor(90, 60, 0),
-        "torch" => RGBColor(188, 189, 34),
-        "cupy" => RGBColor(0, 100, 60),
-        "read_kernel" => RGBColor(110, 110, 110),
-        "memcpy_d2d" => RGBColor(170, 170, 170),
-        other => {
-            // Stable but arbitrary for unknown names.
-            let h = other
-                .bytes()
-                .fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(b as u32));
-            RGBColor(
-                (h % 200) as u8,
-                (h / 200 % 200) as u8,
-                (h / 40_000 % 200) as u8,
-            )
-        }
-    }
+    let (r, g, b) = implementation(imp).colour;
+    RGBColor(r, g, b)
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -198,7 +66,7 @@ fn marker(imp: &str) -> Marker {
 }
 
 fn line_width(imp: &str) -> u32 {
-    if imp == "rust_s8" || imp == "cub" {
+    if implementation(imp).emphasised {
         3
     } else {
         2
@@ -207,18 +75,7 @@ fn line_width(imp: &str) -> u32 {
 
 /// Short x-axis label for the bar chart.
 fn short_label(imp: &str) -> String {
-    if let Some(k) = imp.strip_prefix("rust_s") {
-        return format!("stage {k}");
-    }
-    match imp {
-        "cub" => "CUB".into(),
-        "cub_mapped" => "CUB (mapped)".into(),
-        "torch" => "PyTorch".into(),
-        "cupy" => "CuPy".into(),
-        "read_kernel" => "read kernel".into(),
-        "memcpy_d2d" => "D2D copy".into(),
-        other => other.into(),
-    }
+    implementation(imp).short_label
 }
 
 fn font(size: f64) -> TextStyle<'static> {
