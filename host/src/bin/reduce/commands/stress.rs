@@ -4,7 +4,8 @@
 use crate::args::Data;
 use crate::data::make_data;
 use reduce_host::{
-    Backend, ElemType, Expected, Gpu, LaunchOverrides, Op, Prepared, ReduceError, Reducer, Stage,
+    Backend, ElemType, Expected, Gpu, LaunchOverrides, Op, Plan, Prepared, ReduceError, Reducer,
+    Stage,
 };
 
 /// Fresh reducers created (and dropped) in the leak test, at most.
@@ -16,6 +17,18 @@ pub fn run(backend: &Backend, reps: usize, n: usize, streams: usize) -> Result<b
     let repeated = repetition(backend, reps, n)?;
     let concurrent = concurrency(backend, streams, n)?;
     Ok(repeated && concurrent)
+}
+
+/// The plan a [`Reducer`] uses for an f32 sum of `n` elements.
+fn sum_plan(backend: &Backend, n: usize) -> Result<Plan, ReduceError> {
+    reduce_host::plan(
+        Stage::S8,
+        ElemType::F32,
+        Op::Sum,
+        n,
+        LaunchOverrides::default(),
+        backend.caps(),
+    )
 }
 
 /// `reps` sums with one reducer: all bit-identical, correct, and device memory unchanged (also
@@ -43,14 +56,7 @@ fn repetition(backend: &Backend, reps: usize, n: usize) -> Result<bool, ReduceEr
     }
     backend.synchronize()?;
     let after_fresh = gpu.map(|g| g.mem_info()).transpose()?;
-    let plan = reduce_host::plan(
-        Stage::S8,
-        ElemType::F32,
-        Op::Sum,
-        n,
-        LaunchOverrides::default(),
-        backend.caps(),
-    )?;
+    let plan = sum_plan(backend, n)?;
     let expected = Expected::of(Op::Sum, &data);
     let correct = expected.matches(first, &plan);
     let reference = expected.reference().map_or(f64::NAN, |r| r.sum_f64);
@@ -96,14 +102,7 @@ fn concurrency(backend: &Backend, streams: usize, n: usize) -> Result<bool, Redu
         .zip(&datas)
         .map(|(h, d)| h.upload(d))
         .collect::<Result<_, _>>()?;
-    let plan = reduce_host::plan(
-        Stage::S8,
-        ElemType::F32,
-        Op::Sum,
-        n,
-        LaunchOverrides::default(),
-        backend.caps(),
-    )?;
+    let plan = sum_plan(backend, n)?;
     let prepared: Vec<_> = handles
         .iter()
         .map(|h| Prepared::<f32>::new(h, plan.clone()))
