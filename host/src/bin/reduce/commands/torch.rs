@@ -1,8 +1,13 @@
-//! The PyTorch column of `reduce table`: `torch.sum()` on the same input, timed like the table
-//! times the stages (kernel only, CUDA events, the same warm-ups and runs).
+//! The PyTorch column of `reduce table`: `torch.sum()` on an input of the same size, type and
+//! kind (ones, or seeded random values), timed like the table times the stages (kernel only,
+//! CUDA events, the same warm-ups and runs) by `benches/python/baselines.py` — the one copy of
+//! the PyTorch timing code, built into this binary and run with `python3 -c`.
 
 use crate::args::Data;
-use reduce_host::ElemType;
+use reduce_host::{ElemType, Record};
+
+/// `benches/python/baselines.py`.
+const BASELINES_PY: &str = include_str!("../../../../../benches/python/baselines.py");
 
 /// Mean ms of PyTorch's `sum()` over `runs` runs after `warmup`; the reason when it cannot run.
 pub fn mean_ms(
@@ -12,35 +17,51 @@ pub fn mean_ms(
     warmup: usize,
     runs: usize,
 ) -> Result<f64, String> {
-    let dtype = match ty {
-        ElemType::F32 => "float32",
-        ElemType::F64 => "float64",
-        ElemType::I32 => "int32",
-        ElemType::I64 => "int64",
-        _ => return Err(format!("torch has no {ty} sum")),
+    if matches!(ty, ElemType::U32 | ElemType::U64) {
+        return Err(format!("torch has no {ty} sum"));
+    }
+    let data = match data {
+        Data::Ones => "ones",
+        Data::Random => "random",
     };
-    let fill = match data {
-        Data::Ones => format!("x = torch.ones({n}, dtype=torch.{dtype}, device='cuda')"),
-        Data::Random => format!("x = (torch.rand({n}, device='cuda') * 1000).to(torch.{dtype})"),
-    };
-    let script = format!(
-        "import torch\nassert torch.cuda.is_available(), 'torch sees no GPU'\n{fill}\n\
-         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)\nts = []\n\
-         for i in range({}):\n    s.record(); y = x.sum(); e.record(); e.synchronize()\n    \
-         if i >= {warmup}: ts.append(s.elapsed_time(e))\nprint(sum(ts) / len(ts))\n",
-        warmup + runs
-    );
+    let args = [
+        "--impl".to_string(),
+        "torch".into(),
+        "--n".into(),
+        n.to_string(),
+        "--type".into(),
+        ty.to_string(),
+        "--data".into(),
+        data.into(),
+        "--warmup".into(),
+        warmup.to_string(),
+        "--runs".into(),
+        runs.to_string(),
+        "--scope".into(),
+        "kernels".into(),
+    ];
     let out = std::process::Command::new("python3")
-        .args(["-c", &script])
+        .arg("-c")
+        .arg(BASELINES_PY)
+        .args(&args)
         .output()
         .map_err(|e| format!("python3 not runnable: {e}"))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        let last = err.lines().last().unwrap_or("python3 failed").to_string();
-        return Err(last);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for line in stdout.lines() {
+        match Record::parse_line(line) {
+            Some(Record::Timing(t)) => {
+                return t
+                    .mean_ms
+                    .ok_or_else(|| "torch printed no mean time".to_string())
+            }
+            Some(Record::Error(e)) => return Err(e.error),
+            _ => {}
+        }
     }
-    String::from_utf8_lossy(&out.stdout)
-        .trim()
-        .parse::<f64>()
-        .map_err(|e| format!("unreadable torch timing: {e}"))
+    let err = String::from_utf8_lossy(&out.stderr);
+    Err(err
+        .lines()
+        .last()
+        .unwrap_or("python3 printed no timing")
+        .to_string())
 }
