@@ -2,10 +2,11 @@
 //!
 //! The criterion benchmarks live in `benches/reduce.rs`; the `report` binary
 //! (`src/bin/report.rs`) turns one run's JSON-lines files into `results.md` and three PNG plots.
-//! This library holds the part that needs no GPU and no drawing: reading the files
-//! ([`Results::parse_str`], [`Results::load_dir`]), picking the best row per measurement
-//! ([`Results::best_rows`]), effective bandwidth ([`Row::gbps`]) and the markdown
-//! ([`markdown`]). [`plot`] draws the PNGs.
+//! This library holds the rest, split by job: [`results`] reads the files
+//! ([`Results::parse_str`], [`Results::load_dir`]), [`select`] picks the best row per measurement
+//! ([`Results::best_rows`]) and the series, [`registry`] knows every implementation (label,
+//! colour, what is timed, ceiling or not), [`mod@markdown`] writes `results.md`, [`plot`] draws the
+//! PNGs and [`fonts`] finds the font they are labelled with.
 //!
 //! Input files (any subset, in one directory; lines that are not JSON objects are ignored):
 //!

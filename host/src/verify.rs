@@ -1,6 +1,6 @@
 //! One check of a device result against the CPU reference.
 //!
-//! Every caller used to repeat the same three steps: compute [`reference`], take the plan's
+//! Every caller used to repeat the same three steps: compute [`reference()`], take the plan's
 //! `depth`, call [`matches_reference`]. [`Expected`] does the first once per input (the reference
 //! of 2^30 elements is not free) and the other two per result; [`verify`] is the one-shot form.
 

@@ -3,7 +3,7 @@
 //! benches alike; and the blog's two tables built on it.
 //!
 //! * [`engine`] — [`Timing`], [`Scope`], [`Protocol`], [`TimingSpec`] and the timed loop.
-//! * [`gate`] — the gate kernel of [`Protocol::Gated`].
+//! * `gate` — the gate kernel of [`Protocol::Gated`].
 //! * [`tables`] — the blog's benchmark table ([`table`]) and per-stage profile ([`profile`]),
 //!   and stage 8 timed with its result ([`time_single_pass`]).
 
