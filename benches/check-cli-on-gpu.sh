@@ -42,7 +42,7 @@ check check 0 ", 0 wrong" "WRONG" check
 check stress 0 "all correct: true" "WRONG" stress --reps 2000
 check info 0 "reduce_s8_sum" "" info
 check sweep-runs-0 2 "is not in 1..=100000" "" sweep --runs 0
-check sweep-exps-40 2 "is not in 0..=34" "" sweep --exps 40
+check sweep-exps-40 2 "beyond any GPU's memory" "" sweep --exps 40
 check stress-reps-0 2 "is not in 1..=100000" "" stress --reps 0
 if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     check table-torch 0 "| -  | PyTorch sum()" "PyTorch column: n/a" table --n 16777216

@@ -219,3 +219,57 @@ pub fn time_prepared<T: Scalar>(
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::BackendChoice;
+    use crate::plan::{plan, LaunchOverrides};
+    use crate::stage::Stage;
+    use crate::types::Op;
+
+    #[test]
+    fn windows_batches_and_bad_specs_on_the_emulator() {
+        let b = Backend::open(BackendChoice::Emu).unwrap();
+        let input = b.upload(&[1.0f32; 3000]).unwrap();
+        let p = plan(
+            Stage::S8,
+            crate::ElemType::F32,
+            Op::Sum,
+            3000,
+            LaunchOverrides::default(),
+            b.caps(),
+        )
+        .unwrap();
+        let prepared = Prepared::<f32>::new(&b, p).unwrap();
+        let mut queued = 0;
+        let spec = TimingSpec::kernels(1, 2).with_batch(3);
+        let t = time_queued(&b, &spec, || {
+            queued += 1;
+            prepared.enqueue(&b, &input, 0)
+        })
+        .unwrap();
+        assert_eq!(
+            (t.runs_ms.len(), queued),
+            (2, 9),
+            "1 + 2 windows of 3 runs each"
+        );
+        assert!(t.runs_ms.iter().all(|&ms| ms > 0.0) && t.total() >= t.min());
+        let copy = spec.with_batch(1).with_scope(Scope::KernelsAndResultCopy);
+        assert_eq!(
+            time_prepared(&b, &prepared, &input, &copy)
+                .unwrap()
+                .runs_ms
+                .len(),
+            2
+        );
+        assert_eq!(prepared.read_result(&b).unwrap(), 3000.0);
+        for bad in [
+            TimingSpec::kernels(0, 0),
+            TimingSpec::kernels(1, 1).with_batch(0),
+        ] {
+            let e = time_prepared(&b, &prepared, &input, &bad).unwrap_err();
+            assert!(matches!(e, ReduceError::InvalidArgument(_)), "{e}");
+        }
+    }
+}

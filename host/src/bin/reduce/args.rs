@@ -30,7 +30,15 @@ pub fn count(min: u64) -> impl TypedValueParser<Value = usize> {
 
 /// An exponent `e` of N = 2^e, 0 to [`MAX_EXPONENT`].
 pub fn exponent() -> impl TypedValueParser<Value = u32> {
-    clap::value_parser!(u32).range(0..=i64::from(MAX_EXPONENT))
+    clap::value_parser!(u32).try_map(|e| {
+        if e > MAX_EXPONENT {
+            Err(format!(
+                "2^{e} elements is beyond any GPU's memory (exponents are 0 to {MAX_EXPONENT})"
+            ))
+        } else {
+            Ok(e)
+        }
+    })
 }
 
 #[derive(Parser)]
