@@ -26,133 +26,54 @@ use criterion::measurement::WallTime;
 use criterion::{
     AxisScale, BenchmarkGroup, BenchmarkId, Criterion, PlotConfiguration, SamplingMode, Throughput,
 };
-use cust::event::{Event, EventFlags};
-use reduce_host::{
-    Backend, BackendChoice, Buffer, Op, Prepared, ReduceError, ResultIn, Scalar, Stage,
-};
-use std::ffi::c_void;
-use std::time::{Duration, Instant};
+use reduce_host::measure::{self, Scope, Timing, TimingSpec};
+use reduce_host::transfer::copy_device_to_device_async;
+use reduce_host::{Backend, BackendChoice, Buffer, Op, Prepared, ReduceError, Scalar, Stage};
+use std::time::Duration;
 
-/// What one timed reduction includes.
-#[derive(Clone, Copy, PartialEq)]
-enum Scope {
-    /// The kernel launches only.
-    Kernels,
-    /// The launches plus an async copy of the result into pinned host memory.
-    KernelsAndResultCopy,
-}
-
-fn driver(r: cust::sys::CUresult, what: &str) {
-    assert!(
-        r == cust::sys::CUresult::CUDA_SUCCESS,
-        "CUDA error while {what}: {r:?}"
-    );
-}
-
-/// Times `iters` runs: CUDA events on the GPU, the wall clock on the emulator.
+/// Times `iters` runs for criterion with the library's timing engine ([`measure`]): CUDA events
+/// on the GPU, the wall clock on the emulator.
 struct Timer<'b> {
     backend: &'b Backend,
-    gpu: Option<GpuTimer>,
     /// Time all `iters` runs between one pair of events (back-to-back throughput) instead of
     /// each run between its own pair, synchronized (`REDUCE_BENCH_BATCHED=1`).
     batched: bool,
 }
 
-struct GpuTimer {
-    start: Event,
-    end: Event,
-    /// 8 bytes of pinned host memory: the result copy's destination (any element type).
-    pinned: cust::memory::LockedBuffer<u64>,
-}
-
 impl<'b> Timer<'b> {
     fn new(backend: &'b Backend, batched: bool) -> Self {
-        let gpu = backend.gpu().map(|_| GpuTimer {
-            start: Event::new(EventFlags::DEFAULT).expect("creating a CUDA event"),
-            end: Event::new(EventFlags::DEFAULT).expect("creating a CUDA event"),
-            pinned: cust::memory::LockedBuffer::new(&0u64, 1).expect("allocating pinned memory"),
-        });
-        Timer {
-            backend,
-            gpu,
-            batched,
-        }
+        Timer { backend, batched }
     }
 
-    /// Run `body` `iters` times and return the GPU time (the emulator: wall-clock time).
-    ///
-    /// By default each run is bracketed by its own two events and waited for, like
-    /// `reduce sweep`, `cub_bench` and `baselines.py` time their runs, so criterion's numbers
-    /// match the report's; the sum over the runs goes to criterion. Batched, one pair of events
-    /// brackets all runs queued back to back.
-    fn time(&mut self, iters: u64, mut body: impl FnMut(*mut c_void)) -> Duration {
-        let backend = self.backend;
-        match (&mut self.gpu, backend.gpu()) {
-            (Some(t), Some(gpu)) => {
-                let stream = gpu.stream();
-                let pinned = t.pinned.as_mut_ptr() as *mut c_void;
-                let mut ms = 0.0;
-                let (per_window, windows) = if self.batched { (iters, 1) } else { (1, iters) };
-                for _ in 0..windows {
-                    t.start.record(stream).expect("recording an event");
-                    for _ in 0..per_window {
-                        body(pinned);
-                    }
-                    t.end.record(stream).expect("recording an event");
-                    t.end.synchronize().expect("running the timed work");
-                    ms += f64::from(t.end.elapsed_time_f32(&t.start).expect("reading an event"));
-                }
-                Duration::from_secs_f64(ms * 1e-3)
-            }
-            _ => {
-                let mut host = 0u64;
-                let s = Instant::now();
-                for _ in 0..iters {
-                    body(&mut host as *mut u64 as *mut c_void);
-                }
-                backend.synchronize().expect("waiting for the device");
-                s.elapsed()
-            }
-        }
+    /// `iters` runs with `scope`: each in its own window and waited for, like `reduce sweep`,
+    /// `cub_bench` and `baselines.py` time their runs (so criterion's numbers match the
+    /// report's), or all in one window when batched.
+    fn spec(&self, iters: u64, scope: Scope) -> TimingSpec {
+        let iters = usize::try_from(iters).unwrap_or(usize::MAX).max(1);
+        let spec = if self.batched {
+            TimingSpec::kernels(0, 1).with_batch(iters)
+        } else {
+            TimingSpec::kernels(0, iters)
+        };
+        spec.with_scope(scope)
+    }
+
+    /// The total time of the timed windows, for `iter_custom`.
+    fn total(timing: reduce_host::Result<Timing>) -> Duration {
+        let ms = timing.expect("timing the runs").total();
+        Duration::from_secs_f64(ms * 1e-3)
     }
 
     /// `iters` runs of a prepared plan on `input`.
     fn reductions<T: Scalar>(
-        &mut self,
+        &self,
         p: &Prepared<T>,
         input: &Buffer<T>,
         iters: u64,
         scope: Scope,
     ) -> Duration {
-        let backend = self.backend;
-        self.time(iters, |pinned| {
-            p.enqueue(backend, input, 0)
-                .expect("launching the reduction");
-            // Stage 8 on a GPU leaves its result in mapped host memory: nothing to copy.
-            if scope == Scope::KernelsAndResultCopy && p.result_in() == ResultIn::DeviceMemory {
-                match backend.gpu() {
-                    Some(gpu) => driver(
-                        // SAFETY: `pinned` is 8 bytes of pinned memory owned by the timer, the
-                        // result buffer holds at least one T (≤ 8 bytes), and the stream is
-                        // synchronized before either is dropped.
-                        unsafe {
-                            cust::sys::cuMemcpyDtoHAsync_v2(
-                                pinned,
-                                p.result_buffer().addr(0),
-                                std::mem::size_of::<T>(),
-                                gpu.stream().as_inner(),
-                            )
-                        },
-                        "copying the result",
-                    ),
-                    None => {
-                        backend
-                            .download(p.result_buffer(), 1)
-                            .expect("reading the result");
-                    }
-                }
-            }
-        })
+        let spec = self.spec(iters, scope);
+        Self::total(measure::time_prepared(self.backend, p, input, &spec))
     }
 }
 
@@ -165,37 +86,32 @@ fn filled<T: Scalar>(backend: &Backend, len: usize, value: T) -> reduce_host::Re
     let Some(gpu) = backend.gpu() else {
         return backend.upload(&vec![value; len]);
     };
-    let size = T::TYPE.size();
     let buf = backend.zeroed::<T>(len)?;
-    let seed_len = len.clamp(1, 1 << 16);
+    let seed_len = len.clamp(1, 1 << 16).min(len);
     let seed = backend.upload(&vec![value; seed_len])?;
-    let stream = gpu.stream().as_inner();
-    // SAFETY: every copy stays inside `buf` (len elements) and `seed` (seed_len elements); the
-    // stream is synchronized before `seed` is dropped.
-    unsafe {
-        driver(
-            cust::sys::cuMemcpyDtoDAsync_v2(buf.addr(0), seed.addr(0), seed_len * size, stream),
-            "filling an input",
-        );
-        let mut done = seed_len;
-        while done < len {
-            let k = done.min(len - done);
-            driver(
-                cust::sys::cuMemcpyDtoDAsync_v2(buf.addr(done), buf.addr(0), k * size, stream),
-                "filling an input",
-            );
-            done += k;
-        }
-    }
+    // SAFETY: `buf` and `seed` live until the end of this function, after the stream is
+    // synchronized.
+    let copied = unsafe {
+        (|| {
+            copy_device_to_device_async(gpu, &buf, 0, &seed, 0, seed_len)?;
+            let mut done = seed_len;
+            while done < len {
+                let k = done.min(len - done);
+                copy_device_to_device_async(gpu, &buf, done, &buf, 0, k)?;
+                done += k;
+            }
+            Ok(())
+        })()
+    };
     backend.synchronize()?;
-    Ok(buf)
+    copied.map(|()| buf)
 }
 
 /// Plan, run once and check the result against the all-ones input, then benchmark.
 #[allow(clippy::too_many_arguments)]
 fn bench_reduction<T: Scalar>(
     group: &mut BenchmarkGroup<'_, WallTime>,
-    timer: &mut Timer<'_>,
+    timer: &Timer<'_>,
     function: &str,
     stage: Stage,
     op: Op,
@@ -238,7 +154,7 @@ struct Sizes {
     late: Vec<u32>,
 }
 
-fn ladder_f32(c: &mut Criterion, timer: &mut Timer<'_>, sizes: &Sizes) {
+fn ladder_f32(c: &mut Criterion, timer: &Timer<'_>, sizes: &Sizes) {
     let backend = timer.backend;
     let max_n = 1usize
         << sizes
@@ -282,7 +198,7 @@ fn ladder_f32(c: &mut Criterion, timer: &mut Timer<'_>, sizes: &Sizes) {
 
 fn single_pass_type<T: Scalar>(
     group: &mut BenchmarkGroup<'_, WallTime>,
-    timer: &mut Timer<'_>,
+    timer: &Timer<'_>,
     exps: &[u32],
     ops: &[Op],
 ) {
@@ -311,7 +227,7 @@ fn single_pass_type<T: Scalar>(
     }
 }
 
-fn single_pass(c: &mut Criterion, timer: &mut Timer<'_>, sizes: &Sizes) {
+fn single_pass(c: &mut Criterion, timer: &Timer<'_>, sizes: &Sizes) {
     let mut group = c.benchmark_group("single_pass");
     group.sampling_mode(SamplingMode::Flat);
     group.plot_config(PlotConfiguration::default().summary_scale(AxisScale::Logarithmic));
@@ -326,7 +242,7 @@ fn single_pass(c: &mut Criterion, timer: &mut Timer<'_>, sizes: &Sizes) {
 }
 
 /// Device-to-device copy of 4·N bytes: the memory-bandwidth ceiling (GPU only).
-fn ceiling(c: &mut Criterion, timer: &mut Timer<'_>, sizes: &Sizes) {
+fn ceiling(c: &mut Criterion, timer: &Timer<'_>, sizes: &Sizes) {
     let backend = timer.backend;
     let Some(gpu) = backend.gpu() else { return };
     let max_n = 1usize << sizes.late.iter().max().copied().unwrap_or(12);
@@ -340,7 +256,6 @@ fn ceiling(c: &mut Criterion, timer: &mut Timer<'_>, sizes: &Sizes) {
             return;
         }
     };
-    let stream = gpu.stream().as_inner();
     let mut group = c.benchmark_group("ceiling");
     group.sampling_mode(SamplingMode::Flat);
     group.plot_config(PlotConfiguration::default().summary_scale(AxisScale::Logarithmic));
@@ -350,15 +265,12 @@ fn ceiling(c: &mut Criterion, timer: &mut Timer<'_>, sizes: &Sizes) {
         group.throughput(Throughput::BytesDecimal(8 * n as u64));
         group.bench_with_input(BenchmarkId::new("memcpy_d2d", n), &n, |b, &n| {
             b.iter_custom(|iters| {
-                timer.time(iters, |_| {
-                    // SAFETY: both buffers hold max_n ≥ n f32 and outlive the synchronized stream.
-                    driver(
-                        unsafe {
-                            cust::sys::cuMemcpyDtoDAsync_v2(dst.addr(0), src.addr(0), 4 * n, stream)
-                        },
-                        "copying device to device",
-                    )
-                })
+                let spec = timer.spec(iters, Scope::Kernels);
+                Timer::total(measure::time_queued(backend, &spec, || {
+                    // SAFETY: both buffers hold max_n >= n f32 and outlive the timing loop,
+                    // which waits for every window before returning.
+                    unsafe { copy_device_to_device_async(gpu, &dst, 0, &src, 0, n) }
+                }))
             });
         });
     }
@@ -458,9 +370,9 @@ fn main() {
         .measurement_time(measure)
         .configure_from_args();
     let mut c = configure_plots(c);
-    let mut timer = Timer::new(&backend, batched);
-    ladder_f32(&mut c, &mut timer, &sizes);
-    single_pass(&mut c, &mut timer, &sizes);
-    ceiling(&mut c, &mut timer, &sizes);
+    let timer = Timer::new(&backend, batched);
+    ladder_f32(&mut c, &timer, &sizes);
+    single_pass(&mut c, &timer, &sizes);
+    ceiling(&mut c, &timer, &sizes);
     c.final_summary();
 }

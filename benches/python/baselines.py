@@ -4,6 +4,17 @@
     python3 baselines.py            # N = 2^12, 2^14, ..., 2^30
     python3 baselines.py 20 24 30   # only these exponents
 
+Options (the `reduce table` CLI runs this script for its PyTorch column, with
+``--impl torch --n N --type T --data D --warmup W --runs R --scope kernels``):
+
+    --impl torch|cupy       only this library (default: both)
+    --n N                   exactly N elements (repeatable; instead of exponents)
+    --type f32|f64|i32|i64  element type (default f32; cupy: f32 only)
+    --data random|ones      input (default random: uniform [0, 1), times 1000 for integers)
+    --warmup W --runs R     warm-ups and timed runs (default 10 and 50)
+    --scope copy|kernels    time the sum plus the result copy (default), or the sum alone
+                            (rows then carry "scope":"Kernels")
+
 Prints one JSON object per line to stdout, the same schema as benches/cuda/cub_bench:
 
     {"impl":"torch","op":"sum","type":"f32","n":N,"runs":50,"min_ms":..,"median_ms":..,
@@ -39,6 +50,7 @@ import sys
 
 WARMUPS = 10
 RUNS = 50
+TYPES = {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64"}
 REL_TOL = 1e-5
 SEED = 1234
 
@@ -51,18 +63,80 @@ def warn(msg):
     print("WARNING: " + msg, file=sys.stderr, flush=True)
 
 
-def parse_exponents(argv):
+def usage(msg):
+    print("baselines.py: %s\nusage: baselines.py [--impl torch|cupy] [--n N ...] [--type f32|f64|i32|i64]"
+          " [--data random|ones] [--warmup W] [--runs R] [--scope copy|kernels] [exponent ...]"
+          "   (each exponent 0..34; N = 2^exponent)" % msg, file=sys.stderr)
+    sys.exit(2)
+
+
+class Config:
+    """What to run: sizes, libraries, type, data, warm-ups, runs, what a timed run holds."""
+
+    def __init__(self):
+        self.sizes = []
+        self.impls = ["torch", "cupy"]
+        self.type = "f32"
+        self.data = "random"
+        self.warmups = WARMUPS
+        self.runs = RUNS
+        self.kernels_only = False
+
+
+def count(text, name, low):
+    try:
+        v = int(text)
+    except ValueError:
+        v = low - 1
+    if v < low or v > 100000:
+        usage("%s must be a whole number in %d..100000, not %r" % (name, low, text))
+    return v
+
+
+def parse_args(argv):
+    cfg = Config()
     exps = []
-    for a in argv:
+    it = iter(argv)
+    for a in it:
+        if a.startswith("--"):
+            value = next(it, None)
+            if value is None:
+                usage("%s needs a value" % a)
+            if a == "--impl" and value in ("torch", "cupy"):
+                cfg.impls = [value]
+            elif a == "--n":
+                try:
+                    n = int(value)
+                except ValueError:
+                    n = -1
+                if n < 0 or n > 1 << 34:
+                    usage("--n must be a whole number in 0..2^34, not %r" % value)
+                cfg.sizes.append(n)
+            elif a == "--type" and value in TYPES:
+                cfg.type = value
+            elif a == "--data" and value in ("random", "ones"):
+                cfg.data = value
+            elif a == "--warmup":
+                cfg.warmups = count(value, a, 0)
+            elif a == "--runs":
+                cfg.runs = count(value, a, 1)
+            elif a == "--scope" and value in ("copy", "kernels"):
+                cfg.kernels_only = value == "kernels"
+            else:
+                usage("bad option %s %s" % (a, value))
+            continue
         try:
             e = int(a)
         except ValueError:
             e = -1
         if e < 0 or e > 34:
-            print("usage: baselines.py [exponent ...]   (each 0..34; N = 2^exponent)", file=sys.stderr)
-            sys.exit(2)
+            usage("bad exponent %r" % a)
         exps.append(e)
-    return exps or list(range(12, 31, 2))
+    if not cfg.sizes:
+        cfg.sizes = [1 << e for e in (exps or list(range(12, 31, 2)))]
+    elif exps:
+        usage("give exponents or --n, not both")
+    return cfg
 
 
 def summarize(times_ms):
@@ -90,14 +164,14 @@ def check_close(impl, n, result, reference):
              % (impl, n, result, reference, rel, REL_TOL))
 
 
-def time_runs(once, start, end, elapsed_ms, synchronize):
-    """WARMUPS untimed calls of once(), then RUNS calls each between two events (start, end);
-    returns the RUNS times in ms. elapsed_ms(start, end) reads an event pair of the library."""
-    for _ in range(WARMUPS):
+def time_runs(cfg, once, start, end, elapsed_ms, synchronize):
+    """cfg.warmups untimed calls of once(), then cfg.runs calls each between two events (start,
+    end); returns the times in ms. elapsed_ms(start, end) reads an event pair of the library."""
+    for _ in range(cfg.warmups):
         once()
     synchronize()
     times = []
-    for _ in range(RUNS):
+    for _ in range(cfg.runs):
         start.record()
         once()
         end.record()
@@ -106,12 +180,15 @@ def time_runs(once, start, end, elapsed_ms, synchronize):
     return times
 
 
-def row(impl, n, stats, result, reference, copy_mode):
-    out = {"impl": impl, "op": "sum", "type": "f32", "n": n, "runs": RUNS}
+def row(cfg, impl, n, stats, result, reference, copy_mode):
+    out = {"impl": impl, "op": "sum", "type": cfg.type, "n": n, "runs": cfg.runs}
     out.update(stats)
     out["result"] = json_float(result)
     out["reference"] = json_float(reference)
-    out["copy"] = copy_mode
+    if cfg.kernels_only:
+        out["scope"] = "Kernels"
+    else:
+        out["copy"] = copy_mode
     return out
 
 
@@ -119,7 +196,7 @@ def row(impl, n, stats, result, reference, copy_mode):
 # torch
 # ---------------------------------------------------------------------------------------------
 
-def bench_torch(exps):
+def bench_torch(cfg):
     try:
         import torch
     except Exception as e:  # ImportError, or a broken install raising something else
@@ -142,22 +219,33 @@ def bench_torch(exps):
         emit({"impl": "torch", "error": "torch CUDA setup failed: %r" % (e,)})
         return
 
-    for e in exps:
-        n = 1 << e
+    dtype = getattr(torch, TYPES[cfg.type])
+    for n in cfg.sizes:
         x = None
         try:
-            x = torch.rand(n, generator=gen, device=dev, dtype=torch.float32)
+            if cfg.data == "ones":
+                x = torch.ones(n, device=dev, dtype=dtype)
+            else:
+                x = torch.rand(n, generator=gen, device=dev, dtype=torch.float32)
+                if cfg.type in ("i32", "i64"):
+                    x = (x * 1000).to(dtype)
+                elif cfg.type != "f32":
+                    x = x.to(dtype)
             reference = float(torch.sum(x, dtype=torch.float64).item())
+            last = [None]
 
             def once():
                 s = x.sum()
-                host.copy_(s.reshape(1), non_blocking=True)
+                if cfg.kernels_only:
+                    last[0] = s
+                else:
+                    host.copy_(s.reshape(1), non_blocking=True)
 
-            times = time_runs(once, start, end, lambda a, b: a.elapsed_time(b),
+            times = time_runs(cfg, once, start, end, lambda a, b: a.elapsed_time(b),
                               torch.cuda.synchronize)
-            result = float(host[0].item())
+            result = float(last[0].item()) if cfg.kernels_only else float(host[0].item())
             check_close("torch", n, result, reference)
-            emit(row("torch", n, summarize(times), result, reference, "async_pinned"))
+            emit(row(cfg, "torch", n, summarize(times), result, reference, "async_pinned"))
         except Exception as err:
             emit({"impl": "torch", "n": n, "error": repr(err)})
         finally:
@@ -172,7 +260,10 @@ def bench_torch(exps):
 # cupy
 # ---------------------------------------------------------------------------------------------
 
-def bench_cupy(exps):
+def bench_cupy(cfg):
+    if cfg.type != "f32":
+        emit({"impl": "cupy", "error": "this baseline sums f32 only, not %s" % cfg.type})
+        return
     try:
         import numpy as np
         import cupy as cp
@@ -210,11 +301,13 @@ def bench_cupy(exps):
     def copy_get(s):
         host[0] = s.get()
 
-    for e in exps:
-        n = 1 << e
+    for n in cfg.sizes:
         x = None
         try:
-            x = rs.random_sample(n, dtype=cp.float32)
+            if cfg.data == "ones":
+                x = cp.ones(n, dtype=cp.float32)
+            else:
+                x = rs.random_sample(n, dtype=cp.float32)
             reference = float(cp.sum(x, dtype=cp.float64).get())
 
             # Pick the copy once: the async raw copy if it works, else .get().
@@ -227,15 +320,20 @@ def bench_cupy(exps):
                     copy_mode = "get_sync"
             copy = copy_async if copy_mode == "async_pinned" else copy_get
 
+            last = [None]
+
             def once():
                 s = cp.sum(x)
-                copy(s)
+                if cfg.kernels_only:
+                    last[0] = s
+                else:
+                    copy(s)
 
-            times = time_runs(once, start, end, cp.cuda.get_elapsed_time,
+            times = time_runs(cfg, once, start, end, cp.cuda.get_elapsed_time,
                               cp.cuda.get_current_stream().synchronize)
-            result = float(host[0])
+            result = float(last[0].get()) if cfg.kernels_only else float(host[0])
             check_close("cupy", n, result, reference)
-            emit(row("cupy", n, summarize(times), result, reference, copy_mode))
+            emit(row(cfg, "cupy", n, summarize(times), result, reference, copy_mode))
         except Exception as err:
             emit({"impl": "cupy", "n": n, "error": repr(err)})
         finally:
@@ -247,10 +345,11 @@ def bench_cupy(exps):
 
 
 def main():
-    exps = parse_exponents(sys.argv[1:])
-    for bench in (bench_torch, bench_cupy):
+    cfg = parse_args(sys.argv[1:])
+    benches = {"torch": bench_torch, "cupy": bench_cupy}
+    for bench in (benches[name] for name in cfg.impls):
         try:
-            bench(exps)
+            bench(cfg)
         except Exception as e:  # never let one library take the other down
             emit({"impl": bench.__name__[len("bench_"):], "error": "unexpected: %r" % (e,)})
     return 0

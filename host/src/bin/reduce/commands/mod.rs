@@ -1,0 +1,12 @@
+//! One file per subcommand; each `run` prints its output and returns whether every result
+//! matched the CPU reference.
+
+pub mod check;
+pub mod info;
+pub mod profile;
+pub mod run;
+pub mod stress;
+pub mod sweep;
+pub mod table;
+pub mod torch;
+pub mod twins;

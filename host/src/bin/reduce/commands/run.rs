@@ -1,0 +1,91 @@
+//! `reduce run`: reduce once with each chosen stage and check the result.
+
+use crate::args::Common;
+use crate::data::{default_n, make_data, stages_of};
+use crate::output::verdict;
+use reduce_host::{
+    reference_mean, with_elem_type, Backend, Buffer, Expected, LaunchOverrides, Op, Plan,
+    ReduceError, Reducer, Reference, Scalar, Stage,
+};
+
+pub fn run(backend: &Backend, common: &Common, op: Op) -> Result<bool, ReduceError> {
+    with_elem_type!(common.ty, T => run_typed::<T>(backend, common, op))
+}
+
+fn run_typed<T: Scalar>(backend: &Backend, c: &Common, op: Op) -> Result<bool, ReduceError> {
+    let n = default_n(backend, c.n);
+    let stages = stages_of(&c.stages)?;
+    let data = make_data::<T>(n, c.data, c.seed);
+    let input = backend.upload(&data)?;
+    let overrides = LaunchOverrides {
+        block: c.block,
+        grid: c.grid,
+    };
+    let expected = Expected::of(op, &data);
+    let mut ok = true;
+    for stage in stages {
+        let plan = reduce_host::plan(stage, T::TYPE, op, n, overrides, backend.caps())?;
+        let Some(r) = expected.reference() else {
+            return Err(ReduceError::EmptyInput { op });
+        };
+        let (good, shown) = if op == Op::Mean {
+            mean_of(backend, stage, &input, &data, overrides, &plan)?
+        } else {
+            let got = reduce_host::run_stage(backend, stage, op, &input, n, overrides)?;
+            (expected.matches(got, &plan), got.to_string())
+        };
+        ok &= good;
+        println!(
+            "{stage}: {op} of {n} {} = {shown}   reference {}   {}",
+            T::TYPE,
+            wanted(op, n, r),
+            verdict(good)
+        );
+    }
+    Ok(ok)
+}
+
+/// The mean with `stage` and whether it is right: a float mean is the device sum (judged by the
+/// sum's error bound) over `n`; an integer mean is [`Reducer::mean_range`]'s exact one, which must
+/// equal NumPy's to the last bit.
+fn mean_of<T: Scalar>(
+    backend: &Backend,
+    stage: Stage,
+    input: &Buffer<T>,
+    data: &[T],
+    overrides: LaunchOverrides,
+    plan: &Plan,
+) -> Result<(bool, String), ReduceError> {
+    let n = data.len();
+    if T::TYPE.is_float() {
+        let sum = reduce_host::run_stage(backend, stage, Op::Sum, input, n, overrides)?;
+        let good = Expected::of(Op::Sum, data).matches(sum, plan);
+        return Ok((good, format!("{}", sum.to_f64() / n as f64)));
+    }
+    if stage != Stage::S8 {
+        return Err(ReduceError::UnsupportedOp {
+            stage,
+            op: Op::Mean,
+        });
+    }
+    let got = Reducer::new(backend)
+        .with_overrides(overrides)
+        .mean_range(input, 0, n)?;
+    Ok((Some(got) == reference_mean(data), format!("{got}")))
+}
+
+/// The reference as `run` shows it.
+fn wanted<T: Scalar>(op: Op, n: usize, r: &Reference<T>) -> String {
+    if op == Op::Mean {
+        let sum = if T::TYPE.is_float() {
+            r.sum_f64
+        } else {
+            r.sum_exact as f64
+        };
+        format!("{}", sum / n as f64)
+    } else if T::TYPE.is_float() && op == Op::Sum {
+        format!("{} (f64 sum)", r.sum_f64)
+    } else {
+        r.value.to_string()
+    }
+}

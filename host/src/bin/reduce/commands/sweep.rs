@@ -1,0 +1,113 @@
+//! `reduce sweep`: stage 8 (and optionally ladder stages) over sizes, ops and types; one
+//! [`TimingRecord`] per line on stdout.
+
+use crate::args::Data;
+use crate::data::make_data;
+use reduce_host::measure::{self, Protocol, Scope, TimingSpec};
+use reduce_host::{
+    with_elem_type, Backend, ElemType, Expected, LaunchOverrides, Op, Prepared, Record,
+    ReduceError, ResultIn, Scalar, Stage, TimingRecord,
+};
+
+/// What to sweep besides the sizes and types.
+pub struct Sweep {
+    pub ops: Vec<Op>,
+    /// Ladder stages timed too (sums, kernels only).
+    pub stages: Vec<Stage>,
+    pub warmup: usize,
+    pub runs: usize,
+    /// Stage 8's block and grid, if forced.
+    pub overrides: LaunchOverrides,
+    /// Also time stage 8 with its result in device memory.
+    pub devmem: bool,
+    pub protocol: Protocol,
+}
+
+/// Stage 8's variants: the row name, where the result goes, what is timed.
+const SINGLE_PASS: [(&str, ResultIn, Scope); 3] = [
+    ("rust_s8", ResultIn::MappedHost, Scope::KernelsAndResultCopy),
+    (
+        "rust_s8_devmem",
+        ResultIn::DeviceMemory,
+        Scope::KernelsAndResultCopy,
+    ),
+    ("rust_s8_kernel", ResultIn::DeviceMemory, Scope::Kernels),
+];
+
+impl Sweep {
+    pub fn run(
+        &self,
+        backend: &Backend,
+        exps: &[u32],
+        types: &[ElemType],
+    ) -> Result<bool, ReduceError> {
+        let mut ok = true;
+        for &e in exps {
+            for &ty in types {
+                ok &= with_elem_type!(ty, T => self.one_size::<T>(backend, 1usize << e)?);
+            }
+        }
+        Ok(ok)
+    }
+
+    fn spec(&self, scope: Scope) -> TimingSpec {
+        TimingSpec::kernels(self.warmup, self.runs)
+            .with_scope(scope)
+            .with_protocol(self.protocol)
+    }
+
+    fn one_size<T: Scalar>(&self, backend: &Backend, n: usize) -> Result<bool, ReduceError> {
+        let data = make_data::<T>(n, Data::Random, 7);
+        let input = backend.upload(&data)?;
+        let variants = if self.devmem { 3 } else { 1 };
+        let mut ok = true;
+        for &op in &self.ops {
+            let expected = Expected::of(op, &data);
+            for &(name, result_in, scope) in &SINGLE_PASS[..variants] {
+                let (value, timing, plan) = measure::time_single_pass_in(
+                    backend,
+                    op,
+                    &input,
+                    self.overrides,
+                    result_in,
+                    &self.spec(scope),
+                )?;
+                let good = expected.matches(value, &plan);
+                ok &= good;
+                let reference = expected.reference().map_or(f64::NAN, |r| r.value.to_f64());
+                let record = TimingRecord::rust(name, op, &plan, &timing, scope, self.protocol)
+                    .checked(value.to_f64(), reference, good);
+                println!("{}", Record::from(record).to_json_line());
+            }
+        }
+        let expected = Expected::of(Op::Sum, &data);
+        for &stage in &self.stages {
+            let plan = reduce_host::plan(
+                stage,
+                T::TYPE,
+                Op::Sum,
+                n,
+                LaunchOverrides::default(),
+                backend.caps(),
+            )?;
+            let p = Prepared::<T>::new(backend, plan)?;
+            let value = p.run(backend, &input, 0)?;
+            let timing = measure::time_prepared(backend, &p, &input, &self.spec(Scope::Kernels))?;
+            let good = expected.matches(value, &p.plan);
+            ok &= good;
+            let reference = expected.reference().map_or(f64::NAN, |r| r.value.to_f64());
+            let name = format!("rust_s{}", stage.number());
+            let record = TimingRecord::rust(
+                name,
+                Op::Sum,
+                &p.plan,
+                &timing,
+                Scope::Kernels,
+                self.protocol,
+            )
+            .checked(value.to_f64(), reference, good);
+            println!("{}", Record::from(record).to_json_line());
+        }
+        Ok(ok)
+    }
+}
