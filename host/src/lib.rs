@@ -20,6 +20,7 @@
 
 pub mod backend;
 pub mod error;
+pub mod kernel_image;
 pub mod measure;
 pub mod plan;
 pub mod stage;
