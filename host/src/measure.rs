@@ -49,7 +49,8 @@ pub enum Scope {
 }
 
 /// How a timed run is queued.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
     /// `record(start)`, the launches, `record(stop)` on an idle stream, as most benchmarks do:
