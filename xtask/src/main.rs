@@ -92,22 +92,43 @@ fn build_ptx(mode: Prebuilt, quiet: bool) -> Result<()> {
     )?;
     let kernels = ptx::ptxas_check(&ptxas, &path)?;
     let root = ptx::workspace_root();
-    if quiet {
-        return match mode {
-            Prebuilt::Refresh => {
-                let written = prebuilt::refresh(&root)?;
-                if !written.is_empty() {
-                    println!(
-                        "{}: updated {} (commit them)",
-                        prebuilt::PREBUILT_DIR,
-                        written.join(", ")
-                    );
-                }
-                Ok(())
-            }
-            Prebuilt::Check => prebuilt::check(&root),
-        };
+    if !quiet {
+        print_report(&path, &ptxas, &version, &kernels);
     }
+    match mode {
+        Prebuilt::Refresh => {
+            let written = prebuilt::refresh(&root)?;
+            if !written.is_empty() {
+                println!(
+                    "{}: updated {} (commit them)",
+                    prebuilt::PREBUILT_DIR,
+                    written.join(", ")
+                );
+            } else if !quiet {
+                println!("{}: up to date", prebuilt::PREBUILT_DIR);
+            }
+        }
+        Prebuilt::Check => {
+            prebuilt::check(&root)?;
+            if !quiet {
+                println!(
+                    "{}: identical to the fresh build ({})",
+                    prebuilt::PREBUILT_DIR,
+                    prebuilt::FILES.join(", ")
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The PTX's path and ptxas's per-kernel resources.
+fn print_report(
+    path: &std::path::Path,
+    ptxas: &std::path::Path,
+    version: &str,
+    kernels: &[ptx::KernelResources],
+) {
     println!("PTX: {}", path.display());
     println!(
         "ptxas ({}, {version}) accepted {} kernels for {}:",
@@ -119,7 +140,7 @@ fn build_ptx(mode: Prebuilt, quiet: bool) -> Result<()> {
         "{:<48} {:>5} {:>7} {:>7} {:>6} {:>6}",
         "kernel", "regs", "spill-st", "spill-ld", "stack", "smem"
     );
-    for k in &kernels {
+    for k in kernels {
         println!(
             "{:<48} {:>5} {:>7} {:>7} {:>6} {:>6}",
             k.name, k.registers, k.spill_stores, k.spill_loads, k.stack_frame, k.static_smem
@@ -132,29 +153,6 @@ fn build_ptx(mode: Prebuilt, quiet: bool) -> Result<()> {
     if !spilling.is_empty() {
         println!("warning: {} kernel(s) spill registers", spilling.len());
     }
-    match mode {
-        Prebuilt::Refresh => {
-            let written = prebuilt::refresh(&root)?;
-            if written.is_empty() {
-                println!("{}: up to date", prebuilt::PREBUILT_DIR);
-            } else {
-                println!(
-                    "{}: updated {} (commit them)",
-                    prebuilt::PREBUILT_DIR,
-                    written.join(", ")
-                );
-            }
-        }
-        Prebuilt::Check => {
-            prebuilt::check(&root)?;
-            println!(
-                "{}: identical to the fresh build ({})",
-                prebuilt::PREBUILT_DIR,
-                prebuilt::FILES.join(", ")
-            );
-        }
-    }
-    Ok(())
 }
 
 fn cargo() -> Command {
