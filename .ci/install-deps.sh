@@ -4,7 +4,9 @@
 #  * libcuda.so for linking cust (from Debian's non-free `libcuda1`, unpacked into /opt/cuda/lib64,
 #    where cust's build script looks) — only when no libcuda is installed already; on a GPU-less
 #    machine it loads and reports "no device", which the tests turn into a clear skip;
-#  * ptxas (PyPI `nvidia-cuda-nvcc-cu12`) for the sm_90 assembly check of every kernel.
+#  * ptxas (PyPI `nvidia-cuda-nvcc-cu12`, pinned: host/prebuilt/ ships its cubin, and
+#    `cargo xtask build-ptx --check` compares that byte for byte with what this ptxas assembles);
+#  * the MSRV stable toolchain, for the downstream-project check (.ci/downstream.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,5 +47,13 @@ fi
 
 if ! command -v ptxas >/dev/null && ! python3 -c 'import nvidia.cuda_nvcc' 2>/dev/null; then
   echo "== installing ptxas (pip nvidia-cuda-nvcc-cu12)"
-  python3 -m pip install -q nvidia-cuda-nvcc-cu12
+  # The version host/prebuilt/ptxas-version.txt names.
+  python3 -m pip install -q nvidia-cuda-nvcc-cu12==12.9.86
+fi
+
+# The MSRV stable toolchain (rust-version in Cargo.toml), for .ci/downstream.sh.
+msrv=$(sed -n 's/^rust-version *= *"\(.*\)"/\1/p' Cargo.toml)
+if ! rustup run "$msrv" cargo --version >/dev/null 2>&1; then
+  echo "== installing Rust $msrv (the MSRV, for the downstream check)"
+  rustup toolchain install "$msrv" --profile minimal
 fi

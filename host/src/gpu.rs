@@ -9,8 +9,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::c_void;
 
-/// The PTX built by `cargo xtask build-ptx`, embedded at compile time (host/build.rs builds it).
-pub const EMBEDDED_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/reduce_kernels.ptx"));
+pub use crate::kernel_image::EMBEDDED_PTX;
 
 /// A real GPU.
 pub struct Gpu {
@@ -25,12 +24,9 @@ pub struct Gpu {
 }
 
 impl Gpu {
-    /// Open GPU 0 and load the embedded PTX.
+    /// Open GPU 0 and load the embedded kernels (see [`crate::kernel_image`]).
     pub fn open() -> Result<Self> {
-        Self::open_with_ptx(
-            EMBEDDED_PTX,
-            "embedded PTX (target/ptx/reduce_kernels.ptx at build time)",
-        )
+        Self::open_with_ptx(EMBEDDED_PTX, crate::kernel_image::EMBEDDED_ORIGIN)
     }
 
     /// Open GPU 0 and load PTX from a file (e.g. the CUDA C twins built by nvcc).
@@ -63,10 +59,8 @@ impl Gpu {
         }
         let device = cust::device::Device::get_device(0).during("opening device 0")?;
         let context = cust::context::Context::new(device).during("creating a context")?;
-        let module = cust::module::Module::from_ptx(ptx, &[]).map_err(|e| ReduceError::Ptx {
-            path: origin.to_string(),
-            reason: format!("the driver rejected it: {e}"),
-        })?;
+        // The sm_90 cubin for the embedded PTX on an sm_90 device, the PTX otherwise.
+        let module = crate::kernel_image::load_module(&device, ptx, origin)?;
         let stream = cust::stream::Stream::new(cust::stream::StreamFlags::NON_BLOCKING, None)
             .during("creating a stream")?;
         use cust::device::DeviceAttribute as A;

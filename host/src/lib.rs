@@ -24,6 +24,7 @@ pub mod buffer;
 pub mod emulator;
 pub mod error;
 pub mod gpu;
+pub mod kernel_image;
 pub mod measure;
 pub mod plan;
 pub mod prepared;

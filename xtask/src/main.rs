@@ -1,14 +1,19 @@
 //! Project tasks: `cargo xtask <command>`.
 //!
-//! * `build-ptx` — kernels/ → `target/ptx/reduce_kernels.ptx`, then an `sm_90` ptxas check that
-//!   prints every kernel's registers, spills and shared memory.
-//! * `test` — the test suite: build-ptx (ptxas required), then `cargo test --workspace`.
-//! * `bundle` — release CLI + benchmark binaries + PTX + CUDA baselines + a run script in `bundle/`,
-//!   ready to copy to a GPU machine that has no Rust toolchain.
+//! * `build-ptx` — kernels/ → `target/ptx/reduce_kernels.ptx`, assembled by ptxas into an `sm_90`
+//!   cubin (printing every kernel's registers, spills and shared memory), both copied into
+//!   `host/prebuilt/`, the committed images the host crate embeds. `build-ptx --check` builds the
+//!   same but only compares: it fails if a committed file differs from the fresh build.
+//! * `test` — the test suite: `build-ptx --check`, then `cargo test --workspace`.
+//! * `bundle` — release CLI, examples (`cold-open`, `quickstart`), benchmark binaries, PTX, CUDA
+//!   baselines and a run script in `bundle/`, ready to copy to a GPU machine that has no Rust
+//!   toolchain.
 //! * anything else is passed to the host CLI (`cargo xtask table`, `cargo xtask profile` …).
 
+#[path = "../../host/build_env.rs"]
 mod build_env;
 mod linker;
+mod prebuilt;
 mod ptx;
 
 use anyhow::{bail, Context, Result};
@@ -37,21 +42,18 @@ fn run(args: &[String]) -> Result<()> {
         .map(|(c, r)| (c.as_str(), r))
         .unwrap_or(("help", &[]));
     match cmd {
-        "build-ptx" => {
-            let variant = rest
-                .iter()
-                .position(|a| a == "--variant")
-                .and_then(|i| rest.get(i + 1))
-                .map(String::as_str);
-            build_ptx(rest.iter().any(|a| a == "--require-ptxas"), variant).map(|_| ())
-        }
+        "build-ptx" => match rest {
+            [] => build_ptx(Prebuilt::Refresh, false),
+            [flag] if flag == "--check" => build_ptx(Prebuilt::Check, false),
+            _ => bail!("usage: cargo xtask build-ptx [--check] (got {rest:?})"),
+        },
         "test" => test(rest),
         "bundle" => bundle(),
         "help" | "--help" | "-h" => {
             println!(
-                "cargo xtask build-ptx [--require-ptxas]   kernels -> PTX (+ sm_90 ptxas report)\n\
-                 cargo xtask build-ptx --variant V         an experiment: builds with --cfg reduce_variant=V\n\
-                 cargo xtask test [cargo test args]        build + ptxas-check PTX, run every test\n\
+                "cargo xtask build-ptx                     kernels -> PTX + sm_90 cubin, refreshes host/prebuilt/\n\
+                 cargo xtask build-ptx --check             the same build; fails if host/prebuilt/ differs from it\n\
+                 cargo xtask test [cargo test args]        build-ptx --check, then every test\n\
                  cargo xtask bundle                        binaries + PTX + run script in bundle/ for a GPU machine\n\
                  cargo xtask <cli command> [args]          run the host CLI: table, profile, run, stress, report …"
             );
@@ -61,32 +63,96 @@ fn run(args: &[String]) -> Result<()> {
     }
 }
 
-fn build_ptx(require_ptxas: bool, variant: Option<&str>) -> Result<std::path::PathBuf> {
-    let path = ptx::build_ptx(false, variant)?;
-    println!("PTX: {}", path.display());
-    match ptx::find_ptxas() {
-        Some(ptxas) => {
-            let kernels = ptx::ptxas_check(&ptxas, &path)?;
-            println!("ptxas ({}) accepted {} kernels for {}:", ptxas.display(), kernels.len(), ptx::TARGET_CPU);
-            println!("{:<48} {:>5} {:>7} {:>7} {:>6} {:>6}", "kernel", "regs", "spill-st", "spill-ld", "stack", "smem");
-            for k in &kernels {
+/// What `build-ptx` does with the fresh build.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Prebuilt {
+    /// Copy it into `host/prebuilt/` (the files to commit).
+    Refresh,
+    /// Compare it with `host/prebuilt/`, byte for byte (CI).
+    Check,
+}
+
+/// Build the PTX, assemble the sm_90 cubin (ptxas is required: `host/prebuilt/` ships both, and a
+/// new PTX next to an old cubin would be a mismatch), then refresh or check `host/prebuilt/`.
+/// `quiet`: no cargo output and no ptxas table (for the commands that build it on the way).
+fn build_ptx(mode: Prebuilt, quiet: bool) -> Result<()> {
+    let path = ptx::build_ptx(quiet)?;
+    let Some(ptxas) = ptx::find_ptxas() else {
+        bail!(
+            "ptxas not found (looked at $PTXAS, PATH, /usr/local/cuda/bin and python3's nvidia-cuda-nvcc-cu12); \
+             it assembles the sm_90 cubin that {} ships next to the PTX.\n\
+             Fix: bash .ci/install-deps.sh   (or set PTXAS=/path/to/ptxas)",
+            prebuilt::PREBUILT_DIR
+        );
+    };
+    let version = ptx::ptxas_version(&ptxas)?;
+    std::fs::write(
+        path.with_file_name("ptxas-version.txt"),
+        format!("{version}\n"),
+    )?;
+    let kernels = ptx::ptxas_check(&ptxas, &path)?;
+    let root = ptx::workspace_root();
+    if !quiet {
+        print_report(&path, &ptxas, &version, &kernels);
+    }
+    match mode {
+        Prebuilt::Refresh => {
+            let written = prebuilt::refresh(&root)?;
+            if !written.is_empty() {
                 println!(
-                    "{:<48} {:>5} {:>7} {:>7} {:>6} {:>6}",
-                    k.name, k.registers, k.spill_stores, k.spill_loads, k.stack_frame, k.static_smem
+                    "{}: updated {} (commit them)",
+                    prebuilt::PREBUILT_DIR,
+                    written.join(", ")
                 );
-            }
-            let spilling: Vec<_> = kernels.iter().filter(|k| k.spill_stores + k.spill_loads > 0).collect();
-            if !spilling.is_empty() {
-                println!("warning: {} kernel(s) spill registers", spilling.len());
+            } else if !quiet {
+                println!("{}: up to date", prebuilt::PREBUILT_DIR);
             }
         }
-        None if require_ptxas => bail!(
-            "ptxas not found (looked at $PTXAS, PATH, /usr/local/cuda/bin and python3's nvidia-cuda-nvcc-cu12).\n\
-             Fix: python3 -m pip install nvidia-cuda-nvcc-cu12   (or set PTXAS=/path/to/ptxas)"
-        ),
-        None => println!("ptxas not found: skipped the sm_90 assembly check (pip install nvidia-cuda-nvcc-cu12 enables it)"),
+        Prebuilt::Check => {
+            prebuilt::check(&root)?;
+            if !quiet {
+                println!(
+                    "{}: identical to the fresh build ({})",
+                    prebuilt::PREBUILT_DIR,
+                    prebuilt::FILES.join(", ")
+                );
+            }
+        }
     }
-    Ok(path)
+    Ok(())
+}
+
+/// The PTX's path and ptxas's per-kernel resources.
+fn print_report(
+    path: &std::path::Path,
+    ptxas: &std::path::Path,
+    version: &str,
+    kernels: &[ptx::KernelResources],
+) {
+    println!("PTX: {}", path.display());
+    println!(
+        "ptxas ({}, {version}) accepted {} kernels for {}:",
+        ptxas.display(),
+        kernels.len(),
+        ptx::TARGET_CPU
+    );
+    println!(
+        "{:<48} {:>5} {:>7} {:>7} {:>6} {:>6}",
+        "kernel", "regs", "spill-st", "spill-ld", "stack", "smem"
+    );
+    for k in kernels {
+        println!(
+            "{:<48} {:>5} {:>7} {:>7} {:>6} {:>6}",
+            k.name, k.registers, k.spill_stores, k.spill_loads, k.stack_frame, k.static_smem
+        );
+    }
+    let spilling: Vec<_> = kernels
+        .iter()
+        .filter(|k| k.spill_stores + k.spill_loads > 0)
+        .collect();
+    if !spilling.is_empty() {
+        println!("warning: {} kernel(s) spill registers", spilling.len());
+    }
 }
 
 fn cargo() -> Command {
@@ -102,7 +168,7 @@ fn status(cmd: &mut Command) -> Result<()> {
 }
 
 fn test(extra: &[String]) -> Result<()> {
-    build_ptx(true, None)?;
+    build_ptx(Prebuilt::Check, false)?;
     status(
         cargo()
             .current_dir(ptx::workspace_root())
@@ -112,6 +178,8 @@ fn test(extra: &[String]) -> Result<()> {
 }
 
 fn cli(args: &[String]) -> Result<()> {
+    // The CLI embeds host/prebuilt/: bring it up to date with the kernels' source first.
+    build_ptx(Prebuilt::Refresh, true)?;
     status(
         cargo()
             .current_dir(ptx::workspace_root())
@@ -121,6 +189,8 @@ fn cli(args: &[String]) -> Result<()> {
                 "--release",
                 "--package",
                 "reduce-host",
+                "--features",
+                "cli",
                 "--bin",
                 "reduce",
                 "--",
@@ -131,14 +201,20 @@ fn cli(args: &[String]) -> Result<()> {
 
 fn bundle() -> Result<()> {
     let root = ptx::workspace_root();
-    build_ptx(false, None)?;
+    build_ptx(Prebuilt::Refresh, true)?;
     status(cargo().current_dir(&root).args([
         "build",
         "--release",
         "--package",
         "reduce-host",
+        "--features",
+        "cli",
         "--bin",
         "reduce",
+        "--example",
+        "cold_open",
+        "--example",
+        "quickstart",
     ]))?;
     let out = String::from_utf8(
         cargo()
@@ -182,6 +258,14 @@ fn bundle() -> Result<()> {
     let _ = std::fs::remove_dir_all(&dest);
     std::fs::create_dir_all(dest.join("bin"))?;
     std::fs::copy(root.join("target/release/reduce"), dest.join("bin/reduce"))?;
+    // `CUDA_CACHE_DISABLE=1 bin/cold-open` times a first Backend::open; `bin/quickstart` is the
+    // library's example.
+    for (example, name) in [("cold_open", "cold-open"), ("quickstart", "quickstart")] {
+        std::fs::copy(
+            root.join("target/release/examples").join(example),
+            dest.join("bin").join(name),
+        )?;
+    }
     std::fs::copy(root.join("target/release/report"), dest.join("bin/report"))?;
     if let Some(exe) = tests
         .lines()

@@ -40,7 +40,7 @@ pub fn clean_cargo_command(program: impl AsRef<std::ffi::OsStr>) -> Command {
 }
 
 /// Build the kernels crate for `nvptx64-nvidia-cuda` and return the path of the PTX file.
-pub fn build_ptx(quiet: bool, variant: Option<&str>) -> Result<PathBuf> {
+pub fn build_ptx(quiet: bool) -> Result<PathBuf> {
     let root = workspace_root();
     let target_dir = root.join("target/nvptx");
     let linker = std::env::current_exe().context("locating the xtask executable")?;
@@ -53,19 +53,16 @@ pub fn build_ptx(quiet: bool, variant: Option<&str>) -> Result<PathBuf> {
         bail!("the rustup component `rust-src` is missing (needed by -Zbuild-std=core).\nFix: rustup component add rust-src");
     }
 
-    let mut rustflags = vec![
+    // The PTX must not depend on where the checkout is (`cargo xtask build-ptx --check` compares
+    // it byte for byte with the committed copy): map the workspace and the sysroot's sources to
+    // fixed names, in case a path ever reaches the output (panic locations, debug info).
+    let rustflags = [
         format!("-Ctarget-cpu={TARGET_CPU}"),
         format!("-Clinker={}", linker.display()),
-    ];
-    // Tuning experiments are built into their own target directory and PTX file.
-    let target_dir = match variant {
-        Some(v) => {
-            rustflags.push(format!("--cfg=reduce_variant=\"{v}\""));
-            root.join("target/nvptx-variants").join(v)
-        }
-        None => target_dir,
-    };
-    let rustflags = rustflags.join("\x1f");
+        format!("--remap-path-prefix={}=/reduce", root.display()),
+        format!("--remap-path-prefix={}=/rustc-src", sysroot.display()),
+    ]
+    .join("\x1f");
     let mut cmd = clean_cargo_command(cargo());
     cmd.current_dir(&root)
         .args([
@@ -114,10 +111,7 @@ pub fn build_ptx(quiet: bool, variant: Option<&str>) -> Result<PathBuf> {
             built.display()
         );
     }
-    let dest = match variant {
-        Some(v) => root.join(format!("target/ptx/reduce_kernels.{v}.ptx")),
-        None => root.join(PTX_REL_PATH),
-    };
+    let dest = root.join(PTX_REL_PATH);
     std::fs::create_dir_all(dest.parent().unwrap())?;
     std::fs::copy(&built, &dest)?;
     Ok(dest)
@@ -148,6 +142,25 @@ pub fn find_ptxas() -> Option<PathBuf> {
     p.exists().then_some(p)
 }
 
+/// `ptxas --version`'s release line (`Cuda compilation tools, release 12.9, V12.9.86`): the cubin
+/// depends on it, so `build-ptx` records it next to the cubin.
+pub fn ptxas_version(ptxas: &Path) -> Result<String> {
+    let out = Command::new(ptxas)
+        .arg("--version")
+        .output()
+        .with_context(|| format!("running {} --version", ptxas.display()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .find(|l| l.contains("release"))
+        .map(|l| l.trim().to_string())
+        .with_context(|| {
+            format!(
+                "{} --version printed no release line:\n{text}",
+                ptxas.display()
+            )
+        })
+}
+
 /// One kernel's resources as ptxas reports them.
 #[derive(Debug, Clone, Default)]
 pub struct KernelResources {
@@ -159,9 +172,14 @@ pub struct KernelResources {
     pub static_smem: u32,
 }
 
-/// Assemble the PTX for `sm_90` with `ptxas -v` and parse its report.
+/// Where `ptxas_check` writes the cubin assembled from `ptx`.
+pub fn cubin_path(ptx: &Path) -> PathBuf {
+    ptx.with_extension("sm_90.cubin")
+}
+
+/// Assemble the PTX for `sm_90` with `ptxas -v` (into [`cubin_path`]) and parse its report.
 pub fn ptxas_check(ptxas: &Path, ptx: &Path) -> Result<Vec<KernelResources>> {
-    let cubin = ptx.with_extension("sm_90.cubin");
+    let cubin = cubin_path(ptx);
     let out = Command::new(ptxas)
         .args(["-arch", TARGET_CPU, "-v", "-O3"])
         .arg(ptx)

@@ -1,4 +1,5 @@
-// Shared by xtask (`mod build_env`) and host/build.rs (`include!`), so it holds plain items only.
+// Shared by host/build.rs (`include!`) and xtask (`#[path] mod build_env`), so it holds plain items
+// only. It lives in host/ because the packaged host crate carries its build script's inputs.
 
 /// Is `key` a variable that an enclosing cargo build sets (or that configures one), which a nested
 /// cargo building the kernels for nvptx must not inherit: the outer build's target, flags, wrappers,
