@@ -34,7 +34,7 @@ check table-json 0 '"emulated": false' '"correct": false' table --format json --
 check table-csv 0 "stage,title,seed" ",false," table --format csv --no-torch --type i32
 check profile 0 "| 8  | Shuffles" "WRONG" profile
 check sweep 0 '"impl":"rust_s8_devmem"' '"correct":false' \
-    sweep --exps 20,24 --ops sum,max --types f32,i64 --devmem --stages 3,7 --warmup 2 --runs 10
+    sweep --exps 20,24 --ops sum,max --types f32,i32 --devmem --stages 3,7 --warmup 2 --runs 10
 check sweep-gated 0 '"protocol":"gated"' '"correct":false' \
     sweep --exps 22 --devmem --protocol gated --warmup 2 --runs 10
 check run 0 " ok" "WRONG" run --stages 8 --op mean --type f64 --data random --n 1000003
