@@ -9,7 +9,7 @@ pub use crate::gpu::{Gpu, EMBEDDED_PTX};
 
 use crate::buffer::{HostMem, Mem};
 use crate::error::{CudaContext, ReduceError, Result};
-use crate::{ElemType, Scalar};
+use crate::types::{ElemType, Scalar};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::sys as cu;
 

@@ -4,7 +4,7 @@
 use crate::backend::{DeviceCaps, KernelArgs, Launch};
 use crate::buffer::BackendId;
 use crate::error::{ReduceError, Result};
-use crate::Scalar;
+use crate::types::Scalar;
 
 /// The CPU emulator.
 pub struct Emulator {

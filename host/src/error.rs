@@ -1,6 +1,7 @@
 //! Everything that can go wrong, as one typed error with a message that names the problem.
 
-use crate::{ElemType, Op, Stage};
+use crate::stage::Stage;
+use crate::types::{ElemType, Op};
 
 /// Result alias of this crate.
 pub type Result<T, E = ReduceError> = std::result::Result<T, E>;

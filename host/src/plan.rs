@@ -6,7 +6,8 @@
 
 use crate::backend::DeviceCaps;
 use crate::error::{ReduceError, Result};
-use crate::{ElemType, Op, Stage};
+use crate::stage::Stage;
+use crate::types::{ElemType, Op};
 
 /// Most blocks a stage-8 launch may use (the size of its partials workspace).
 pub const MAX_SINGLE_PASS_GRID: usize = 4096;

@@ -5,7 +5,8 @@ use crate::backend::{self, Backend, KernelArgs, Launch};
 use crate::buffer::{BackendId, Buffer};
 use crate::error::{ReduceError, Result};
 use crate::plan::{plan, LaunchOverrides, Plan};
-use crate::{Scalar, Stage};
+use crate::stage::Stage;
+use crate::types::Scalar;
 
 /// Device buffers a plan needs besides its input, allocated once and reused by every run.
 pub struct Workspace<T: Scalar> {

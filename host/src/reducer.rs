@@ -5,7 +5,8 @@ use crate::buffer::Buffer;
 use crate::error::{ReduceError, Result};
 use crate::plan::{plan, LaunchOverrides};
 use crate::prepared::Prepared;
-use crate::{ElemType, Op, Scalar, Stage};
+use crate::stage::Stage;
+use crate::types::{ElemType, Op, Scalar};
 
 /// Run any stage on the first `n` elements of `input` and return the single result (every pass on
 /// the device). `op` is `Sum`, `Min` or `Max`; [`Op::Mean`] is an error here (its value is not a

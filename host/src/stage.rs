@@ -1,7 +1,7 @@
 //! The stage table: what each kernel is, which seed step it teaches, what it accepts.
 
 use crate::error::{ReduceError, Result};
-use crate::{ElemType, Op};
+use crate::types::{ElemType, Op};
 use reduce_kernels::table::{Abi, Family, KernelId, OpKind, Row};
 use std::fmt;
 use std::sync::OnceLock;

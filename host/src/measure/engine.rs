@@ -5,8 +5,8 @@
 use super::gate::{Gate, GATE_TIMEOUT_MS};
 use crate::backend::{Backend, Buffer};
 use crate::error::{CudaContext, ReduceError, Result};
+use crate::prepared::{Prepared, ResultIn};
 use crate::types::Scalar;
-use crate::{Prepared, ResultIn};
 use cust::event::{Event, EventFlags};
 use std::time::Instant;
 
@@ -234,7 +234,7 @@ mod tests {
         let input = b.upload(&[1.0f32; 3000]).unwrap();
         let p = plan(
             Stage::S8,
-            crate::ElemType::F32,
+            crate::types::ElemType::F32,
             Op::Sum,
             3000,
             LaunchOverrides::default(),
