@@ -51,8 +51,12 @@ pub mod element;
 pub mod exports;
 pub mod gpu;
 mod memory;
+pub mod porting;
+pub mod shared;
 pub mod stages;
 pub mod table;
+pub mod thread;
+pub mod warp;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emu;
