@@ -57,12 +57,14 @@ pub fn lane_id() -> u32 {
 #[inline(always)]
 pub unsafe fn shfl_down_sync<T: Element>(mask: u32, value: T, delta: u32) -> T {
     let bits = value.to_bits64();
-    // SAFETY (all three): the caller's contract is `imp::shfl_down_u32`'s, and both halves of a
-    // 64-bit value are shuffled by every lane, in the same order.
     if core::mem::size_of::<T>() == 4 {
-        T::from_bits64(unsafe { imp::shfl_down_u32(mask, bits as u32, delta) } as u64)
+        // SAFETY: the caller's contract is `imp::shfl_down_u32`'s.
+        let v = unsafe { imp::shfl_down_u32(mask, bits as u32, delta) };
+        T::from_bits64(v as u64)
     } else {
+        // SAFETY: as above; every lane shuffles both halves, in the same order.
         let lo = unsafe { imp::shfl_down_u32(mask, bits as u32, delta) } as u64;
+        // SAFETY: as above.
         let hi = unsafe { imp::shfl_down_u32(mask, (bits >> 32) as u32, delta) } as u64;
         T::from_bits64(lo | (hi << 32))
     }

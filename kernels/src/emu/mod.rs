@@ -331,7 +331,11 @@ pub fn check_warp_mask(mask: u32, what: &str) {
     let tid = with_thread(|t| t.thread_idx);
     // SAFETY: see `current_block`: a read of one field, nothing suspends.
     let lanes = unsafe { (&(*current_block()).warp_lanes)[tid / 32] };
-    let present = if lanes >= 32 { u32::MAX } else { (1u32 << lanes) - 1 };
+    let present = if lanes >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << lanes) - 1
+    };
     let lane = (tid % 32) as u32;
     if mask & (1 << lane) == 0 {
         panic!("{what} with mask {mask:#010x}, which leaves out the calling lane {lane}");

@@ -5,8 +5,8 @@
 //! catch each bug; the host never uses them to compute a result.
 
 use crate::gpu::{Global, GlobalMut, Shared};
-use crate::thread;
 use crate::stages::s4_first_add_during_load::load_two;
+use crate::thread;
 use crate::Element;
 
 /// The seeds' `warpReduce`: six `volatile` read-modify-writes with no barrier between them. On

@@ -62,15 +62,18 @@ use crate::{thread, Element};
 #[inline(always)]
 pub fn warp_reduce_shared<T: Element>(sdata: Shared<T>, tid: u32) {
     let mut v = sdata.get(tid);
+    // The warp barriers below take the full mask, which holds every calling lane; that all 32
+    // lanes get here is the caller's correctness rule (stage 5 calls this in the whole first
+    // warp): a missing lane hangs the warp, as a missing `__syncthreads()` hangs a block.
     for offset in [32, 16, 8, 4, 2, 1] {
-        v = v.plus(sdata.get(tid + offset)); // read the partner …
-        // SAFETY (both): the full mask holds the calling lane, and every lane passes the same
-        // mask. That all 32 lanes get here is the caller's correctness rule (stage 5 calls this
-        // in the whole first warp): a missing lane hangs the warp, as a missing
-        // `__syncthreads()` hangs a block.
-        unsafe { warp::sync_warp(FULL_MASK) }; // … every lane has read …
-        sdata.set(tid, v); //                     … then write …
-        unsafe { warp::sync_warp(FULL_MASK) }; // … every lane has written.
+        // Read the partner's value …
+        v = v.plus(sdata.get(tid + offset));
+        // SAFETY: the full mask, in every lane (see above). … wait until every lane has read …
+        unsafe { warp::sync_warp(FULL_MASK) };
+        // … write …
+        sdata.set(tid, v);
+        // SAFETY: as above. … wait until every lane has written.
+        unsafe { warp::sync_warp(FULL_MASK) };
     }
 }
 

@@ -67,8 +67,8 @@
 //! ld.relaxed.sys.u32 %r98, [%rd83];           //     the last block reads the partials
 //! ```
 
-use crate::gpu::{fail, sync_threads_or, Coherent, Counter, Global, GlobalMut, Shared, Vec4};
 use crate::gpu::WARP_SIZE;
+use crate::gpu::{fail, sync_threads_or, Coherent, Counter, Global, GlobalMut, Shared, Vec4};
 use crate::warp::{self, FULL_MASK};
 use crate::{thread, Element, ReduceOp};
 
@@ -131,7 +131,10 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
     // SAFETY: the launch reserves `BLOCK / 32` elements of shared memory (see the host's plan).
     let smem = unsafe { Shared::<T>::dynamic(BLOCK as u32 / WARP_SIZE) };
     let tid = thread::thread_idx_x() as usize;
-    let (block, grid) = (thread::block_idx_x() as usize, thread::grid_dim_x() as usize);
+    let (block, grid) = (
+        thread::block_idx_x() as usize,
+        thread::grid_dim_x() as usize,
+    );
     let n = input.len();
     let lanes = 16 / core::mem::size_of::<T>();
 
