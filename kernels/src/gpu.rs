@@ -4,14 +4,18 @@
 //! on `nvptx64` it is one or two PTX instructions; on the host it calls the emulator
 //! ([`crate::emu`]), which runs the same kernel with one coroutine per GPU thread.
 //!
+//! The kernels reach most of these through rust-cuda's names — [`crate::thread`],
+//! [`crate::warp`], [`crate::shared`] — which wrap the implementations here;
+//! [`crate::porting`] maps every one CUDA C ↔ `cuda_std` ↔ this crate.
+//!
 //! | CUDA C | here |
 //! |---|---|
-//! | `threadIdx.x`, `blockIdx.x`, `blockDim.x`, `gridDim.x` | [`thread_idx`], [`block_idx`], [`block_dim`], [`grid_dim`] |
-//! | `__syncthreads()` | [`sync_threads`] |
+//! | `threadIdx.x`, `blockIdx.x`, `blockDim.x`, `gridDim.x` | [`crate::thread::thread_idx_x`] … (also as [`thread_idx`], [`block_idx`], [`block_dim`], [`grid_dim`]) |
+//! | `__syncthreads()` | [`crate::thread::sync_threads`] (also [`sync_threads`]) |
 //! | `__syncthreads_or(p)` | [`sync_threads_or`] |
-//! | `__syncwarp()` | [`sync_warp`] |
-//! | `extern __shared__ T sdata[]` | [`Shared::dynamic`] |
-//! | `__shfl_down_sync(0xffffffff, v, d)` | [`crate::Element::shfl_down`] (built on [`shfl_down_u32`]) |
+//! | `__syncwarp(mask)` | [`crate::warp::sync_warp`]; [`sync_warp`] for the full mask |
+//! | `extern __shared__ T sdata[]` | [`crate::shared::dynamic_shared_mem`], checked: [`Shared::dynamic`] |
+//! | `__shfl_down_sync(mask, v, d)` | [`crate::warp::shfl_down_sync`]; full mask: [`crate::Element::shfl_down`], [`shfl_down_u32`] |
 //! | `const T* __restrict__ in` | [`Global`] (`in[i]` is [`Global::get`], 16-byte loads are [`Global::get_vec4`]) |
 //! | `T* out` | [`GlobalMut`] |
 //! | `volatile T* flags` (written by other blocks or the host) | [`Coherent`] |

@@ -170,3 +170,27 @@ fn the_ptx_quoted_in_every_stage_doc_is_in_the_committed_ptx() {
         );
     }
 }
+
+#[test]
+fn sass_comes_from_nvdisasm_when_it_is_installed() {
+    let (Some(ptxas), nvdisasm) = (find_ptxas(), find_tool("nvdisasm")) else {
+        return; // no ptxas, no cubin: the test above checks the message
+    };
+    let mut a = args(&["8", "--stacked"]);
+    a.sass = true;
+    let out = render(
+        &workspace_root(),
+        &prebuilt_ptx(),
+        Some(&ptxas),
+        nvdisasm.as_deref(),
+        &a,
+    );
+    let out = out.unwrap();
+    if nvdisasm.is_some() {
+        assert!(out.contains("── SASS (nvdisasm -c -g) of reduce_s8_sum_b512_f32"));
+        assert!(out.contains("SHFL.DOWN"), "the shuffles in SASS");
+        assert!(out.contains("LDG.E.128"), "the 16-byte loads in SASS");
+    } else {
+        assert!(out.contains("no nvdisasm"));
+    }
+}
