@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Nsight Compute counters per rung of the ladder -> counters.csv, counters.md, counters.png.
+"""Nsight Compute counters per rung of the ladder -> counters.csv/.jsonl, counters.md, counters.png.
 
 Usage: counters.py OUTDIR ncu-stage1.csv ... ncu-stage8.csv
 Each input is `ncu --import R --csv --page raw --print-units base` of one `reduce run --stages S`:
@@ -9,24 +9,33 @@ over all its passes. The limiter follows ncu's Speed-of-Light rule: below 60% of
 compute and memory throughput a kernel is latency-bound; otherwise the higher of the two limits it.
 """
 import csv
+import json
+import math
+import os
 import re
 import sys
+
+
+def count(v):
+    """An integer counter; NaN (ncu printed n/a) stays NaN instead of failing the run."""
+    return v if math.isnan(v) else int(v)
+
 
 COLUMNS = [
     # (output column, ncu metric, how to format)
     ("time_us", "gpu__time_duration.sum", lambda v: v / 1e3),
     ("dram_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed", float),
     ("dram_gbs", "dram__bytes_read.sum.per_second", lambda v: v / 1e9),
-    ("smem_ld_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", int),
-    ("smem_st_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", int),
+    ("smem_ld_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", count),
+    ("smem_st_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", count),
     ("branch_uniform_pct", "smsp__sass_average_branch_targets_threads_uniform.pct", float),
-    ("divergent_targets", "smsp__sass_branch_targets_threads_divergent.sum", int),
+    ("divergent_targets", "smsp__sass_branch_targets_threads_divergent.sum", count),
     ("threads_per_inst", "smsp__thread_inst_executed_per_inst_executed.ratio", float),
     ("occupancy_pct", "sm__warps_active.avg.pct_of_peak_sustained_active", float),
-    ("warp_insts", "smsp__inst_executed.sum", int),
-    ("registers", "launch__registers_per_thread", int),
-    ("grid", "launch__grid_size", int),
-    ("block", "launch__block_size", int),
+    ("warp_insts", "smsp__inst_executed.sum", count),
+    ("registers", "launch__registers_per_thread", count),
+    ("grid", "launch__grid_size", count),
+    ("block", "launch__block_size", count),
     ("sm_pct", "sm__throughput.avg.pct_of_peak_sustained_elapsed", float),
     ("mem_pct", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", float),
 ]
@@ -91,6 +100,11 @@ def main():
         for r in table:
             w.writerow({k: (f"{r[k]:.4g}" if isinstance(r[k], float) else r[k]) for k in keys})
 
+    with open(f"{outdir}/counters.jsonl", "w") as f:
+        for r in table:
+            f.write(json.dumps({k: (None if isinstance(r[k], float) and math.isnan(r[k]) else r[k])
+                                for k in keys}) + "\n")
+
     head = ("| # | stage | time µs (pass 1 / all) | DRAM % / GB/s | smem conflicts ld / st "
             "| uniform branches % | divergent targets | threads / warp inst | occupancy % "
             "| warp insts | regs | limiter |")
@@ -130,7 +144,9 @@ def main():
         ax.set_xlabel("stage")
         if log:
             ax.set_yscale("log")
-    fig.suptitle("The ladder's lessons in Nsight Compute counters (N = 2^22 f32, first pass)")
+    n = int(os.environ.get("N", "4194304"))
+    size = f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else f"{n:,}"
+    fig.suptitle(f"The ladder's lessons in Nsight Compute counters (N = {size} f32, first pass)")
     fig.tight_layout()
     fig.savefig(f"{outdir}/counters.png", dpi=110)
 

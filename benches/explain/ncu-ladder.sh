@@ -6,7 +6,7 @@
 # Usage (on a GPU machine, from a bundle or the repository):
 #     bash benches/explain/ncu-ladder.sh [OUTDIR]
 # Writes OUTDIR/ncu-stageN.csv (ncu's own CSV, one row per launch; the .ncu-rep reports too), then runs counters.py, which
-# writes OUTDIR/counters.csv (one row per stage), OUTDIR/counters.md (the README table) and
+# writes OUTDIR/counters.csv and counters.jsonl (one row per stage), OUTDIR/counters.md (the README table) and
 # OUTDIR/counters.png (the figure). Needs `ncu` (Nsight Compute) and python3 with matplotlib.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,5 +55,5 @@ for s in 1 2 3 4 5 6 7 8; do
     || { echo "ncu failed for stage $s (see $rep.log)" >&2; exit 1; }
   ncu --import "$rep.ncu-rep" --csv --page raw --print-units base > "$rep.csv"
 done
-python3 "$here/counters.py" "$out" "$out"/ncu-stage?.csv
-echo "wrote $out/counters.csv, counters.md, counters.png"
+N="$n" python3 "$here/counters.py" "$out" "$out"/ncu-stage?.csv
+echo "wrote $out/counters.csv, counters.jsonl, counters.md, counters.png"
