@@ -8,10 +8,11 @@
 //! instruction undefined, which is why the masked functions are `unsafe` (as
 //! `cuda_std::warp::sync_warp` is). With [`FULL_MASK`] in every lane both hold; what is left —
 //! every lane of the mask must get there — is a correctness rule like `__syncthreads()`'s (a
-//! lane that never arrives hangs the warp), which the stages' `// SAFETY:` comments state. The emulator runs warp operations over **whole
-//! warps** only: a mask that leaves out a lane the warp has (or the calling lane) stops the kernel
-//! there with a panic naming the mask, instead of emulating something the GPU might do
-//! differently.
+//! lane that never arrives hangs the warp), which the stages' `// SAFETY:` comments state.
+//!
+//! The emulator runs warp operations over **whole warps** only: a mask that leaves out a lane the
+//! warp has (or the calling lane) stops the kernel there with a panic naming the mask, instead of
+//! emulating something the GPU might do differently.
 
 use crate::gpu::imp;
 use crate::Element;
