@@ -18,6 +18,11 @@ for c in "$here/../bin/reduce" "$here/../../target/release/reduce"; do
 done
 [ -n "$reduce" ] || { echo "ncu-ladder.sh: no reduce binary (set REDUCE=...)" >&2; exit 2; }
 n=${N:-4194304}
+ncu=${NCU:-$(command -v ncu || true)}
+for c in /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu; do
+  [ -z "$ncu" ] && [ -x "$c" ] && ncu=$c
+done
+[ -n "$ncu" ] || { echo "ncu-ladder.sh: no ncu (Nsight Compute) on PATH or in /usr/local/cuda/bin (set NCU=...)" >&2; exit 2; }
 
 # What each counter shows (README "Every lesson, measured"):
 metrics=(
@@ -42,18 +47,18 @@ list=$(IFS=,; echo "${metrics[*]}")
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader || true
-  ncu --version | tail -n 1
-  "$reduce" --backend gpu info --n "$n" | head -n 3
+  "$ncu" --version | tail -n 1
+  "$reduce" --backend gpu info --n "$n"
 } > "$out/ncu-device.txt" 2>&1
 
 for s in 1 2 3 4 5 6 7 8; do
   # One reduction per stage (every pass of it is profiled). ncu's replay restores memory between
   # passes, so each counter is read on the same launch.
   rep="$out/ncu-stage$s"
-  ncu --clock-control none --metrics "$list" --kernel-name regex:'^reduce_' -f -o "$rep" \
+  "$ncu" --clock-control none --metrics "$list" --kernel-name regex:'^reduce_' -f -o "$rep" \
       "$reduce" --backend gpu run --stages "$s" --n "$n" --data ones > "$rep.log" 2>&1 \
     || { echo "ncu failed for stage $s (see $rep.log)" >&2; exit 1; }
-  ncu --import "$rep.ncu-rep" --csv --page raw --print-units base > "$rep.csv"
+  "$ncu" --import "$rep.ncu-rep" --csv --page raw --print-units base > "$rep.csv"
 done
 N="$n" python3 "$here/counters.py" "$out" "$out"/ncu-stage?.csv
 echo "wrote $out/counters.csv, counters.jsonl, counters.md, counters.png"
