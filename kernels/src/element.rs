@@ -58,14 +58,9 @@ pub trait Element:
     /// warp (this lane's own value when `lane + delta` ≥ 32). 64-bit types take two shuffles.
     #[inline(always)]
     fn shfl_down(self, delta: u32) -> Self {
-        let bits = self.to_bits64();
-        if core::mem::size_of::<Self>() == 4 {
-            Self::from_bits64(gpu::shfl_down_u32(bits as u32, delta) as u64)
-        } else {
-            let lo = gpu::shfl_down_u32(bits as u32, delta) as u64;
-            let hi = gpu::shfl_down_u32((bits >> 32) as u32, delta) as u64;
-            Self::from_bits64(lo | (hi << 32))
-        }
+        // SAFETY: the full mask holds the calling lane, and every lane passes the same mask;
+        // that all 32 lanes call it is a correctness rule, as for `gpu::shfl_down_u32`.
+        unsafe { crate::warp::shfl_down_sync(crate::warp::FULL_MASK, self, delta) }
     }
     /// Combine the elements packed in one 16-byte vector (4 × 32-bit or 2 × 64-bit).
     #[inline(always)]

@@ -4,14 +4,18 @@
 //! on `nvptx64` it is one or two PTX instructions; on the host it calls the emulator
 //! ([`crate::emu`]), which runs the same kernel with one coroutine per GPU thread.
 //!
+//! The kernels reach most of these through rust-cuda's names — [`crate::thread`],
+//! [`crate::warp`], [`crate::shared`] — which wrap the implementations here;
+//! [`crate::porting`] maps every one CUDA C ↔ `cuda_std` ↔ this crate.
+//!
 //! | CUDA C | here |
 //! |---|---|
-//! | `threadIdx.x`, `blockIdx.x`, `blockDim.x`, `gridDim.x` | [`thread_idx`], [`block_idx`], [`block_dim`], [`grid_dim`] |
-//! | `__syncthreads()` | [`sync_threads`] |
+//! | `threadIdx.x`, `blockIdx.x`, `blockDim.x`, `gridDim.x` | [`crate::thread::thread_idx_x`] … (also as [`thread_idx`], [`block_idx`], [`block_dim`], [`grid_dim`]) |
+//! | `__syncthreads()` | [`crate::thread::sync_threads`] (also [`sync_threads`]) |
 //! | `__syncthreads_or(p)` | [`sync_threads_or`] |
-//! | `__syncwarp()` | [`sync_warp`] |
-//! | `extern __shared__ T sdata[]` | [`Shared::dynamic`] |
-//! | `__shfl_down_sync(0xffffffff, v, d)` | [`crate::Element::shfl_down`] (built on [`shfl_down_u32`]) |
+//! | `__syncwarp(mask)` | [`crate::warp::sync_warp`]; [`sync_warp`] for the full mask |
+//! | `extern __shared__ T sdata[]` | [`crate::shared::dynamic_shared_mem`], checked: [`Shared::dynamic`] |
+//! | `__shfl_down_sync(mask, v, d)` | [`crate::warp::shfl_down_sync`]; full mask: [`crate::Element::shfl_down`], [`shfl_down_u32`] |
 //! | `const T* __restrict__ in` | [`Global`] (`in[i]` is [`Global::get`], 16-byte loads are [`Global::get_vec4`]) |
 //! | `T* out` | [`GlobalMut`] |
 //! | `volatile T* flags` (written by other blocks or the host) | [`Coherent`] |
@@ -86,10 +90,19 @@ pub(crate) mod imp {
         // correctness rule of the kernel, and a violation hangs or faults, it corrupts nothing.
         unsafe { nvptx::_syncthreads() }
     }
+    /// # Safety
+    /// [`crate::warp::sync_warp`]'s contract.
     #[inline(always)]
-    pub fn sync_warp() {
-        // SAFETY: a warp barrier over all 32 lanes; touches no memory.
-        unsafe { core::arch::asm!("bar.warp.sync -1;") }
+    pub unsafe fn sync_warp(mask: u32) {
+        if mask == u32::MAX {
+            // The full mask as an immediate (what nvcc emits for `__syncwarp()`); the branch
+            // folds away, `mask` being a constant wherever this is inlined.
+            // SAFETY: the caller's contract; a warp barrier, it touches no memory.
+            unsafe { core::arch::asm!("bar.warp.sync -1;") }
+        } else {
+            // SAFETY: as above.
+            unsafe { core::arch::asm!("bar.warp.sync {m};", m = in(reg32) mask) }
+        }
     }
     #[inline(always)]
     pub fn sync_threads_or(pred: bool) -> bool {
@@ -103,11 +116,14 @@ pub(crate) mod imp {
         }
         r != 0
     }
+    /// # Safety
+    /// [`crate::warp::shfl_down_sync`]'s contract.
     #[inline(always)]
-    pub fn shfl_down_u32(v: u32, delta: u32) -> u32 {
+    pub unsafe fn shfl_down_u32(mask: u32, v: u32, delta: u32) -> u32 {
         // clamp = 0x1f: source lanes past 31 return the caller's own value.
-        // SAFETY: a register exchange among the 32 lanes; touches no memory.
-        unsafe { shfl_sync_down_i32(u32::MAX, v as i32, delta, 0x1f) as u32 }
+        // SAFETY: the caller's contract; a register exchange among the lanes of `mask`, it
+        // touches no memory.
+        unsafe { shfl_sync_down_i32(mask, v as i32, delta, 0x1f) as u32 }
     }
     #[inline(always)]
     pub fn thread_fence() {
@@ -227,13 +243,19 @@ pub(crate) mod imp {
     pub fn sync_threads() {
         emu::sync_threads()
     }
-    pub fn sync_warp() {
+    /// # Safety
+    /// None in the emulator (a mask it cannot run panics); the signature is the GPU's.
+    pub unsafe fn sync_warp(mask: u32) {
+        emu::check_warp_mask(mask, "__syncwarp");
         emu::sync_warp()
     }
     pub fn sync_threads_or(pred: bool) -> bool {
         emu::sync_threads_or(pred)
     }
-    pub fn shfl_down_u32(v: u32, delta: u32) -> u32 {
+    /// # Safety
+    /// None in the emulator (a mask it cannot run panics); the signature is the GPU's.
+    pub unsafe fn shfl_down_u32(mask: u32, v: u32, delta: u32) -> u32 {
+        emu::check_warp_mask(mask, "__shfl_down_sync");
         emu::shfl_down(v, delta)
     }
     pub fn thread_fence() {
@@ -296,49 +318,34 @@ pub(crate) mod imp {
     }
 }
 
-/// `threadIdx.x`: this thread's index in its block, `0..block_dim()`.
-#[inline(always)]
-pub fn thread_idx() -> u32 {
-    imp::thread_idx()
-}
-/// `blockIdx.x`: this block's index in the grid, `0..grid_dim()`.
-#[inline(always)]
-pub fn block_idx() -> u32 {
-    imp::block_idx()
-}
-/// `blockDim.x`: threads per block.
-#[inline(always)]
-pub fn block_dim() -> u32 {
-    imp::block_dim()
-}
-/// `gridDim.x`: blocks in the grid.
-#[inline(always)]
-pub fn grid_dim() -> u32 {
-    imp::grid_dim()
-}
-/// `__syncthreads()`: waits until every thread of the block has arrived, and makes their
-/// shared-memory writes visible to each other. Every thread of the block must call it.
-#[inline(always)]
-pub fn sync_threads() {
-    imp::sync_threads()
-}
+/// The names this module had before [`crate::thread`] existed (`thread_idx()` for
+/// `thread::thread_idx_x()` …); the same functions.
+pub use crate::thread::{
+    block_dim_x as block_dim, block_idx_x as block_idx, grid_dim_x as grid_dim, sync_threads,
+    thread_idx_x as thread_idx,
+};
+
 /// `__syncthreads_or(pred)`: a block barrier that also tells every thread whether `pred` was true
 /// in **any** thread of the block.
 #[inline(always)]
 pub fn sync_threads_or(pred: bool) -> bool {
     imp::sync_threads_or(pred)
 }
-/// `__syncwarp()`: the same barrier for the 32 threads of this warp. Since Volta, threads of a
-/// warp are scheduled independently; this is what makes warp-level shared-memory code correct.
+/// `__syncwarp()`: [`crate::warp::sync_warp`] over the whole warp ([`crate::warp::FULL_MASK`]),
+/// which needs no `unsafe`: the calling lane is always in the full mask, and that all 32 lanes
+/// arrive is a correctness rule of the kernel like [`sync_threads`]'s (a warp where one never
+/// arrives hangs).
 #[inline(always)]
 pub fn sync_warp() {
-    imp::sync_warp()
+    // SAFETY: the full mask holds the calling lane; see the doc comment.
+    unsafe { imp::sync_warp(crate::warp::FULL_MASK) }
 }
-/// `__shfl_down_sync(0xffffffff, v, delta)` on 32 bits: read a register of lane `lane + delta`
-/// without going through shared memory. All 32 lanes must call it together.
+/// `__shfl_down_sync(0xffffffff, v, delta)` on 32 bits: [`crate::warp::shfl_down_sync`] over
+/// the whole warp, safe for the reason [`sync_warp`] is. All 32 lanes must call it together.
 #[inline(always)]
 pub fn shfl_down_u32(v: u32, delta: u32) -> u32 {
-    imp::shfl_down_u32(v, delta)
+    // SAFETY: the full mask holds the calling lane; see `sync_warp`.
+    unsafe { imp::shfl_down_u32(crate::warp::FULL_MASK, v, delta) }
 }
 /// `__threadfence()`: this thread's global-memory writes become visible to the whole GPU before
 /// any of its later writes (used before signalling "my partial result is stored").

@@ -21,7 +21,9 @@
 //! barriers, shared memory, warp shuffles, wide loads and atomics. On `nvptx64` it lowers to PTX;
 //! on the host it runs the very same kernel source on an emulated grid (one coroutine per GPU
 //! thread, real barriers, per-block shared memory with a race detector) so tests and debuggers
-//! can step through a kernel without a GPU.
+//! can step through a kernel without a GPU. The stages call it by rust-cuda's names —
+//! [`thread`], [`warp`], [`shared`], as in `cuda_std` 0.2.2 — and [`porting`] maps every
+//! intrinsic CUDA C ↔ `cuda_std` ↔ this crate (and says why `cuda_std` itself cannot be used).
 //!
 //! Every kernel has one typed identity, a row of [`table`] (stage, element types, operators, block
 //! sizes): the `#[no_mangle]` entry points with stable names (`reduce_s3_sequential_f32`, …), the
@@ -51,8 +53,12 @@ pub mod element;
 pub mod exports;
 pub mod gpu;
 mod memory;
+pub mod porting;
+pub mod shared;
 pub mod stages;
 pub mod table;
+pub mod thread;
+pub mod warp;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emu;

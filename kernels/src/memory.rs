@@ -42,7 +42,7 @@ impl<T: Element> Shared<T> {
     #[inline(always)]
     pub unsafe fn dynamic(len: u32) -> Self {
         Shared {
-            ptr: imp::dynamic_shared::<T>(),
+            ptr: crate::shared::dynamic_shared_mem::<T>(),
             len,
         }
     }

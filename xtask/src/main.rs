@@ -6,8 +6,10 @@
 //!   same but only compares: it fails if a committed file differs from the fresh build.
 //! * `test` — the test suite: `build-ptx --check`, then `cargo test --workspace`.
 //! * `bundle` — release CLI, examples (`cold-open`, `quickstart`), benchmark binaries, PTX, CUDA
-//!   baselines and a run script in `bundle/`, ready to copy to a GPU machine that has no Rust
-//!   toolchain.
+//!   baselines, the Nsight Compute ladder (`explain/`) and a run script in `bundle/`, ready to copy
+//!   to a GPU machine that has no Rust toolchain.
+//! * `ptx <stage>` — a stage's Rust source beside its PTX, the ptxas resource line and (with
+//!   `--sass`, where `nvdisasm` is found) the SASS; see `show.rs`. No GPU needed.
 //! * anything else is passed to the host CLI (`cargo xtask table`, `cargo xtask profile` …).
 
 #[path = "../../host/build_env.rs"]
@@ -15,6 +17,7 @@ mod build_env;
 mod linker;
 mod prebuilt;
 mod ptx;
+mod show;
 
 use anyhow::{bail, Context, Result};
 use std::process::Command;
@@ -49,12 +52,29 @@ fn run(args: &[String]) -> Result<()> {
         },
         "test" => test(rest),
         "bundle" => bundle(),
+        "ptx" => {
+            let show_args = show::ShowArgs::parse(rest)?;
+            // Show what the kernels' source compiles to now (this refreshes host/prebuilt/).
+            build_ptx(Prebuilt::Refresh, true)?;
+            let root = ptx::workspace_root();
+            let out = show::render(
+                &root,
+                &root.join(prebuilt::PREBUILT_DIR).join("reduce_kernels.ptx"),
+                ptx::find_ptxas().as_deref(),
+                show::find_tool("nvdisasm").as_deref(),
+                &show_args,
+            )?;
+            print!("{out}");
+            Ok(())
+        }
         "help" | "--help" | "-h" => {
             println!(
                 "cargo xtask build-ptx                     kernels -> PTX + sm_90 cubin, refreshes host/prebuilt/\n\
                  cargo xtask build-ptx --check             the same build; fails if host/prebuilt/ differs from it\n\
                  cargo xtask test [cargo test args]        build-ptx --check, then every test\n\
                  cargo xtask bundle                        binaries + PTX + run script in bundle/ for a GPU machine\n\
+                 cargo xtask ptx <stage> [options]         a stage's Rust beside its PTX, ptxas registers, SASS\n\
+                 \x20                                         (--type T --op O --block N --stacked --sass)\n\
                  cargo xtask <cli command> [args]          run the host CLI: table, profile, run, stress, report …"
             );
             Ok(())
@@ -280,6 +300,12 @@ fn bundle() -> Result<()> {
         std::fs::copy(e.path(), dest.join("python").join(e.file_name()))?;
     }
     std::fs::copy(root.join("benches/sanitize.sh"), dest.join("sanitize.sh"))?;
+    // Nsight Compute counters per stage: `bash explain/ncu-ladder.sh OUTDIR` (uses bin/reduce).
+    std::fs::create_dir_all(dest.join("explain"))?;
+    for e in std::fs::read_dir(root.join("benches/explain"))? {
+        let e = e?;
+        std::fs::copy(e.path(), dest.join("explain").join(e.file_name()))?;
+    }
     // GPU machines often have no fonts; run-on-gpu.sh uses bundle/fonts/*.ttf for the plots.
     let fonts = [
         "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",

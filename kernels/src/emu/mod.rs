@@ -325,6 +325,29 @@ pub fn shfl_down(v: u32, delta: u32) -> u32 {
     r
 }
 
+/// The emulator runs warp operations (`__syncwarp`, shuffles) over whole warps: panic, naming
+/// `what` and `mask`, if `mask` leaves out the calling lane or a lane this warp has.
+pub fn check_warp_mask(mask: u32, what: &str) {
+    let tid = with_thread(|t| t.thread_idx);
+    // SAFETY: see `current_block`: a read of one field, nothing suspends.
+    let lanes = unsafe { (&(*current_block()).warp_lanes)[tid / 32] };
+    let present = if lanes >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << lanes) - 1
+    };
+    let lane = (tid % 32) as u32;
+    if mask & (1 << lane) == 0 {
+        panic!("{what} with mask {mask:#010x}, which leaves out the calling lane {lane}");
+    }
+    if mask & present != present {
+        panic!(
+            "{what} with mask {mask:#010x}: the emulator runs warp operations over whole warps \
+             only (lanes {present:#010x} of this warp)"
+        );
+    }
+}
+
 /// Base address of the running block's dynamic shared memory.
 pub fn shared_base() -> *mut u8 {
     let b = current_block();

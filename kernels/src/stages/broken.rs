@@ -4,8 +4,9 @@
 //! emulator's race detector (and `compute-sanitizer --tool racecheck` on a GPU) can be shown to
 //! catch each bug; the host never uses them to compute a result.
 
-use crate::gpu::{block_dim, block_idx, sync_threads, thread_idx, Global, GlobalMut, Shared};
+use crate::gpu::{Global, GlobalMut, Shared};
 use crate::stages::s4_first_add_during_load::load_two;
+use crate::thread;
 use crate::Element;
 
 /// The seeds' `warpReduce`: six `volatile` read-modify-writes with no barrier between them. On
@@ -21,24 +22,24 @@ pub fn warp_reduce_seed_racy<T: Element>(sdata: Shared<T>, tid: u32) {
 /// Stage 5 with the seeds' racy last warp.
 pub fn reduce_racy_last_warp<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     // SAFETY: the launch reserves `blockDim.x` elements of shared memory (see the host's plan).
-    let sdata = unsafe { Shared::<T>::dynamic(block_dim()) };
-    let tid = thread_idx();
-    let i = block_idx() as usize * (block_dim() as usize * 2) + tid as usize;
-    sdata.set(tid, load_two(input, i, block_dim() as usize));
-    sync_threads();
-    let mut s = block_dim() / 2;
+    let sdata = unsafe { Shared::<T>::dynamic(thread::block_dim_x()) };
+    let tid = thread::thread_idx_x();
+    let i = thread::block_idx_x() as usize * (thread::block_dim_x() as usize * 2) + tid as usize;
+    sdata.set(tid, load_two(input, i, thread::block_dim_x() as usize));
+    thread::sync_threads();
+    let mut s = thread::block_dim_x() / 2;
     while s > 32 {
         if tid < s {
             sdata.set(tid, sdata.get(tid).plus(sdata.get(tid + s)));
         }
-        sync_threads();
+        thread::sync_threads();
         s >>= 1;
     }
     if tid < 32 {
         warp_reduce_seed_racy(sdata, tid);
     }
     if tid == 0 {
-        partials.set(block_idx() as usize, sdata.get(0));
+        partials.set(thread::block_idx_x() as usize, sdata.get(0));
     }
 }
 
@@ -46,9 +47,9 @@ pub fn reduce_racy_last_warp<T: Element>(input: Global<T>, partials: GlobalMut<T
 /// before the thread that owns it has finished the previous round.
 pub fn reduce_missing_barrier<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     // SAFETY: the launch reserves `blockDim.x` elements of shared memory (see the host's plan).
-    let sdata = unsafe { Shared::<T>::dynamic(block_dim()) };
-    let tid = thread_idx();
-    let i = block_idx() as usize * block_dim() as usize + tid as usize;
+    let sdata = unsafe { Shared::<T>::dynamic(thread::block_dim_x()) };
+    let tid = thread::thread_idx_x();
+    let i = thread::block_idx_x() as usize * thread::block_dim_x() as usize + tid as usize;
     sdata.set(
         tid,
         if i < input.len() {
@@ -57,16 +58,16 @@ pub fn reduce_missing_barrier<T: Element>(input: Global<T>, partials: GlobalMut<
             T::ZERO
         },
     );
-    sync_threads();
-    let mut s = block_dim() / 2;
+    thread::sync_threads();
+    let mut s = thread::block_dim_x() / 2;
     while s > 0 {
         if tid < s {
             sdata.set(tid, sdata.get(tid).plus(sdata.get(tid + s)));
         }
-        // missing: sync_threads();
+        // missing: thread::sync_threads();
         s >>= 1;
     }
     if tid == 0 {
-        partials.set(block_idx() as usize, sdata.get(0));
+        partials.set(thread::block_idx_x() as usize, sdata.get(0));
     }
 }

@@ -13,10 +13,29 @@
 //! ```
 //!
 //! Why it is slow: `tid % (2*s) == 0` keeps only every second, fourth, eighth… thread of each warp
-//! busy, so **every warp diverges** in every round and runs at a fraction of its width; and `%` is
-//! an expensive instruction sequence on the GPU.
+//! busy, so **every warp diverges** in every round and runs at a fraction of its width. (The seeds
+//! also blame the `%`, an expensive instruction sequence on the GPU; here the compiler removes it,
+//! see "In PTX" below.)
+//!
+//! ## In PTX: `reduce_s1_interleaved_divergent_f32`
+//!
+//! The loop body as rustc compiled it (from `host/prebuilt/reduce_kernels.ptx`; the whole kernel
+//! beside this file: `cargo xtask ptx 1`):
+//!
+//! ```text
+//! shl.b32       %r3, %r16, 1;      // 2*s
+//! add.s32       %r7, %r3, -1;      // 2*s - 1
+//! and.b32       %r8, %r7, %r6;     // tid % (2*s), as tid & (2*s - 1)
+//! setp.eq.b32   %p4, %r8, 0;
+//! @%p4 bra      $L__BB5_5;         // the divergent branch: 1 lane in 2, 4, 8 … takes it
+//! ```
+//!
+//! There is no `rem.u32`: LLVM sees that `2*s` is a power of two (`s` starts at 1 and doubles) and
+//! turns the `%` into an `and`, so the seeds' worry about the cost of `%` does not apply to this
+//! build. The divergence does: the predicate `%p4` differs between the lanes of every warp.
 
-use crate::gpu::{block_dim, block_idx, sync_threads, thread_idx, Global, GlobalMut, Shared};
+use crate::gpu::{Global, GlobalMut, Shared};
+use crate::thread;
 use crate::Element;
 
 /// `partials[blockIdx.x] = sum of input[blockIdx.x*blockDim.x ..][..blockDim.x]`.
@@ -26,9 +45,9 @@ use crate::Element;
 pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     // extern __shared__ T sdata[];  (one slot per thread)
     // SAFETY: the launch reserves `blockDim.x` elements of shared memory (see the host's plan).
-    let sdata = unsafe { Shared::<T>::dynamic(block_dim()) };
-    let tid = thread_idx();
-    let i = block_idx() as usize * block_dim() as usize + tid as usize;
+    let sdata = unsafe { Shared::<T>::dynamic(thread::block_dim_x()) };
+    let tid = thread::thread_idx_x();
+    let i = thread::block_idx_x() as usize * thread::block_dim_x() as usize + tid as usize;
 
     // Each thread loads one element (0 past the end of the input).
     sdata.set(
@@ -39,20 +58,20 @@ pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
             T::ZERO
         },
     );
-    sync_threads();
+    thread::sync_threads();
 
     // Interleaved addressing: the stride doubles each round.
     let mut s = 1;
-    while s < block_dim() {
+    while s < thread::block_dim_x() {
         #[allow(clippy::manual_is_multiple_of)] // the seed's `%` is the point of this stage
         if tid % (2 * s) == 0 {
             sdata.set(tid, sdata.get(tid).plus(sdata.get(tid + s)));
         }
-        sync_threads();
+        thread::sync_threads();
         s *= 2;
     }
 
     if tid == 0 {
-        partials.set(block_idx() as usize, sdata.get(0));
+        partials.set(thread::block_idx_x() as usize, sdata.get(0));
     }
 }

@@ -13,16 +13,29 @@
 //! `sdata[2*s*tid]`: with `s = 16`, threads 0 and 1 hit words 0 and 32 — the **same bank** — and
 //! the hardware serializes them. The stride grows every round, so the conflicts get worse
 //! (stage 3 fixes this).
+//!
+//! ## In PTX: `reduce_s2_interleaved_strided_f32`
+//!
+//! (`cargo xtask ptx 2` shows the whole kernel beside this file.)
+//!
+//! ```text
+//! shl.b32       %r3, %r15, 1;      // 2*s
+//! mul.lo.s32    %r4, %r3, %r7;     // index = 2*s*tid: the multiply that replaced the `%`
+//! setp.lt.u32   %p4, %r4, %r2;     // index < blockDim.x: the first threads, whole warps at a time
+//! mul.wide.u32  %rd15, %r4, 4;     // byte offset 8*s*tid: lanes 2*s words apart …
+//! ld.shared.b32 %r9, [%rd16];      // … a 2s-way bank conflict (32-way from s = 16)
+//! ```
 
-use crate::gpu::{block_dim, block_idx, sync_threads, thread_idx, Global, GlobalMut, Shared};
+use crate::gpu::{Global, GlobalMut, Shared};
+use crate::thread;
 use crate::Element;
 
 /// `partials[blockIdx.x] = sum of this block's blockDim.x elements`. Same launch as stage 1.
 pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     // SAFETY: the launch reserves `blockDim.x` elements of shared memory (see the host's plan).
-    let sdata = unsafe { Shared::<T>::dynamic(block_dim()) };
-    let tid = thread_idx();
-    let i = block_idx() as usize * block_dim() as usize + tid as usize;
+    let sdata = unsafe { Shared::<T>::dynamic(thread::block_dim_x()) };
+    let tid = thread::thread_idx_x();
+    let i = thread::block_idx_x() as usize * thread::block_dim_x() as usize + tid as usize;
 
     sdata.set(
         tid,
@@ -32,20 +45,20 @@ pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
             T::ZERO
         },
     );
-    sync_threads();
+    thread::sync_threads();
 
     let mut s = 1;
-    while s < block_dim() {
+    while s < thread::block_dim_x() {
         // Contiguous threads, strided data: no divergence, but bank conflicts.
         let index = 2 * s * tid;
-        if index < block_dim() {
+        if index < thread::block_dim_x() {
             sdata.set(index, sdata.get(index).plus(sdata.get(index + s)));
         }
-        sync_threads();
+        thread::sync_threads();
         s *= 2;
     }
 
     if tid == 0 {
-        partials.set(block_idx() as usize, sdata.get(0));
+        partials.set(thread::block_idx_x() as usize, sdata.get(0));
     }
 }

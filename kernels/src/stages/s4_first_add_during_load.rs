@@ -9,32 +9,45 @@
 //! Why it is faster: the same work is done by **half as many blocks**, so half the shared-memory
 //! rounds, barriers and block launches per element; and each thread has two independent loads in
 //! flight instead of one, which hides more memory latency.
+//!
+//! ## In PTX: `reduce_s4_first_add_during_load_f32`
+//!
+//! (`cargo xtask ptx 4` shows the whole kernel beside this file.)
+//!
+//! ```text
+//! ld.global.b32 %r15, [%rd6];      // input[i]
+//! ld.global.b32 %r16, [%rd7];      // input[i + blockDim.x]: a second load in flight
+//! add.rn.f32    %r8, %r15, %r16;   // the first round of the tree, in registers
+//! st.shared.b32 [%rd8], %r8;
+//! bar.sync      0;
+//! ```
 
-use crate::gpu::{block_dim, block_idx, sync_threads, thread_idx, Global, GlobalMut, Shared};
+use crate::gpu::{Global, GlobalMut, Shared};
+use crate::thread;
 use crate::Element;
 
 /// `partials[blockIdx.x] = sum of this block's 2*blockDim.x elements`.
 pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     // SAFETY: the launch reserves `blockDim.x` elements of shared memory (see the host's plan).
-    let sdata = unsafe { Shared::<T>::dynamic(block_dim()) };
-    let tid = thread_idx();
-    let i = block_idx() as usize * (block_dim() as usize * 2) + tid as usize;
+    let sdata = unsafe { Shared::<T>::dynamic(thread::block_dim_x()) };
+    let tid = thread::thread_idx_x();
+    let i = thread::block_idx_x() as usize * (thread::block_dim_x() as usize * 2) + tid as usize;
 
     // Two loads and one add per thread.
-    sdata.set(tid, load_two(input, i, block_dim() as usize));
-    sync_threads();
+    sdata.set(tid, load_two(input, i, thread::block_dim_x() as usize));
+    thread::sync_threads();
 
-    let mut s = block_dim() / 2;
+    let mut s = thread::block_dim_x() / 2;
     while s > 0 {
         if tid < s {
             sdata.set(tid, sdata.get(tid).plus(sdata.get(tid + s)));
         }
-        sync_threads();
+        thread::sync_threads();
         s >>= 1;
     }
 
     if tid == 0 {
-        partials.set(block_idx() as usize, sdata.get(0));
+        partials.set(thread::block_idx_x() as usize, sdata.get(0));
     }
 }
 

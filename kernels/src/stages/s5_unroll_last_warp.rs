@@ -33,42 +33,67 @@
 //! on every architecture. (Stage 8 goes further and keeps the whole warp step in registers with
 //! shuffles.) The racy seed version is kept, for study and for the emulator's race detector, in
 //! [`crate::stages::broken::warp_reduce_seed_racy`].
+//!
+//! ## In PTX: `reduce_s5_unroll_last_warp_f32`
+//!
+//! The first of the six unrolled steps and the start of the second (`cargo xtask ptx 5` shows the
+//! whole kernel beside this file):
+//!
+//! ```text
+//! ld.shared.b32 %r14, [%rd8];
+//! ld.shared.b32 %r15, [%rd8+128];  // sdata[tid + 32]: the offset is an immediate, no loop left
+//! add.rn.f32    %r16, %r14, %r15;
+//! bar.warp.sync -1;                // __syncwarp(): every lane has read …
+//! st.shared.b32 [%rd8], %r16;
+//! bar.warp.sync -1;                // … every lane has written
+//! ld.shared.b32 %r17, [%rd8+64];   // sdata[tid + 16]
+//! ```
+//!
+//! `bar.warp.sync` synchronizes one warp, not the block's 8–32 warps as `bar.sync` would, and the
+//! running value stays in a register (`%r16` feeds the next add): only the store goes to shared
+//! memory.
 
-use crate::gpu::{
-    block_dim, block_idx, sync_threads, sync_warp, thread_idx, Global, GlobalMut, Shared,
-};
+use crate::gpu::{Global, GlobalMut, Shared};
 use crate::stages::s4_first_add_during_load::load_two;
-use crate::Element;
+use crate::warp::{self, FULL_MASK};
+use crate::{thread, Element};
 
 /// Sums `sdata[0..64]` into `sdata[0]`. Called by the 32 threads of the first warp.
 #[inline(always)]
 pub fn warp_reduce_shared<T: Element>(sdata: Shared<T>, tid: u32) {
     let mut v = sdata.get(tid);
+    // The warp barriers below take the full mask, which holds every calling lane; that all 32
+    // lanes get here is the caller's correctness rule (stage 5 calls this in the whole first
+    // warp): a missing lane hangs the warp, as a missing `__syncthreads()` hangs a block.
     for offset in [32, 16, 8, 4, 2, 1] {
-        v = v.plus(sdata.get(tid + offset)); // read the partner …
-        sync_warp(); //                          … every lane has read …
-        sdata.set(tid, v); //                    … then write …
-        sync_warp(); //                          … every lane has written.
+        // Read the partner's value …
+        v = v.plus(sdata.get(tid + offset));
+        // SAFETY: the full mask, in every lane (see above). … wait until every lane has read …
+        unsafe { warp::sync_warp(FULL_MASK) };
+        // … write …
+        sdata.set(tid, v);
+        // SAFETY: as above. … wait until every lane has written.
+        unsafe { warp::sync_warp(FULL_MASK) };
     }
 }
 
 /// `partials[blockIdx.x] = sum of this block's 2*blockDim.x elements`; `blockDim.x` ≥ 64.
 pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     // SAFETY: the launch reserves `blockDim.x` elements of shared memory (see the host's plan).
-    let sdata = unsafe { Shared::<T>::dynamic(block_dim()) };
-    let tid = thread_idx();
-    let i = block_idx() as usize * (block_dim() as usize * 2) + tid as usize;
+    let sdata = unsafe { Shared::<T>::dynamic(thread::block_dim_x()) };
+    let tid = thread::thread_idx_x();
+    let i = thread::block_idx_x() as usize * (thread::block_dim_x() as usize * 2) + tid as usize;
 
-    sdata.set(tid, load_two(input, i, block_dim() as usize));
-    sync_threads();
+    sdata.set(tid, load_two(input, i, thread::block_dim_x() as usize));
+    thread::sync_threads();
 
     // The block-wide loop now stops at 64 values …
-    let mut s = block_dim() / 2;
+    let mut s = thread::block_dim_x() / 2;
     while s > 32 {
         if tid < s {
             sdata.set(tid, sdata.get(tid).plus(sdata.get(tid + s)));
         }
-        sync_threads();
+        thread::sync_threads();
         s >>= 1;
     }
 
@@ -78,6 +103,6 @@ pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     }
 
     if tid == 0 {
-        partials.set(block_idx() as usize, sdata.get(0));
+        partials.set(thread::block_idx_x() as usize, sdata.get(0));
     }
 }

@@ -13,9 +13,24 @@
 //! loads and adds, so the memory system stays busy, and the first pass writes a few hundred
 //! partials instead of millions, so the second pass is tiny. (The seed accumulates straight into
 //! `sdata[tid]`; keeping the running sum in a register saves a shared-memory round trip per step.)
+//!
+//! ## In PTX: `reduce_s7_grid_stride_b256_f32`
+//!
+//! The grid-stride loop (`cargo xtask ptx 7` shows the whole kernel beside this file):
+//!
+//! ```text
+//! ld.global.b32 %r4, [%rd21+-1024];  // input[i]
+//! add.rn.f32    %r29, %r29, %r4;     // sum += …: a register, no shared memory in the loop
+//! add.s64       %rd16, %rd22, 256;
+//! setp.lt.u64   %p2, %rd16, %rd9;    // i + BLOCK < n
+//! ld.global.b32 %r5, [%rd21];        // input[i + BLOCK]
+//! add.rn.f32    %r29, %r29, %r5;
+//! add.s64       %rd22, %rd22, %rd4;  // i += 2 * BLOCK * gridDim.x
+//! ```
 
-use crate::gpu::{block_idx, grid_dim, sync_threads, thread_idx, Global, GlobalMut, Shared};
+use crate::gpu::{Global, GlobalMut, Shared};
 use crate::stages::s6_complete_unroll::tree_reduce;
+use crate::thread;
 use crate::Element;
 
 /// `partials[blockIdx.x] = sum of the elements this block's threads visit`. Launch with
@@ -23,13 +38,13 @@ use crate::Element;
 pub fn reduce<T: Element, const BLOCK: usize>(input: Global<T>, partials: GlobalMut<T>) {
     // SAFETY: the launch reserves `BLOCK` elements of shared memory (see the host's plan).
     let sdata = unsafe { Shared::<T>::dynamic(BLOCK as u32) };
-    let tid = thread_idx();
+    let tid = thread::thread_idx_x();
     let n = input.len();
-    let grid_size = BLOCK * 2 * grid_dim() as usize;
+    let grid_size = BLOCK * 2 * thread::grid_dim_x() as usize;
 
     // The grid-stride loop: two elements per step, summed in a register.
     let mut sum = T::ZERO;
-    let mut i = block_idx() as usize * (BLOCK * 2) + tid as usize;
+    let mut i = thread::block_idx_x() as usize * (BLOCK * 2) + tid as usize;
     while i < n {
         sum = sum.plus(input.get(i));
         if i + BLOCK < n {
@@ -38,11 +53,11 @@ pub fn reduce<T: Element, const BLOCK: usize>(input: Global<T>, partials: Global
         i += grid_size;
     }
     sdata.set(tid, sum);
-    sync_threads();
+    thread::sync_threads();
 
     tree_reduce::<T, BLOCK>(sdata, tid);
 
     if tid == 0 {
-        partials.set(block_idx() as usize, sdata.get(0));
+        partials.set(thread::block_idx_x() as usize, sdata.get(0));
     }
 }

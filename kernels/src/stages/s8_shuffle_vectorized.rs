@@ -46,10 +46,31 @@
 //!
 //! Tails and alignment: elements before the first 16-byte boundary (a sub-slice may start
 //! anywhere) and after the last whole vector are read one by one by block 0 and the last block.
+//!
+//! ## In PTX: `reduce_s8_sum_b512_f32`
+//!
+//! Each step above is a few lines of the PTX (`cargo xtask ptx 8` shows the whole kernel beside
+//! this file, `--op max --type f64 --block 1024` another instantiation):
+//!
+//! ```text
+//! { .reg .u64 g; cvta.to.global.u64 g, %rd47; ld.global.nc.v4.u32 {%r13, %r14, %r15, %r16}, [g]; }
+//! { .reg .u64 g; cvta.to.global.u64 g, %rd48; ld.global.nc.v4.u32 {%r17, %r18, %r19, %r20}, [g]; }
+//! { .reg .u64 g; cvta.to.global.u64 g, %rd49; ld.global.nc.v4.u32 {%r21, %r22, %r23, %r24}, [g]; }
+//! { .reg .u64 g; cvta.to.global.u64 g, %rd50; ld.global.nc.v4.u32 {%r25, %r26, %r27, %r28}, [g]; }
+//! add.rn.f32    %r29, %r13, %r14;             // (1, 2) four 16-byte loads in flight, then adds
+//! shfl.sync.down.b32 %r77, %r119, 16, 31, -1; // (3) __shfl_down_sync(0xffffffff, v, 16)
+//! add.rn.f32    %r78, %r119, %r77;
+//! shfl.sync.down.b32 %r79, %r78, 8, 31, -1;   //     … 8, 4, 2, 1: no shared memory, no barrier
+//! st.relaxed.sys.u32 [%rd69], %r4;            // (4) partials[block], a Coherent store
+//! atom.acq_rel.gpu.add.u32 %r95, [%rd26], %r96; //   the ticket: release + acquire
+//! { .reg .pred p; setp.ne.u32 p, %r121, 0; bar.red.or.pred p, 0, p; selp.u32 %r97, 1, 0, p; }
+//! ld.relaxed.sys.u32 %r98, [%rd83];           //     the last block reads the partials
+//! ```
 
-use crate::gpu::{block_dim, block_idx, fail, grid_dim, sync_threads, sync_threads_or, thread_idx};
-use crate::gpu::{Coherent, Counter, Global, GlobalMut, Shared, Vec4, WARP_SIZE};
-use crate::{Element, ReduceOp};
+use crate::gpu::WARP_SIZE;
+use crate::gpu::{fail, sync_threads_or, Coherent, Counter, Global, GlobalMut, Shared, Vec4};
+use crate::warp::{self, FULL_MASK};
+use crate::{thread, Element, ReduceOp};
 
 /// Reduce the 32 values of a warp with shuffles (registers only, no shared memory); lane 0 gets
 /// the result. (Stage 5's `warp_reduce_shared` does the same through shared memory.)
@@ -57,7 +78,10 @@ use crate::{Element, ReduceOp};
 pub fn warp_reduce_shuffle<T: Element, O: ReduceOp>(mut v: T) -> T {
     let mut offset = WARP_SIZE / 2;
     while offset > 0 {
-        v = O::combine(v, v.shfl_down(offset));
+        // SAFETY: the full mask holds the calling lane, and every lane passes the same mask and
+        // offset. That all 32 lanes get here is the caller's correctness rule: a missing lane
+        // hangs the warp, as a missing `__syncthreads()` hangs a block.
+        v = O::combine(v, unsafe { warp::shfl_down_sync(FULL_MASK, v, offset) });
         offset /= 2;
     }
     v
@@ -67,15 +91,15 @@ pub fn warp_reduce_shuffle<T: Element, O: ReduceOp>(mut v: T) -> T {
 /// `BLOCK / 32` elements, and must be called by every thread of the block.
 #[inline(always)]
 pub fn block_reduce<T: Element, O: ReduceOp, const BLOCK: usize>(v: T, smem: Shared<T>) -> T {
-    let tid = thread_idx();
-    let (warp, lane) = (tid / WARP_SIZE, tid % WARP_SIZE);
+    let tid = thread::thread_idx_x();
+    let (warp_id, lane) = (tid / WARP_SIZE, warp::lane_id());
     let warp_total = warp_reduce_shuffle::<T, O>(v);
     if lane == 0 {
-        smem.set(warp, warp_total); // checked: a block larger than BLOCK traps here
+        smem.set(warp_id, warp_total); // checked: a block larger than BLOCK traps here
     }
-    sync_threads();
+    thread::sync_threads();
     let mut total = O::identity();
-    if warp == 0 {
+    if warp_id == 0 {
         let mine = if lane < BLOCK as u32 / WARP_SIZE && lane < smem.len() {
             // SAFETY: `lane < smem.len()`, tested just above (the compiler folds it with the
             // first test when `smem` is the `BLOCK / 32` view `reduce` makes).
@@ -101,13 +125,16 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
     out: GlobalMut<T>,
 ) {
     // The proofs below need `tid < BLOCK` and `blockIdx.x < partials.len()`: check both once.
-    if block_dim() as usize != BLOCK || partials.len() < grid_dim() as usize {
+    if thread::block_dim_x() as usize != BLOCK || partials.len() < thread::grid_dim_x() as usize {
         fail("stage 8 needs blockDim.x == BLOCK and gridDim.x partials");
     }
     // SAFETY: the launch reserves `BLOCK / 32` elements of shared memory (see the host's plan).
     let smem = unsafe { Shared::<T>::dynamic(BLOCK as u32 / WARP_SIZE) };
-    let tid = thread_idx() as usize;
-    let (block, grid) = (block_idx() as usize, grid_dim() as usize);
+    let tid = thread::thread_idx_x() as usize;
+    let (block, grid) = (
+        thread::block_idx_x() as usize,
+        thread::grid_dim_x() as usize,
+    );
     let n = input.len();
     let lanes = 16 / core::mem::size_of::<T>();
 
