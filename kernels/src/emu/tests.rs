@@ -2,8 +2,9 @@
 
 use super::*;
 use crate::gpu::{self, Counter, Shared};
-use std::sync::atomic::AtomicU32;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
+use std::vec;
 
 fn cfg(grid_dim: usize, block_dim: usize, shared_bytes: usize) -> LaunchConfig {
     LaunchConfig {
