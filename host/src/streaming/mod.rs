@@ -19,6 +19,7 @@
 //!
 //! Under the emulator the same chunking runs with plain copies, so CI tests the arithmetic.
 
+pub mod link;
 mod pipeline;
 pub mod policy;
 pub mod timeline;
