@@ -1,5 +1,5 @@
 //! How host data is streamed, as data: the chunk size by input length, how many staging slots,
-//! how many CPU threads stage a pageable chunk. The pipeline ([`super::pipeline`]) follows it
+//! how many CPU threads stage a pageable chunk. The pipeline (`streaming/pipeline.rs`) follows it
 //! and decides nothing itself.
 
 use crate::ElemType;

@@ -83,8 +83,7 @@ fn streamed<T: Scalar>(backend: &Backend, data: &[T]) -> Result<Vec<Row>, Reduce
             t.spans
                 .iter()
                 .filter(|s| lanes.contains(&s.lane))
-                .map(|s| s.end_ms - s.start_ms)
-                .sum()
+                .fold(0.0, |sum, s| sum + (s.end_ms - s.start_ms))
         };
         let last_gpu = t
             .spans
