@@ -8,7 +8,8 @@
 # Steps (about 2 minutes on an H200; --no-big skips N = 2^30):
 #   link + ours   bin/reduce --backend gpu host: the link first (pinned cuMemcpyHtoD of 1 GiB,
 #                 min of 10), then N = 2^16, 2^20, 2^22, 2^26, 2^28 (10 runs) and 2^30 (3 runs),
-#                 f32 ones, from pageable and pinned memory           -> OUTDIR/host.jsonl
+#                 f32 ones, from pageable and pinned memory; the zero-copy route
+#                 (--input zero-copy) for N <= 2^26 in a process of its own -> OUTDIR/host.jsonl
 #   timeline      one streamed call of 2^26 per input, CUDA events    -> OUTDIR/timeline.json
 #   baselines     python3 python/host_stream.py baselines (torch pageable/pinned, CuPy)
 #                                                                     -> OUTDIR/host.jsonl (appended)
@@ -42,6 +43,11 @@ for e in 16 20 22 26 28 30; do
         echo "reduce host 2^$e failed (see host-ours.log)"
         status=1
     fi
+    # The zero-copy route (off in the default policy until measured): its own process, so a
+    # failure cannot take the rows above with it.
+    [ "$e" -le 26 ] && { "$R" --backend gpu host --n $((1 << e)) --runs "$runs" --warmup 2 \
+        --format json --input zero-copy >> "$OUTDIR/host.jsonl" 2>> "$OUTDIR/host-ours.log" \
+        || echo "reduce host --input zero-copy 2^$e failed (see host-ours.log)"; }
 done
 
 echo "== baselines (torch, cupy)"

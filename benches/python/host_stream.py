@@ -86,7 +86,8 @@ def report(outdir):
             elif r.get("kind") == "host":
                 r.setdefault("impl", "ours_" + r.get("input", "?"))
                 rows.append(r)
-    impls = ["ours_pageable", "ours_pinned", "torch_pageable", "torch_pinned", "cupy_pageable"]
+    impls = ["ours_pageable", "ours_pinned", "ours_zero-copy", "torch_pageable", "torch_pinned",
+             "cupy_pageable"]
     ns = sorted({r["n"] for r in rows})
     by = {(r["impl"], r["n"]): r for r in rows}
     out = ["# Data that starts on the host: end to end, f32 sum of ones", ""]

@@ -28,6 +28,29 @@ pub struct PinnedBuffer<T: Scalar> {
 }
 
 impl<T: Scalar> PinnedBuffer<T> {
+    /// The address kernels read element 0 at: the device address of the mapped pages on a GPU
+    /// (`cuMemHostGetDevicePointer`), the host address under the emulator (whose kernels run on
+    /// the host). Computing it is safe; a kernel reading it is what needs care.
+    ///
+    /// # Errors
+    /// The driver's error if the pages are not mapped into the device's address space.
+    pub(crate) fn kernel_addr(&self) -> Result<u64> {
+        match &self.mem {
+            PinnedMem::Locked(b) => {
+                let mut dev: cust::sys::CUdeviceptr = 0;
+                // SAFETY: `b` is a live pinned allocation of the current context; the driver only
+                // writes the out-pointer.
+                let r = unsafe {
+                    cust::sys::cuMemHostGetDevicePointer_v2(&mut dev, b.as_ptr() as *mut _, 0)
+                };
+                crate::gpu::driver_result(r, "mapping pinned memory into the device")?;
+                Ok(dev)
+            }
+            // An integer, not a pointer offset: no provenance rules to break.
+            PinnedMem::Plain(v) => Ok(v.as_ptr() as usize as u64),
+        }
+    }
+
     /// `len` zeroed elements, pinned by `backend`'s GPU context (plain memory on the emulator).
     ///
     /// # Errors

@@ -117,3 +117,30 @@ fn timeline_reports_the_chunking() {
     assert_eq!((t.n, t.chunk_elems, t.chunks), (1000, 125, 8));
     assert!(t.spans.is_empty() && t.total_ms > 0.0);
 }
+
+#[test]
+fn the_policy_picks_zero_copy_for_small_pinned_inputs() {
+    let b = emu();
+    let policy = StreamPolicy {
+        zero_copy_max_bytes: 4 * 3000,
+        ..small_chunks(1024)
+    };
+    let data = common::data::<f32>(2999, 3);
+    let pinned = PinnedBuffer::from_slice(&b, &data).unwrap();
+    let mut h = HostReducer::new(&b).with_policy(policy).unwrap();
+    let whole = Reducer::new(&b).sum(&b.upload(&data).unwrap()).unwrap();
+    assert_eq!(h.sum_host(&pinned).unwrap().to_bits(), whole.to_bits());
+    // Pageable input still streams in chunks.
+    let chunked = chunked_reference(&b, h.policy(), Op::Sum, &data).unwrap();
+    assert_eq!(
+        h.sum_host(&data).unwrap().to_bits(),
+        chunked.unwrap().to_bits()
+    );
+    // Above the threshold, pinned input streams too.
+    let big = PinnedBuffer::from_slice(&b, &common::data::<f32>(3001, 3)).unwrap();
+    let chunked = chunked_reference(&b, h.policy(), Op::Sum, big.as_slice()).unwrap();
+    assert_eq!(
+        h.sum_host(&big).unwrap().to_bits(),
+        chunked.unwrap().to_bits()
+    );
+}

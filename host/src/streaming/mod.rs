@@ -23,6 +23,7 @@ pub mod link;
 mod pipeline;
 pub mod policy;
 pub mod timeline;
+mod zero_copy;
 
 use crate::backend::Backend;
 use crate::error::{ReduceError, Result};
@@ -40,8 +41,12 @@ use timeline::{Recorder, Timeline};
 pub enum HostInput<'a, T: Scalar> {
     /// Ordinary memory (a `Vec`, a slice of one): staged through pinned buffers.
     Pageable(&'a [T]),
-    /// Pinned memory of the reducer's backend: copied by the device straight from it.
+    /// Pinned memory of the reducer's backend: copied by the device straight from it (or read
+    /// by the kernel where it lies, when the policy picks the zero-copy route for its size).
     Pinned(&'a PinnedBuffer<T>),
+    /// Pinned memory, always by the zero-copy route: one stage-8 kernel reads the mapped host
+    /// memory directly (no chunks; the same bits as [`crate::Reducer`] on device memory).
+    ZeroCopy(&'a PinnedBuffer<T>),
 }
 
 impl<'a, T: Scalar> From<&'a [T]> for HostInput<'a, T> {
@@ -65,7 +70,7 @@ impl<T: Scalar> HostInput<'_, T> {
     pub fn as_slice(&self) -> &[T] {
         match self {
             HostInput::Pageable(d) => d,
-            HostInput::Pinned(p) => p.as_slice(),
+            HostInput::Pinned(p) | HostInput::ZeroCopy(p) => p.as_slice(),
         }
     }
 }
@@ -158,6 +163,7 @@ impl<'b> HostReducer<'b> {
             input: match input {
                 HostInput::Pageable(_) => "pageable",
                 HostInput::Pinned(_) => "pinned",
+                HostInput::ZeroCopy(_) => "zero-copy",
             }
             .to_string(),
             chunk_elems: self.policy.chunk_elems(n, T::TYPE),
@@ -236,9 +242,17 @@ impl<'b> HostReducer<'b> {
                     .into(),
             ));
         }
+        let zero_copy = match input {
+            HostInput::Pageable(_) => None,
+            HostInput::Pinned(p) => {
+                let bytes = std::mem::size_of_val(p.as_slice());
+                self.policy.zero_copy(bytes).then_some(p)
+            }
+            HostInput::ZeroCopy(p) => Some(p),
+        };
         let src = match input {
             HostInput::Pageable(d) => Source::Pageable(d),
-            HostInput::Pinned(p) => {
+            HostInput::Pinned(p) | HostInput::ZeroCopy(p) => {
                 p.check_owner(self.backend.id())?;
                 if p.is_page_locked() {
                     Source::Pinned(p.as_slice())
@@ -260,6 +274,19 @@ impl<'b> HostReducer<'b> {
         }
         .downcast_mut::<Lanes<T>>()
         .expect("keyed by the element type");
+        if let Some(p) = zero_copy {
+            let n = p.len();
+            if lanes.zero_copy.len() > 16 {
+                lanes.zero_copy.clear();
+            }
+            let plan = match lanes.zero_copy.entry((op, n)) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(zero_copy::ZeroCopyPlan::new(backend, op, n)?)
+                }
+            };
+            return plan.run(backend, p).map(Some);
+        }
         let Some(gpu) = backend.gpu() else {
             return pipeline::reduce_emulated(backend, lanes, policy, op, src.data()).map(Some);
         };

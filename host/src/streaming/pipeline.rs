@@ -75,6 +75,8 @@ impl GpuStaging {
 
 /// Per element type: the device chunk buffers, the partials and the prepared stage-8 plans.
 pub(crate) struct Lanes<T: Scalar> {
+    /// The zero-copy route's plans, per (op, length).
+    pub(crate) zero_copy: HashMap<(Op, usize), super::zero_copy::ZeroCopyPlan<T>>,
     dev: Vec<Buffer<T>>,
     partials: Buffer<T>,
     plans: HashMap<(Op, usize), Prepared<T>>,
@@ -87,6 +89,7 @@ impl<T: Scalar> Lanes<T> {
             .map(|_| backend.zeroed::<T>(elems))
             .collect::<Result<_>>()?;
         Ok(Lanes {
+            zero_copy: HashMap::new(),
             dev,
             partials: backend.zeroed(1)?,
             plans: HashMap::new(),

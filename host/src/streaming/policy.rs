@@ -21,6 +21,12 @@ pub struct StreamPolicy {
     pub copy_threads: usize,
     /// Bytes below which a chunk is staged by one thread (spawning costs more than it saves).
     pub min_bytes_per_thread: usize,
+    /// A [`crate::PinnedBuffer`] of at most this many bytes takes the zero-copy route (one
+    /// kernel reading the mapped host memory, no copy command). 0, the default, turns the route
+    /// off until it is measured on the device: `benches/host-on-gpu.sh` times
+    /// `reduce host --input zero-copy` next to `--input pinned`; set this to the size below
+    /// which the zero-copy row wins.
+    pub zero_copy_max_bytes: usize,
 }
 
 impl Default for StreamPolicy {
@@ -33,6 +39,7 @@ impl Default for StreamPolicy {
             slots: 3,
             copy_threads: cpus.clamp(1, 8),
             min_bytes_per_thread: 1 << 20,
+            zero_copy_max_bytes: 0,
         }
     }
 }
@@ -57,6 +64,11 @@ impl StreamPolicy {
     /// CPU threads that stage a chunk of `bytes` bytes.
     pub fn threads_for(&self, bytes: usize) -> usize {
         (bytes / self.min_bytes_per_thread.max(1)).clamp(1, self.copy_threads.max(1))
+    }
+
+    /// Does a pinned input of `bytes` bytes take the zero-copy route?
+    pub fn zero_copy(&self, bytes: usize) -> bool {
+        bytes <= self.zero_copy_max_bytes
     }
 
     /// Staging slots actually used (at least 2, so that staging and copying overlap).

@@ -14,6 +14,7 @@ pub fn small_chunks(max_chunk_bytes: usize) -> StreamPolicy {
         slots: 3,
         copy_threads: 3,
         min_bytes_per_thread: 64,
+        zero_copy_max_bytes: 0,
     }
 }
 
@@ -78,6 +79,21 @@ pub fn check_streamed<T: Scalar>(
     if !same(pageable, want) || !same(pinned, want) {
         return Err(format!(
             "{what}: pageable {pageable:?}, pinned {pinned:?}, chunked device reference {want:?}"
+        ));
+    }
+    // The zero-copy route is one stage-8 launch over the whole input: Reducer's bits.
+    let zero_copy = r
+        .reduce_host(op, HostInput::ZeroCopy(&pinned_buf))
+        .map_err(e)?;
+    let whole = match slice.len() {
+        0 => (op == Op::Sum).then(T::default),
+        n => Reducer::new(b)
+            .reduce_range(op, &b.upload(slice).map_err(e)?, 0, n)
+            .map_err(e)?,
+    };
+    if !same(zero_copy, whole) {
+        return Err(format!(
+            "{what}: zero-copy {zero_copy:?}, device-resident {whole:?}"
         ));
     }
     if let (Some(g), Some(w)) = (pageable, reference(op, slice)) {

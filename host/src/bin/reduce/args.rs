@@ -121,6 +121,8 @@ pub enum HostInputArg {
     Pinned,
     /// Both, one after the other.
     Both,
+    /// A `PinnedBuffer` read by the kernel where it lies (the zero-copy route, forced).
+    ZeroCopy,
 }
 
 #[derive(clap::Args, Clone)]

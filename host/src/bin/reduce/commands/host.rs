@@ -7,8 +7,9 @@ use crate::data::make_data;
 use crate::output::{banner, text_table, verdict, Column};
 use reduce_host::streaming::link::link_seconds;
 use reduce_host::{
-    matches_reference, plan, reference, reference_mean, with_elem_type, Backend, HostReducer,
-    LaunchOverrides, Op, PinnedBuffer, ReduceError, Scalar, Stage, StreamPolicy, Timeline,
+    matches_reference, plan, reference, reference_mean, with_elem_type, Backend, HostInput,
+    HostReducer, LaunchOverrides, Op, PinnedBuffer, ReduceError, Scalar, Stage, StreamPolicy,
+    Timeline,
 };
 use std::path::Path;
 use std::time::Instant;
@@ -63,6 +64,19 @@ pub fn run(backend: &Backend, cmd: &HostCmd<'_>) -> Result<bool, ReduceError> {
     with_elem_type!(cmd.ty, T => run_typed::<T>(backend, cmd))
 }
 
+/// The input of kind `kind` (`pageable`, `pinned`, `zero-copy`).
+fn host_input<'a, T: Scalar>(
+    kind: &str,
+    data: &'a [T],
+    pinned: Option<&'a PinnedBuffer<T>>,
+) -> HostInput<'a, T> {
+    match (kind, pinned) {
+        ("pinned", Some(p)) => HostInput::Pinned(p),
+        ("zero-copy", Some(p)) => HostInput::ZeroCopy(p),
+        _ => HostInput::Pageable(data),
+    }
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -102,13 +116,11 @@ fn run_typed<T: Scalar>(backend: &Backend, cmd: &HostCmd<'_>) -> Result<bool, Re
         HostInputArg::Pageable => &["pageable"],
         HostInputArg::Pinned => &["pinned"],
         HostInputArg::Both => &["pageable", "pinned"],
+        HostInputArg::ZeroCopy => &["zero-copy"],
     };
     for &kind in kinds {
         let once = |r: &mut HostReducer| -> Result<Got<T>, ReduceError> {
-            let input: reduce_host::HostInput<T> = match (kind, &pinned) {
-                ("pinned", Some(p)) => p.into(),
-                _ => data.as_slice().into(),
-            };
+            let input = host_input(kind, &data, pinned.as_ref());
             Ok(if cmd.op == Op::Mean {
                 Got::Mean(r.mean_host(input)?)
             } else {
@@ -126,14 +138,14 @@ fn run_typed<T: Scalar>(backend: &Backend, cmd: &HostCmd<'_>) -> Result<bool, Re
             secs.push(t.elapsed().as_secs_f64());
         }
         if cmd.timeline.is_some() && cmd.op != Op::Mean {
-            let input: reduce_host::HostInput<T> = match (kind, &pinned) {
-                ("pinned", Some(p)) => p.into(),
-                _ => data.as_slice().into(),
-            };
+            let input = host_input(kind, &data, pinned.as_ref());
             timelines.push(reducer.reduce_host_timeline(cmd.op, input)?.1);
         }
         let min = secs.iter().copied().fold(f64::MAX, f64::min);
-        let chunk = policy.chunk_elems(cmd.n, T::TYPE);
+        let chunk = match kind {
+            "zero-copy" => cmd.n.max(1),
+            _ => policy.chunk_elems(cmd.n, T::TYPE),
+        };
         rows.push(Row {
             kind: "host",
             device: backend.caps().name.clone(),
