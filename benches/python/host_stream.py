@@ -50,7 +50,7 @@ def baselines(exps, runs, big_exp, big_runs):
     for e, r in sizes:
         n = 1 << e
         x = np.ones(n, dtype=np.float32)
-        impls = []
+        impls, xp = [], None
         if torch is not None and torch.cuda.is_available():
             impls.append(("torch_pageable", lambda: torch.from_numpy(x).cuda().sum().item()))
             xp = torch.from_numpy(x).pin_memory()
@@ -68,7 +68,7 @@ def baselines(exps, runs, big_exp, big_runs):
                 "value": str(value), "correct": value == float(n), "runs": r,
                 "min_ms": lo * 1e3, "median_ms": med * 1e3, "gbps": 4 * n / lo / 1e9,
             }), flush=True)
-        if torch is not None:
+        if xp is not None:
             del xp
             torch.cuda.empty_cache()
 
