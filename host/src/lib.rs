@@ -17,6 +17,8 @@
 //! * [`Reducer`] — the main API: stage 8 (one launch, tuned per device), any op and type.
 //! * [`run_stage`] — any stage of the ladder (stages 1–7 in several passes on the device, stage 8
 //!   in one), with launch overrides.
+//! * [`HostReducer`] — data that starts in host memory, streamed through the GPU at the link's
+//!   speed (pinned staging, chunks, copies overlapped with kernels); [`PinnedBuffer`].
 //! * [`measure`] — CUDA-event timing, the blog's benchmark and profile tables.
 
 pub mod backend;
@@ -26,11 +28,14 @@ pub mod error;
 pub mod gpu;
 pub mod kernel_image;
 pub mod measure;
+pub mod pinned;
 pub mod plan;
 pub mod prepared;
 pub mod record;
 pub mod reducer;
 pub mod stage;
+pub mod streaming;
+pub(crate) mod streams;
 pub mod transfer;
 pub mod types;
 pub mod verify;
@@ -41,10 +46,16 @@ pub use emulator::Emulator;
 pub use error::{ReduceError, Result};
 pub use gpu::Gpu;
 pub use measure::TimingSpec;
+pub use pinned::PinnedBuffer;
 pub use plan::{plan, LaunchOverrides, Plan};
 pub use prepared::{Prepared, ResultIn, Workspace};
 pub use record::{ErrorRecord, Record, TimingRecord, TwinRecord};
 pub use reducer::{run_stage, Reducer, MAX_CACHED_PLANS, MEAN_CHUNK};
 pub use stage::Stage;
+pub use streaming::{
+    policy::StreamPolicy,
+    timeline::{Lane, Span, Timeline},
+    HostInput, HostReducer,
+};
 pub use types::{matches_reference, reference, reference_mean, ElemType, Op, Reference, Scalar};
 pub use verify::{verify, Expected};

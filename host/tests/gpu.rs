@@ -3,6 +3,7 @@
 //! `tests/emulator.rs`.
 
 mod common;
+mod host_stream;
 
 use common::*;
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -316,6 +317,38 @@ fn nan_extremes_wide_means_and_empty_buffers() -> Result<(), Failed> {
     Ok(())
 }
 
+/// The streamed host-input path: every op and type across chunk boundaries (small chunks), a
+/// large input with the default policy from pageable and pinned memory (bit-equal to the chunked
+/// device-resident reduction), determinism, and a foreign pinned buffer refused.
+fn streamed_host_input() -> Result<(), Failed> {
+    let b = gpu();
+    let small = host_stream::small_chunks(1 << 12);
+    host_stream::check_type::<f32>(&b, &small, 1)?;
+    host_stream::check_type::<f64>(&b, &small, 2)?;
+    host_stream::check_type::<i32>(&b, &small, 3)?;
+    host_stream::check_type::<u64>(&b, &small, 4)?;
+    let policy = StreamPolicy::default();
+    for (n, offset) in [((1 << 24) + 3, 1), (1 << 26, 0), (100_000, 1)] {
+        let d = data::<f32>(n + offset, 8);
+        for op in [Op::Sum, Op::Max] {
+            host_stream::check_streamed(&b, &policy, op, &d, offset)?;
+        }
+    }
+    host_stream::check_deterministic(&b, &policy, (1 << 25) + 17)?;
+    let mut h = HostReducer::new(&b);
+    let ones = PinnedBuffer::from_slice(&b, &vec![1.0f32; 1 << 24])?;
+    let (v, t) = h.reduce_host_timeline(Op::Sum, &ones)?;
+    if v != Some((1 << 24) as f32) || t.spans.is_empty() || !ones.is_page_locked() {
+        return Err(format!("pinned 2^24 ones: {v:?}, {} spans", t.spans.len()).into());
+    }
+    let other = Backend::Emulator(Emulator::default());
+    let foreign = PinnedBuffer::from_slice(&other, &[1.0f32])?;
+    if !matches!(h.sum_host(&foreign), Err(ReduceError::ForeignBuffer { .. })) {
+        return Err("a pinned buffer of another backend was accepted".into());
+    }
+    Ok(())
+}
+
 fn main() {
     let mut args = Arguments::from_args();
     args.test_threads = Some(1); // one GPU: keep large allocations and timings apart
@@ -357,6 +390,7 @@ fn main() {
             "nan_extremes_wide_means_and_empty_buffers",
             nan_extremes_wide_means_and_empty_buffers,
         ),
+        ("streamed_host_input", streamed_host_input),
     ];
     let missing = match Gpu::open() {
         Ok(_) => None,

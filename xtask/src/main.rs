@@ -359,6 +359,10 @@ fn bundle() -> Result<()> {
         root.join("benches/run-on-gpu.sh"),
         dest.join("run-on-gpu.sh"),
     )?;
+    std::fs::copy(
+        root.join("benches/host-on-gpu.sh"),
+        dest.join("host-on-gpu.sh"),
+    )?;
     println!(
         "bundle ready: {} (copy it to the GPU machine and run `bash run-on-gpu.sh`)",
         dest.display()

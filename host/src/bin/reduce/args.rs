@@ -112,6 +112,19 @@ pub enum Data {
     Random,
 }
 
+/// Which host memory `reduce host` reduces from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum HostInputArg {
+    /// An ordinary `Vec` (staged through pinned buffers by CPU threads).
+    Pageable,
+    /// A `PinnedBuffer` (copied by the device straight from it).
+    Pinned,
+    /// Both, one after the other.
+    Both,
+    /// A `PinnedBuffer` read by the kernel where it lies (the zero-copy route, forced).
+    ZeroCopy,
+}
+
 #[derive(clap::Args, Clone)]
 pub struct Common {
     /// Elements to reduce [default: 4194304 on a GPU, 65536 on the emulator].
@@ -244,6 +257,43 @@ pub enum Cmd {
         /// show that racecheck flags them.
         #[arg(long)]
         broken: bool,
+    },
+    /// Data that starts in host memory, streamed through the GPU: end-to-end wall time (until the
+    /// result is on the host) from pageable and/or pinned memory, min and median of the runs.
+    Host {
+        /// Elements.
+        #[arg(long, default_value_t = 1 << 22)]
+        n: usize,
+        /// Element type.
+        #[arg(long = "type", default_value = "f32")]
+        ty: ElemType,
+        /// Operator.
+        #[arg(long, default_value = "sum")]
+        op: Op,
+        /// Host memory to reduce from.
+        #[arg(long, value_enum, default_value_t = HostInputArg::Both)]
+        input: HostInputArg,
+        /// Input values.
+        #[arg(long, value_enum, default_value_t = Data::Ones)]
+        data: Data,
+        /// Seed for `--data random`.
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Untimed calls first.
+        #[arg(long, value_parser = count(0), default_value_t = 3)]
+        warmup: usize,
+        /// Timed calls.
+        #[arg(long, value_parser = count(1), default_value_t = 10)]
+        runs: usize,
+        /// Output format (`json`: one object per line; `csv` prints JSON too).
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Also record one call per input with CUDA events and write the timelines (JSON) here.
+        #[arg(long)]
+        timeline: Option<PathBuf>,
+        /// First measure the link: pinned host->device copies of this many bytes.
+        #[arg(long)]
+        link_bytes: Option<usize>,
     },
     /// Describe the device and the plan each stage would use.
     Info {

@@ -97,6 +97,34 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
             commands::stress::run(&Backend::open(cli.backend.into())?, reps, n, streams)
         }
         Cmd::Check { sizes, broken } => commands::check::run(&open()?, &sizes, broken),
+        Cmd::Host {
+            n,
+            ty,
+            op,
+            input,
+            data,
+            seed,
+            warmup,
+            runs,
+            format,
+            timeline,
+            link_bytes,
+        } => commands::host::run(
+            &open()?,
+            &commands::host::HostCmd {
+                n,
+                ty,
+                op,
+                inputs: input,
+                data,
+                seed,
+                warmup,
+                runs,
+                format,
+                timeline: timeline.as_deref(),
+                link_bytes,
+            },
+        ),
         Cmd::Info { n, ty } => commands::info::run(&open()?, n, ty),
     }
 }

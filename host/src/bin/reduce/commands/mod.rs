@@ -2,6 +2,7 @@
 //! matched the CPU reference.
 
 pub mod check;
+pub mod host;
 pub mod info;
 pub mod profile;
 pub mod run;

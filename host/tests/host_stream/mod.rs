@@ -1,0 +1,164 @@
+//! Checks of the streamed host-input path ([`HostReducer`]), shared by the emulator suite
+//! (`tests/streaming.rs`) and the GPU suite (`tests/gpu.rs`).
+#![allow(dead_code)]
+
+use reduce_host::*;
+
+/// A policy with chunks of at most `max_chunk_bytes`, so that small inputs cross many chunk
+/// boundaries.
+pub fn small_chunks(max_chunk_bytes: usize) -> StreamPolicy {
+    StreamPolicy {
+        max_chunk_bytes,
+        min_chunk_bytes: max_chunk_bytes / 4,
+        target_chunks: 8,
+        slots: 3,
+        copy_threads: 3,
+        min_bytes_per_thread: 64,
+        zero_copy_max_bytes: 0,
+    }
+}
+
+/// What the streamed path must give, bit for bit: each chunk reduced by [`Reducer`] on
+/// device-resident data, then the partials (in chunk order) reduced by [`Reducer`] again.
+/// `None` for min/max of nothing.
+pub fn chunked_reference<T: Scalar>(
+    b: &Backend,
+    policy: &StreamPolicy,
+    op: Op,
+    data: &[T],
+) -> Result<Option<T>, String> {
+    let e = |e: ReduceError| e.to_string();
+    if data.is_empty() {
+        return Ok((op == Op::Sum).then(T::default));
+    }
+    let input = b.upload(data).map_err(e)?;
+    let mut r = Reducer::new(b);
+    let chunk = policy.chunk_elems(data.len(), T::TYPE);
+    let mut partials = Vec::new();
+    for lo in (0..data.len()).step_by(chunk) {
+        let len = chunk.min(data.len() - lo);
+        partials.push(r.reduce_range(op, &input, lo, len).map_err(e)?.unwrap());
+    }
+    if partials.len() == 1 {
+        return Ok(Some(partials[0]));
+    }
+    let p = b.upload(&partials).map_err(e)?;
+    r.reduce_range(op, &p, 0, partials.len()).map_err(e)
+}
+
+fn same<T: Scalar>(a: Option<T>, b: Option<T>) -> bool {
+    a.map(|x| x.to_bits64()) == b.map(|x| x.to_bits64())
+}
+
+/// `op` over `data[offset..]` streamed from pageable memory (a misaligned start when `offset`
+/// is odd) and from a [`PinnedBuffer`]: both equal [`chunked_reference`] bit for bit, and the
+/// CPU reference within the kernels' rounding bound (integers: exactly).
+pub fn check_streamed<T: Scalar>(
+    b: &Backend,
+    policy: &StreamPolicy,
+    op: Op,
+    data: &[T],
+    offset: usize,
+) -> Result<(), String> {
+    let e = |e: ReduceError| e.to_string();
+    let slice = &data[offset..];
+    let what = format!("{op} {} n={} offset={offset}", T::TYPE, slice.len());
+    let mut r = HostReducer::new(b).with_policy(policy.clone()).map_err(e)?;
+    if op == Op::Mean {
+        let got = r.mean_host(slice);
+        return match (got, reference_mean(slice)) {
+            (Err(ReduceError::EmptyInput { .. }), None) => Ok(()),
+            (Ok(g), Some(w)) if (g - w).abs() <= 1e-5 * w.abs().max(1.0) => Ok(()),
+            (g, w) => Err(format!("{what}: got {g:?}, want {w:?}")),
+        };
+    }
+    let pageable = r.reduce_host(op, slice).map_err(e)?;
+    let pinned_buf = PinnedBuffer::from_slice(b, slice).map_err(e)?;
+    let pinned = r.reduce_host(op, &pinned_buf).map_err(e)?;
+    let want = chunked_reference(b, policy, op, slice)?;
+    if !same(pageable, want) || !same(pinned, want) {
+        return Err(format!(
+            "{what}: pageable {pageable:?}, pinned {pinned:?}, chunked device reference {want:?}"
+        ));
+    }
+    // The zero-copy route is one stage-8 launch over the whole input: Reducer's bits.
+    let zero_copy = r
+        .reduce_host(op, HostInput::ZeroCopy(&pinned_buf))
+        .map_err(e)?;
+    let whole = match slice.len() {
+        0 => (op == Op::Sum).then(T::default),
+        n => Reducer::new(b)
+            .reduce_range(op, &b.upload(slice).map_err(e)?, 0, n)
+            .map_err(e)?,
+    };
+    if !same(zero_copy, whole) {
+        return Err(format!(
+            "{what}: zero-copy {zero_copy:?}, device-resident {whole:?}"
+        ));
+    }
+    if let (Some(g), Some(w)) = (pageable, reference(op, slice)) {
+        let chunk = policy.chunk_elems(slice.len(), T::TYPE);
+        let k = slice.len().div_ceil(chunk);
+        let depth = |n| {
+            plan(
+                Stage::S8,
+                T::TYPE,
+                op,
+                n,
+                LaunchOverrides::default(),
+                b.caps(),
+            )
+        };
+        let depth = depth(chunk).map_err(e)?.depth + depth(k).map_err(e)?.depth;
+        if !matches_reference(op, g, &w, depth) {
+            return Err(format!("{what}: got {g}, CPU reference {}", w.value));
+        }
+    }
+    Ok(())
+}
+
+/// Lengths around the chunk boundaries of `policy` for `T`: empty, one, smaller than a chunk,
+/// exactly one, one more, many chunks with and without a tail.
+pub fn boundary_sizes<T: Scalar>(policy: &StreamPolicy) -> Vec<usize> {
+    let max = policy.max_chunk_bytes / T::TYPE.size();
+    let mut v = vec![0, 1, 7, max - 1, max, max + 1, 2 * max, 5 * max + 3];
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Every op on every boundary size, at offset 1 (a misaligned slice of a `Vec`), the sum at 0 too.
+pub fn check_type<T: Scalar>(b: &Backend, policy: &StreamPolicy, seed: u64) -> Result<(), String> {
+    for n in boundary_sizes::<T>(policy) {
+        let data = super::common::data::<T>(n + 1, seed + n as u64);
+        for op in [Op::Sum, Op::Min, Op::Max, Op::Mean] {
+            // Odd offsets (misaligned starts) for every op; aligned ones for the sum.
+            let offsets: &[usize] = if op == Op::Sum { &[0, 1] } else { &[1] };
+            for &offset in offsets {
+                check_streamed(b, policy, op, &data[..n + offset], offset)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The same input and policy give the same bits on every call, whatever the thread count.
+pub fn check_deterministic(b: &Backend, policy: &StreamPolicy, n: usize) -> Result<(), String> {
+    let e = |e: ReduceError| e.to_string();
+    let data = super::common::data::<f32>(n, 5);
+    let mut bits = Vec::new();
+    for threads in [1, 2, 5] {
+        let p = StreamPolicy {
+            copy_threads: threads,
+            ..policy.clone()
+        };
+        let mut r = HostReducer::new(b).with_policy(p).map_err(e)?;
+        for _ in 0..2 {
+            bits.push(r.sum_host(&data).map_err(e)?.to_bits());
+        }
+    }
+    if bits.iter().any(|x| *x != bits[0]) {
+        return Err(format!("sums differ between calls: {bits:x?}"));
+    }
+    Ok(())
+}
