@@ -17,8 +17,13 @@
 //! * [`Reducer`] — the main API: stage 8 (one launch, tuned per device), any op and type.
 //! * [`run_stage`] — any stage of the ladder (stages 1–7 in several passes on the device, stage 8
 //!   in one), with launch overrides.
+//! * [`Reducer::reduce_rows`], [`Reducer::reduce_cols`], [`Reducer::reduce_segments`] — one result
+//!   per row, column or segment ([`axis_api`]).
 //! * [`measure`] — CUDA-event timing, the blog's benchmark and profile tables.
 
+pub mod axis;
+pub mod axis_api;
+pub mod axis_plan;
 pub mod backend;
 pub mod buffer;
 pub mod emulator;
@@ -35,6 +40,8 @@ pub mod transfer;
 pub mod types;
 pub mod verify;
 
+pub use axis::{PreparedAxis, Segments};
+pub use axis_plan::{AxisKind, AxisPlan, AxisPolicy};
 pub use backend::{Backend, BackendChoice, DeviceCaps, KernelArgs, Launch};
 pub use buffer::{BackendId, Buffer};
 pub use emulator::Emulator;
