@@ -98,5 +98,6 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
         }
         Cmd::Check { sizes, broken } => commands::check::run(&open()?, &sizes, broken),
         Cmd::Info { n, ty } => commands::info::run(&open()?, n, ty),
+        Cmd::Axis(a) => commands::axis::run(&open()?, &a),
     }
 }
