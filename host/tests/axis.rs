@@ -1,129 +1,38 @@
-//! Reductions along an axis and over segments, on the emulator, against a CPU reference written
-//! independently of the kernels (per-run slices through `reduce_host::reference`, identities
-//! spelled out by hand).
+//! Reductions along an axis and over segments, on the emulator, against the CPU reference of
+//! `axis_checks` (which `tests/gpu.rs` holds the GPU to as well).
 
+mod axis_checks;
+
+use axis_checks::*;
 use reduce_host::*;
 
 fn emu() -> Backend {
     Backend::open(BackendChoice::Emu).unwrap()
 }
 
-/// Deterministic data: small integers (exact float sums), some negative, for every type.
-fn data<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let v = (x % 201) as f64
-                - if T::TYPE.is_float() || T::TYPE.name().starts_with('i') {
-                    100.0
-                } else {
-                    0.0
-                };
-            T::from_f64(v)
-        })
-        .collect()
-}
-
-/// What an empty run gives: 0 for a sum; for integers the type's largest value (min) or smallest
-/// (max), as CUB; for floats NaN, "no number" (the identity of IEEE minNum/maxNum).
-fn identity<T: Scalar>(op: Op) -> T {
-    match op {
-        _ if op != Op::Sum && T::TYPE.is_float() => T::from_f64(f64::NAN),
-        Op::Min => T::from_f64(f64::INFINITY), // integers: `as` saturates to MAX
-        Op::Max => T::from_f64(f64::NEG_INFINITY),
-        _ => T::from_f64(0.0),
-    }
-}
-
-/// Equal, or both NaN.
-fn same<T: Scalar>(a: T, b: T) -> bool {
-    a == b || (a.to_f64().is_nan() && b.to_f64().is_nan())
-}
-
-fn expect<T: Scalar>(op: Op, run: &[T]) -> T {
-    match reference(op, run) {
-        Some(r) if !run.is_empty() => r.value,
-        _ => identity(op),
-    }
-}
-
-fn check_matrix<T: Scalar>(b: &Backend, op: Op, rows: usize, cols: usize) {
-    let x = data::<T>(rows * cols, (rows * 31 + cols) as u64);
-    let input = b.upload(&x).unwrap();
-    let mut r = Reducer::new(b);
-    let got = r.reduce_rows(op, &input, rows, cols).unwrap();
-    let got = b.download(&got, rows).unwrap();
-    for i in 0..rows {
-        let want = expect(op, &x[i * cols..(i + 1) * cols]);
-        assert!(
-            same(got[i], want),
-            "{op} {} row {i} of {rows}x{cols}: {} vs {want}",
-            T::TYPE,
-            got[i]
-        );
-    }
-    let got = r.reduce_cols(op, &input, rows, cols).unwrap();
-    let got = b.download(&got, cols).unwrap();
-    for c in 0..cols {
-        let col: Vec<T> = (0..rows).map(|i| x[i * cols + c]).collect();
-        let want = expect(op, &col);
-        assert!(
-            same(got[c], want),
-            "{op} {} col {c} of {rows}x{cols}",
-            T::TYPE
-        );
-    }
-}
-
-const SHAPES: &[(usize, usize)] = &[
-    (0, 7),
-    (7, 0),
-    (0, 0),
-    (1, 1),
-    (1, 1000),
-    (1000, 1),
-    (13, 17),
-    (97, 5),
-    (3, 31),
-    (37, 300),
-    (5, 2053),
-];
-
-fn every_shape<T: Scalar>() {
-    let b = emu();
-    for op in [Op::Sum, Op::Min, Op::Max] {
-        for &(r, c) in SHAPES {
-            check_matrix::<T>(&b, op, r, c);
-        }
-    }
-}
-
 #[test]
 fn rows_and_cols_f32() {
-    every_shape::<f32>()
+    every_shape::<f32>(&emu())
 }
 #[test]
 fn rows_and_cols_f64() {
-    every_shape::<f64>()
+    every_shape::<f64>(&emu())
 }
 #[test]
 fn rows_and_cols_i32() {
-    every_shape::<i32>()
+    every_shape::<i32>(&emu())
 }
 #[test]
 fn rows_and_cols_u32() {
-    every_shape::<u32>()
+    every_shape::<u32>(&emu())
 }
 #[test]
 fn rows_and_cols_i64() {
-    every_shape::<i64>()
+    every_shape::<i64>(&emu())
 }
 #[test]
 fn rows_and_cols_u64() {
-    every_shape::<u64>()
+    every_shape::<u64>(&emu())
 }
 
 #[test]
@@ -153,67 +62,17 @@ fn split_shapes_one_huge_row_and_a_tall_matrix() {
     }
 }
 
-fn check_segments<T: Scalar>(b: &Backend, op: Op, n: usize, begin: &[u64], end: &[u64]) {
-    let x = data::<T>(n, n as u64 + 5);
-    let input = b.upload(&x).unwrap();
-    let segs = Segments::new(b, begin, end, n).unwrap();
-    let mut r = Reducer::new(b);
-    let got = r.reduce_segments(op, &input, &segs).unwrap();
-    let got = b.download(&got, begin.len()).unwrap();
-    for i in 0..begin.len() {
-        let want = expect(op, &x[begin[i] as usize..end[i] as usize]);
-        assert!(
-            same(got[i], want),
-            "{op} {} segment {i}: {} vs {want}",
-            T::TYPE,
-            got[i]
-        );
-    }
-}
-
-fn ragged(n: usize) -> (Vec<u64>, Vec<u64>) {
-    // Lengths 0, 1, 2, 0, 33, 300, 0, 7, … cycling, then the rest of the input; plus one segment
-    // overlapping others and one out of order.
-    let lens = [0u64, 1, 2, 0, 33, 300, 0, 7, 1000, 31, 32];
-    let (mut begin, mut end, mut at) = (vec![], vec![], 0u64);
-    for l in lens.iter().cycle() {
-        if at + l > n as u64 {
-            break;
-        }
-        begin.push(at);
-        end.push(at + l);
-        at += l;
-    }
-    begin.push(at);
-    end.push(n as u64);
-    begin.push(3);
-    end.push(n as u64 / 2);
-    begin.push(0);
-    end.push(0);
-    (begin, end)
-}
-
-fn segments_every_op<T: Scalar>() {
-    let b = emu();
-    let (begin, end) = ragged(20_000);
-    for op in [Op::Sum, Op::Min, Op::Max] {
-        check_segments::<T>(&b, op, 20_000, &begin, &end);
-        check_segments::<T>(&b, op, 10, &[], &[]);
-        check_segments::<T>(&b, op, 0, &[0, 0], &[0, 0]);
-    }
-}
-
 #[test]
 fn segments_f32_f64() {
-    segments_every_op::<f32>();
-    segments_every_op::<f64>();
+    segments_every_op::<f32>(&emu(), 20_000);
+    segments_every_op::<f64>(&emu(), 20_000);
 }
 #[test]
 fn segments_integers() {
-    segments_every_op::<i32>();
-    segments_every_op::<u32>();
-    segments_every_op::<i64>();
-    segments_every_op::<u64>();
+    segments_every_op::<i32>(&emu(), 20_000);
+    segments_every_op::<u32>(&emu(), 20_000);
+    segments_every_op::<i64>(&emu(), 20_000);
+    segments_every_op::<u64>(&emu(), 20_000);
 }
 
 #[test]
