@@ -38,9 +38,10 @@ impl AxisKind {
 pub struct AxisPolicy {
     /// Resident 256-thread blocks per SM the grid aims for (8 = 2048 threads, full occupancy).
     pub blocks_per_sm: usize,
-    /// Elements each lane of a sub-warp group should read: a run of `len` elements gets
-    /// `len / elems_per_lane` lanes, rounded up to a power of two, at most 32.
-    pub elems_per_lane: usize,
+    /// 16-byte vectors each lane of a sub-warp group should read: a run of `v` vectors gets
+    /// `v / vectors_per_lane` lanes, rounded up to a power of two, at most 32 (so a lane has
+    /// that many loads in flight).
+    pub vectors_per_lane: usize,
     /// Runs at least this long get a whole block each.
     pub block_run: usize,
     /// A run is split across blocks only into pieces at least this long.
@@ -53,7 +54,7 @@ impl Default for AxisPolicy {
     fn default() -> Self {
         AxisPolicy {
             blocks_per_sm: 8,
-            elems_per_lane: 8,
+            vectors_per_lane: 4,
             block_run: 2048,
             min_piece: 16384,
             min_piece_rows: 64,
@@ -147,12 +148,14 @@ impl AxisPolicy {
         (caps.sm_count * self.blocks_per_sm).max(1)
     }
 
-    /// Threads per run of `len` elements.
-    pub fn group(&self, len: usize) -> usize {
+    /// Threads per run of `len` elements of `size` bytes.
+    pub fn group(&self, len: usize, size: usize) -> usize {
         if len >= self.block_run {
             AXIS_BLOCK
         } else {
-            len.div_ceil(self.elems_per_lane.max(1))
+            (len * size)
+                .div_ceil(16)
+                .div_ceil(self.vectors_per_lane.max(1))
                 .max(1)
                 .next_power_of_two()
                 .min(32)
@@ -177,7 +180,7 @@ impl AxisPolicy {
         parts: usize,
         caps: &DeviceCaps,
     ) -> AxisStep {
-        let group = self.group(len.div_ceil(parts));
+        let group = self.group(len.div_ceil(parts), id_size(id));
         let items = count * parts;
         let grid = items
             .div_ceil(AXIS_BLOCK / group)
@@ -367,7 +370,7 @@ mod tests {
         let p = AxisPolicy::default();
         let c = h200();
         let short = p.rows(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
-        assert_eq!((short.steps.len(), short.steps[0].group), (1, 2));
+        assert_eq!((short.steps.len(), short.steps[0].group), (1, 1));
         let medium = p.rows(ElemType::F32, Op::Sum, 1 << 16, 1024, &c).unwrap();
         assert_eq!(medium.steps[0].group, 32);
         let long = p.rows(ElemType::F32, Op::Sum, 16, 1 << 24, &c).unwrap();

@@ -72,8 +72,9 @@ pub fn columns<T: Element, O: ReduceOp, const BLOCK: usize>(
                     // below `rows·cols <= input.len()` (checked on entry).
                     *x = unsafe { input.get_unchecked((r + u * lanes) * cols + c) };
                 }
-                for x in v {
-                    acc = O::combine(acc, x);
+                #[allow(clippy::needless_range_loop)] // indexing keeps the array in registers
+                for u in 0..UNROLL {
+                    acc = O::combine(acc, v[u]);
                 }
                 r += UNROLL * lanes;
             }

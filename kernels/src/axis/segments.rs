@@ -6,8 +6,10 @@
 //! *groups* of `G` threads — `G` = 1, 2, 4, 8, 16 or 32 (part of one warp) or the whole block —
 //! and each group reduces one work item:
 //!
-//! * the lanes of a group read elements `j, j + G, j + 2G, …` of the run: neighbouring lanes read
-//!   neighbouring addresses (coalesced), four independent loads in flight per lane;
+//! * the lanes of a group read 16-byte vectors `j, j + G, j + 2G, …` of the run (stage 8's
+//!   loads): neighbouring lanes read neighbouring addresses (coalesced), four independent loads
+//!   in flight per lane; the few elements before the run's first 16-byte boundary and after its
+//!   last whole vector are read one per lane;
 //! * a sub-warp group combines its lanes with `G/2, G/4, …, 1` shuffle-downs. Lane 0 of the group
 //!   only ever reads lanes of its own group (offsets below `G`), so groups sharing a warp do not
 //!   disturb each other — and every lane of the warp takes part in every shuffle, because all
@@ -23,14 +25,16 @@
 
 use super::{piece, AxisParams};
 use crate::gpu::{block_dim, block_idx, fail, grid_dim, sync_threads, thread_idx};
-use crate::gpu::{Global, GlobalMut, Shared, WARP_SIZE};
+use crate::gpu::{Global, GlobalMut, Shared, Vec4, WARP_SIZE};
 use crate::stages::s8_shuffle_vectorized::block_reduce;
 use crate::{Element, ReduceOp};
 
 /// Independent loads in flight per lane.
 const UNROLL: usize = 4;
 
-/// `op` over `input[b..e]`, lane `lane` of `g` taking every `g`-th element.
+/// `op` over `input[b..e]` by lane `lane` of a group of `g`: the elements before the run's first
+/// 16-byte boundary and after its last whole vector one per lane, the vectors in between
+/// `lane, lane + g, …` with 16-byte loads, [`UNROLL`] in flight.
 #[inline(always)]
 fn lane_total<T: Element, O: ReduceOp>(
     input: Global<T>,
@@ -41,23 +45,54 @@ fn lane_total<T: Element, O: ReduceOp>(
 ) -> T {
     // Clamped so that every index below is `< input.len()`, whatever the offsets say.
     let e = e.min(input.len());
+    let b = b.min(e);
+    let lanes = 16 / core::mem::size_of::<T>();
+    // Index `i` is on a 16-byte boundary iff `i ≡ h0 (mod lanes)` (the array is element-aligned).
+    let h0 = input.misaligned_head();
+    let first = if b <= h0 {
+        h0
+    } else {
+        b + (lanes - (b - h0) % lanes) % lanes
+    };
+    let first = first.min(e);
+    let vectors = (e - first) / lanes;
+    let tail = first + vectors * lanes;
     let mut acc = O::identity::<T>();
-    let mut i = b.saturating_add(lane);
-    while i.saturating_add((UNROLL - 1) * g) < e {
-        let mut v = [O::identity::<T>(); UNROLL];
-        for (u, x) in v.iter_mut().enumerate() {
-            // SAFETY: `i + u·g <= i + (UNROLL−1)·g < e <= input.len()` (loop condition).
-            *x = unsafe { input.get_unchecked(i + u * g) };
-        }
-        for x in v {
-            acc = O::combine(acc, x);
-        }
-        i += UNROLL * g;
+    // Head and tail: fewer than `lanes` elements each, `g` at a time.
+    let mut i = b + lane;
+    while i < first {
+        // SAFETY: `i < first <= e <= input.len()`.
+        acc = O::combine(acc, unsafe { input.get_unchecked(i) });
+        i += g;
     }
+    let mut i = tail + lane;
     while i < e {
         // SAFETY: `i < e <= input.len()`.
         acc = O::combine(acc, unsafe { input.get_unchecked(i) });
         i += g;
+    }
+    let mut v = lane;
+    while v + (UNROLL - 1) * g < vectors {
+        let mut loaded = [Vec4([0; 4]); UNROLL];
+        #[allow(clippy::needless_range_loop)] // `u` is part of the address
+        for u in 0..UNROLL {
+            // SAFETY: `v + u·g < vectors` (loop condition), so the vector ends at or before
+            // `tail <= e <= input.len()`; `first` is on a 16-byte boundary (above).
+            loaded[u] = unsafe { input.get_vec4_unchecked(first, v + u * g) };
+        }
+        #[allow(clippy::needless_range_loop)] // indexing keeps the array in registers
+        for u in 0..UNROLL {
+            acc = O::combine(acc, T::reduce_vec4::<O>(loaded[u]));
+        }
+        v += UNROLL * g;
+    }
+    while v < vectors {
+        // SAFETY: `v < vectors`, as above.
+        acc = O::combine(
+            acc,
+            T::reduce_vec4::<O>(unsafe { input.get_vec4_unchecked(first, v) }),
+        );
+        v += g;
     }
     acc
 }
