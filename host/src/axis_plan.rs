@@ -114,7 +114,7 @@ impl AxisPlan {
                 s.push_str(" + ");
             }
             let what = match st.kernel.family {
-                Family::AxisColumns => format!("cols w={}", st.len.min(AXIS_BLOCK)),
+                Family::AxisColumns => "cols".to_string(),
                 Family::AxisSegments => format!("segments g={}", st.group),
                 _ => format!("rows g={}", st.group),
             };
@@ -293,7 +293,14 @@ impl AxisPolicy {
         check_shape(rows, cols)?;
         let id = kernel(Family::AxisColumns, ty, op);
         let resident = self.resident(caps);
-        let tiles = cols.div_ceil(cols.clamp(1, AXIS_BLOCK));
+        // The kernel loads 16-byte vector columns when a row is a whole number of vectors.
+        let lanes = if (cols * ty.size()).is_multiple_of(16) {
+            16 / ty.size()
+        } else {
+            1
+        };
+        let vcols = cols / lanes;
+        let tiles = vcols.div_ceil(vcols.clamp(1, AXIS_BLOCK));
         let parts = if cols == 0 || tiles >= resident {
             1
         } else {
@@ -307,7 +314,7 @@ impl AxisPolicy {
             reads_input,
             writes_result: parts == 1,
             grid: (tiles * parts).clamp(1, resident),
-            shared_bytes: AXIS_BLOCK * ty.size(),
+            shared_bytes: AXIS_BLOCK * 16,
             count,
             len: cols,
             parts,

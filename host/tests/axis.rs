@@ -59,6 +59,7 @@ fn split_shapes_one_huge_row_and_a_tall_matrix() {
         check_matrix::<f32>(&b, op, 1, 1 << 16);
         check_matrix::<i64>(&b, op, 2, 40_000);
         check_matrix::<u32>(&b, op, 1 << 14, 3);
+        check_matrix::<f64>(&b, op, 1 << 13, 6); // 16-byte vector columns, split over rows
     }
 }
 
