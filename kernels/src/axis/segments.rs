@@ -139,9 +139,14 @@ fn reduce_runs<T: Element, O: ReduceOp, const BLOCK: usize>(
         let w = base + mine;
         let mut acc = O::identity::<T>();
         if w < items {
-            let (run, part) = (w / p.parts, w % p.parts);
-            let (rb, re) = bounds(run);
-            let (b, e) = piece(rb, re.max(rb), part, p.parts);
+            // (No 64-bit division per item when runs are not split: the common case.)
+            let (b, e) = if p.parts == 1 {
+                let (rb, re) = bounds(w);
+                (rb, re.max(rb))
+            } else {
+                let (rb, re) = bounds(w / p.parts);
+                piece(rb, re.max(rb), w % p.parts, p.parts)
+            };
             acc = lane_total::<T, O>(input, b, e, lane, g);
         }
         let total = if sub_warp {
