@@ -114,37 +114,35 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &AxisArgs) -> Result<bool, ReduceE
     p.enqueue(backend, &input, segs.as_ref(), &mut out)?;
     let got = backend.download(&out, p.results())?;
 
-    // The reference, one run at a time.
-    let ones = vec![one; if host.is_none() { n.min(1 << 26) } else { 0 }];
-    let run_of = |i: usize| -> Vec<T> {
-        let (lo, len, stride) = match kind {
+    // The reference, one run at a time. With ones every run of one length has the same
+    // reference, computed once (from a run of ones built here) per length.
+    let span = |i: usize| -> (usize, usize, usize) {
+        match kind {
             AxisKind::Rows => (i * cols, cols, 1),
             AxisKind::Cols => (i, rows, cols),
             AxisKind::Segments => (begin[i] as usize, (end[i] - begin[i]) as usize, 1),
-        };
-        match &host {
-            Some(h) => (0..len).map(|k| h[lo + k * stride]).collect(),
-            None if len <= ones.len() => ones[..len].to_vec(),
-            None => vec![one; len],
         }
     };
     let mut ok = true;
-    // With ones, runs of one length have one reference: computed once per length.
     let mut cache: Option<(usize, Reference<T>)> = None;
     for (i, &g) in got.iter().enumerate() {
-        let r = run_of(i);
-        if r.is_empty() {
+        let (lo, len, stride) = span(i);
+        if len == 0 {
             continue; // an empty run's identity is tested in tests/axis.rs
         }
-        let want = match &cache {
-            Some((len, want)) if host.is_none() && *len == r.len() => *want,
-            _ => {
-                let want = reference(op, &r).expect("a run of at least one element");
-                cache = Some((r.len(), want));
+        let want = match (&host, &cache) {
+            (None, Some((l, want))) if *l == len => *want,
+            (None, _) => {
+                let want = reference(op, &vec![one; len]).expect("a run of at least one element");
+                cache = Some((len, want));
                 want
             }
+            (Some(h), _) => {
+                let run: Vec<T> = (0..len).map(|k| h[lo + k * stride]).collect();
+                reference(op, &run).expect("a run of at least one element")
+            }
         };
-        ok &= matches_reference(op, g, &want, r.len());
+        ok &= matches_reference(op, g, &want, len);
     }
 
     let timing = if a.runs > 0 {
