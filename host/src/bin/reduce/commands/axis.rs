@@ -7,8 +7,8 @@ use crate::data::make_data;
 use crate::output::verdict;
 use reduce_host::measure::{time_queued, TimingSpec};
 use reduce_host::{
-    matches_reference, reference, with_elem_type, AxisKind, AxisPolicy, Backend, ElemType, Op,
-    PreparedAxis, ReduceError, Reference, Scalar, Segments,
+    matches_reference, reference, reference_mean, with_elem_type, AxisKind, AxisPolicy, Backend,
+    ElemType, Op, PreparedAxis, ReduceError, Reducer, Reference, Scalar, Segments,
 };
 
 #[derive(clap::Args, Clone)]
@@ -29,7 +29,8 @@ pub struct AxisArgs {
     /// Longest segment; lengths are log-uniform in 1..=max-len (seeded by `--seed`).
     #[arg(long, default_value_t = 1 << 12)]
     pub max_len: usize,
-    /// Operator (sum, min, max; mean is computed on the host and not timed).
+    /// Operator (sum, min, max, mean; a mean is the device sum divided on the host — exact
+    /// integer means from the input — so the timing is the sum's).
     #[arg(long, default_value = "sum")]
     pub op: Op,
     /// Element type.
@@ -145,6 +146,19 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &AxisArgs) -> Result<bool, ReduceE
         ok &= matches_reference(op, g, &want, len);
     }
 
+    if a.op == Op::Mean {
+        ok &= means_match::<T>(
+            backend,
+            a,
+            kind,
+            &input,
+            segs.as_ref(),
+            (&begin, &end),
+            &host,
+            &span,
+        )?;
+    }
+
     let timing = if a.runs > 0 {
         let spec = TimingSpec::kernels(3.min(a.runs), a.runs);
         Some(time_queued(backend, &spec, || {
@@ -174,7 +188,7 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &AxisArgs) -> Result<bool, ReduceE
                 "segments": if kind == AxisKind::Segments { a.segments } else { 0 },
                 "n": n,
                 "type": T::TYPE.name(),
-                "op": op.name(),
+                "op": a.op.name(),
                 "bytes": bytes,
                 "min_ms": min_ms,
                 "median_ms": median_ms,
@@ -185,13 +199,62 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &AxisArgs) -> Result<bool, ReduceE
             })
         ),
         _ => println!(
-            "{} {op} {} over {shape}: {} results, {}   min {min_ms:.4} ms  median {median_ms:.4} ms  {gbps:.1} GB/s   [{}]",
+            "{} {} {} over {shape}: {} results, {}   min {min_ms:.4} ms  median {median_ms:.4} ms  {gbps:.1} GB/s   [{}]",
             kind.name(),
+            a.op,
             T::TYPE,
             got.len(),
             verdict(ok),
             p.plan().describe()
         ),
+    }
+    Ok(ok)
+}
+
+/// `--op mean`: [`Reducer::mean_axis`] / [`Reducer::mean_segments`] against the reference mean of
+/// each run: integers exactly (both divide the exact sum), floats within the sum's error bound
+/// divided by the length.
+#[allow(clippy::too_many_arguments)]
+fn means_match<T: Scalar>(
+    backend: &Backend,
+    a: &AxisArgs,
+    kind: AxisKind,
+    input: &reduce_host::Buffer<T>,
+    segs: Option<&Segments>,
+    (begin, end): (&[u64], &[u64]),
+    host: &Option<Vec<T>>,
+    span: &dyn Fn(usize) -> (usize, usize, usize),
+) -> Result<bool, ReduceError> {
+    let mut r = Reducer::new(backend);
+    let means = match segs {
+        Some(s) => r.mean_segments(input, s, begin, end)?,
+        None => r.mean_axis(kind, input, a.rows, a.cols)?,
+    };
+    let u = if T::TYPE == ElemType::F32 {
+        f32::EPSILON as f64 / 2.0
+    } else {
+        f64::EPSILON / 2.0
+    };
+    let mut ok = true;
+    for (i, &m) in means.iter().enumerate() {
+        let (lo, len, stride) = span(i);
+        let run: Vec<T> = match host {
+            Some(h) => (0..len).map(|k| h[lo + k * stride]).collect(),
+            None => vec![T::from_f64(1.0); len.min(1)], // the mean of ones is 1
+        };
+        let (Some(want), Some(sum)) = (reference_mean(&run), reference(Op::Sum, &run)) else {
+            continue;
+        };
+        ok &= if T::TYPE.is_float() {
+            let scale = if host.is_some() {
+                sum.sum_abs / len as f64
+            } else {
+                1.0
+            };
+            (m - want).abs() <= u * (len as f64 * scale + 2.0 * want.abs())
+        } else {
+            m == want
+        };
     }
     Ok(ok)
 }
