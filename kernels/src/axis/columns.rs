@@ -14,7 +14,7 @@
 //!
 //! When a row is a whole number of 16-byte vectors (and the matrix starts on a 16-byte boundary)
 //! each thread takes a *vector column* instead — 4 neighbouring `f32` columns (2 of `f64`) — with
-//! one 16-byte load per row and one accumulator per column ([`columns_vec`]): a quarter of the
+//! one 16-byte load per row and one accumulator per column (`columns_vec`): a quarter of the
 //! load instructions, four times the bytes in flight.
 //!
 //! A tall matrix has few tiles; to fill the GPU the rows are cut into `parts` pieces (one work
