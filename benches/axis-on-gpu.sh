@@ -9,7 +9,9 @@
 # and a read-only kernel on the same bytes (cuda/cub_segmented.cu, built here with nvcc
 # -arch=sm_90); ragged segments (lengths log-uniform in 1..2^20), ours vs CUB; one max f32 and
 # one sum f64 per shape. Minimum and median of 50 CUDA-event runs. Writes OUTDIR/axis.jsonl,
-# OUTDIR/axis.md (the table) and OUTDIR/axis_bandwidth.png; logs in OUTDIR/logs/.
+# OUTDIR/axis.md (the table) and OUTDIR/axis_bandwidth.png; logs in OUTDIR/logs/. Then the axis
+# GPU tests (OUTDIR/axis-gpu-tests.txt) and compute-sanitizer memcheck/racecheck on small runs
+# (OUTDIR/axis-sanitize-*.log). Exit status non-zero if anything failed.
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="${1:-${OUT:-./results}}"
@@ -49,4 +51,23 @@ fi
 python3 "$HERE/python/axis_torch.py" $(echo $SHAPES | tr ':' ' ') >> "$J" 2>> "$OUT/logs/torch.log" \
     || { echo "torch baseline failed (logs/torch.log)" >&2; status=1; }
 python3 "$HERE/python/axis_report.py" "$OUT" || status=1
+
+# Correctness on the GPU: the axis GPU tests (bin/gpu-tests, filtered), and compute-sanitizer's
+# memcheck and racecheck over small rows / cols / segments runs (every kernel shape: sub-warp,
+# block, split, vector and scalar columns).
+if [ -x "$HERE/bin/gpu-tests" ]; then
+    "$HERE/bin/gpu-tests" axis > "$OUT/axis-gpu-tests.txt" 2>&1 || { echo "axis GPU tests FAILED" >&2; status=1; }
+    tail -3 "$OUT/axis-gpu-tests.txt" >&2
+fi
+if command -v compute-sanitizer > /dev/null 2>&1; then
+    for tool in memcheck racecheck; do
+        for a in "--rows 37 --cols 301 --axis rows" "--rows 3 --cols 70001 --axis rows" \
+                 "--rows 301 --cols 37 --axis cols" "--rows 20000 --cols 8 --axis cols" \
+                 "--axis segments --segments 50 --max-len 100000"; do
+            compute-sanitizer --tool "$tool" --error-exitcode 9 "$R" --backend gpu axis $a --runs 0 \
+                --data random >> "$OUT/axis-sanitize-$tool.log" 2>&1 || { echo "$tool: $a FAILED" >&2; status=1; }
+        done
+        echo "$tool: $(grep -cE 'ERROR SUMMARY: 0|RACECHECK SUMMARY: 0' "$OUT/axis-sanitize-$tool.log") clean runs of 5" >&2
+    done
+fi
 exit $status
