@@ -3,7 +3,7 @@
 //! the host, then kept on the device). The [`crate::Reducer`] methods in [`crate::axis_api`] are
 //! the short way to use them.
 
-use crate::axis_plan::{AxisKind, AxisPlan, AxisPolicy};
+use crate::axis_plan::{AxisKind, AxisPlan, AxisPolicy, Offsets};
 use crate::backend::{Backend, KernelArgs, Launch};
 use crate::buffer::{BackendId, Buffer};
 use crate::error::{ReduceError, Result};
@@ -17,15 +17,43 @@ pub struct Segments {
     count: usize,
     max_end: usize,
     total: usize,
+    cut: Option<Cut>,
+}
+
+/// Long segments cut into pieces ([`crate::axis_plan::cut_segments`]), on the device.
+struct Cut {
+    begin: Buffer<u64>,
+    end: Buffer<u64>,
+    first: Buffer<u64>,
+    last: Buffer<u64>,
 }
 
 impl Segments {
-    /// Check and upload the offsets of segments over an input of `input_len` elements.
+    /// Check and upload the offsets of segments over an input of `input_len` elements; segments
+    /// longer than the default policy's [`AxisPolicy::segment_piece`] are cut into pieces
+    /// (see [`Segments::with_piece`]).
     ///
     /// # Errors
     /// [`ReduceError::InvalidArgument`] if `begin` and `end` differ in length, or some
     /// `begin[i] > end[i]` or `end[i] > input_len`.
     pub fn new(backend: &Backend, begin: &[u64], end: &[u64], input_len: usize) -> Result<Self> {
+        Self::with_piece(
+            backend,
+            begin,
+            end,
+            input_len,
+            AxisPolicy::default().segment_piece,
+        )
+    }
+
+    /// [`Segments::new`], cutting segments longer than `piece` elements into pieces.
+    pub fn with_piece(
+        backend: &Backend,
+        begin: &[u64],
+        end: &[u64],
+        input_len: usize,
+        piece: usize,
+    ) -> Result<Self> {
         if begin.len() != end.len() {
             return Err(ReduceError::InvalidArgument(format!(
                 "{} segment starts but {} segment ends",
@@ -48,12 +76,22 @@ impl Segments {
             max_end = max_end.max(e as usize);
             total = total.saturating_add((e - b) as usize);
         }
+        let cut = match crate::axis_plan::cut_segments(begin, end, piece) {
+            Some((pb, pe, first, last)) => Some(Cut {
+                begin: backend.upload(&pb)?,
+                end: backend.upload(&pe)?,
+                first: backend.upload(&first)?,
+                last: backend.upload(&last)?,
+            }),
+            None => None,
+        };
         Ok(Segments {
             begin: backend.upload(begin)?,
             end: backend.upload(end)?,
             count: begin.len(),
             max_end,
             total,
+            cut,
         })
     }
 
@@ -81,6 +119,10 @@ impl Segments {
     pub fn max_end(&self) -> usize {
         self.max_end
     }
+    /// Work items: the pieces the segments were cut into (the segment count when none was cut).
+    pub fn pieces(&self) -> usize {
+        self.cut.as_ref().map_or(self.count, |c| c.begin.len())
+    }
     /// Elements in all segments together (overlaps counted twice).
     pub fn total_len(&self) -> usize {
         self.total
@@ -102,6 +144,8 @@ pub enum Shape {
     Segments {
         /// Segments.
         count: usize,
+        /// Pieces they were cut into.
+        pieces: usize,
         /// Elements of the input the plan was made for.
         n: usize,
     },
@@ -151,11 +195,13 @@ impl<T: Scalar> PreparedAxis<T> {
             T::TYPE,
             op,
             segments.len(),
+            segments.pieces(),
             segments.total_len(),
             backend.caps(),
         )?;
         let shape = Shape::Segments {
             count: segments.len(),
+            pieces: segments.pieces(),
             n,
         };
         Self::with_plan(backend, plan, shape)
@@ -215,7 +261,7 @@ impl<T: Scalar> PreparedAxis<T> {
                 self.plan.results
             )));
         }
-        let (begin, end) = match (self.shape, segments) {
+        let segs = match (self.shape, segments) {
             (Shape::Matrix { rows, cols }, None) => {
                 let n = rows * cols; // checked by the plan
                 if input.len() < n {
@@ -224,14 +270,15 @@ impl<T: Scalar> PreparedAxis<T> {
                         input.len()
                     )));
                 }
-                (0, 0)
+                None
             }
-            (Shape::Segments { count, .. }, Some(s)) => {
+            (Shape::Segments { count, pieces, .. }, Some(s)) => {
                 s.begin.check_owner(self.owner, "the segment offsets")?;
-                if s.count != count {
+                if s.count != count || s.pieces() != pieces {
                     return Err(ReduceError::InvalidArgument(format!(
-                        "the plan is for {count} segments, not {}",
-                        s.count
+                        "the plan is for {count} segments in {pieces} pieces, not {} in {}",
+                        s.count,
+                        s.pieces()
                     )));
                 }
                 if input.len() < s.max_end {
@@ -241,7 +288,7 @@ impl<T: Scalar> PreparedAxis<T> {
                         input.len()
                     )));
                 }
-                (s.begin.addr(0), s.end.addr(0))
+                Some(s)
             }
             (Shape::Matrix { .. }, Some(_)) => {
                 return Err(ReduceError::InvalidArgument(
@@ -266,7 +313,17 @@ impl<T: Scalar> PreparedAxis<T> {
                 (self.partials.addr(0), self.partials.len())
             };
             let symbol = step.kernel.symbol();
-            let offsets = step.kernel.family == reduce_kernels::table::Family::AxisSegments;
+            let (begin, end) = match (step.offsets, segs, segs.and_then(|s| s.cut.as_ref())) {
+                (Offsets::None, ..) => (0, 0),
+                (Offsets::Segments, Some(s), _) => (s.begin.addr(0), s.end.addr(0)),
+                (Offsets::Pieces, _, Some(c)) => (c.begin.addr(0), c.end.addr(0)),
+                (Offsets::PieceRanges, _, Some(c)) => (c.first.addr(0), c.last.addr(0)),
+                _ => {
+                    return Err(ReduceError::InvalidArgument(
+                        "the plan's offsets are not in these segments".into(),
+                    ))
+                }
+            };
             let launch = Launch {
                 kernel: symbol.as_str(),
                 grid: step.grid,
@@ -275,8 +332,8 @@ impl<T: Scalar> PreparedAxis<T> {
                 args: KernelArgs::Axis {
                     input: src,
                     n,
-                    begin: if offsets { begin } else { 0 },
-                    end: if offsets { end } else { 0 },
+                    begin,
+                    end,
                     out: dst,
                     out_len: step.out_len.min(dst_len),
                     count: step.count,
@@ -286,9 +343,10 @@ impl<T: Scalar> PreparedAxis<T> {
                 },
             };
             // SAFETY: every address is from a live buffer of `backend` (owners checked above;
-            // the workspace was allocated on it) with element type `T`, or the `u64` offsets of
-            // `segments` (each `count` long, `count` checked above), or 0 where the kernel reads
-            // no offsets. `n` and `out_len` are the lengths of those buffers (`out_len` at most
+            // the workspace was allocated on it) with element type `T`, or `u64` offsets of
+            // `segments`, all uploaded together on one backend, each `step.count` long (the
+            // segments' count and pieces were checked against the plan's above), or 0 where the
+            // kernel reads no offsets. `n` and `out_len` are the lengths of those buffers (`out_len` at most
             // the buffer's), and the kernels check them against what they index. A step that
             // reads the partials follows the one that wrote them, on the same stream, and neither
             // buffer is written by the host meanwhile. Kernel, block size and shared memory come

@@ -48,6 +48,10 @@ pub struct AxisPolicy {
     pub min_piece: usize,
     /// A column split gives each piece at least this many rows.
     pub min_piece_rows: usize,
+    /// Caller-given segments longer than this are cut into pieces of at most this many elements
+    /// (one work item each), combined per segment by a second launch: a few very long segments
+    /// among short ones then still spread over the whole GPU ([`cut_segments`]).
+    pub segment_piece: usize,
 }
 
 impl Default for AxisPolicy {
@@ -58,13 +62,29 @@ impl Default for AxisPolicy {
             block_run: 2048,
             min_piece: 16384,
             min_piece_rows: 64,
+            segment_piece: 1 << 16,
         }
     }
+}
+
+/// Which offsets a segment step reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Offsets {
+    /// None (rows and columns).
+    None,
+    /// The caller's segments.
+    Segments,
+    /// The pieces the long segments were cut into ([`cut_segments`]).
+    Pieces,
+    /// For each segment, the range of its pieces' partials.
+    PieceRanges,
 }
 
 /// One launch of an axis kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct AxisStep {
+    /// The offsets it reads.
+    pub offsets: Offsets,
     /// Kernel family (`AxisRows`, `AxisSegments` or `AxisColumns`).
     #[serde(skip)]
     pub kernel: KernelId,
@@ -186,6 +206,7 @@ impl AxisPolicy {
             .div_ceil(AXIS_BLOCK / group)
             .clamp(1, self.resident(caps));
         AxisStep {
+            offsets: Offsets::None,
             kernel: id,
             reads_input: true,
             writes_result: parts == 1,
@@ -242,40 +263,46 @@ impl AxisPolicy {
         })
     }
 
-    /// One result per segment, for `count` segments over an input of `n` elements (the plan uses
-    /// the mean segment length; the offsets themselves are only read by the kernel).
+    /// One result per segment, for `count` segments of `total` elements together, which
+    /// [`cut_segments`] cut into `pieces` pieces (`pieces == count` when none was cut). The plan
+    /// uses the mean length; the offsets themselves are only read by the kernel.
     pub fn segments(
         &self,
         ty: ElemType,
         op: Op,
         count: usize,
-        n: usize,
+        pieces: usize,
+        total: usize,
         caps: &DeviceCaps,
     ) -> Result<AxisPlan> {
         let op = device_op(op)?;
-        let mean_len = n.checked_div(count).unwrap_or(0);
-        let parts = self.parts(count, mean_len, caps);
+        let id = kernel(Family::AxisSegments, ty, op);
         let mut steps = Vec::new();
-        if count > 0 {
-            let mut s = self.run_step(
-                kernel(Family::AxisSegments, ty, op),
-                count,
-                mean_len,
-                parts,
-                caps,
-            );
-            s.len = 0;
+        let cut = pieces != count;
+        if count > 0 && !cut {
+            let mut s = self.run_step(id, count, total.checked_div(count).unwrap_or(0), 1, caps);
+            s.offsets = Offsets::Segments;
             steps.push(s);
-            if parts > 1 {
-                steps.push(self.finish(ty, op, count, parts, caps));
-            }
+        }
+        if count > 0 && cut {
+            let mut first =
+                self.run_step(id, pieces, total.checked_div(pieces).unwrap_or(0), 1, caps);
+            first.offsets = Offsets::Pieces;
+            first.writes_result = false;
+            let mut second = self.run_step(id, count, pieces.div_ceil(count), 1, caps);
+            second.offsets = Offsets::PieceRanges;
+            second.reads_input = false;
+            steps.extend([first, second]);
+        }
+        for s in &mut steps {
+            s.len = 0;
         }
         Ok(AxisPlan {
             kind: AxisKind::Segments,
             ty,
             op,
             results: count,
-            partials: if parts > 1 { count * parts } else { 0 },
+            partials: if cut { pieces } else { 0 },
             steps,
         })
     }
@@ -310,6 +337,7 @@ impl AxisPolicy {
                 .max(1)
         };
         let step = |count: usize, parts: usize, reads_input: bool| AxisStep {
+            offsets: Offsets::None,
             kernel: id,
             reads_input,
             writes_result: parts == 1,
@@ -345,6 +373,38 @@ fn id_size(id: KernelId) -> usize {
         ElemKind::F32 | ElemKind::I32 | ElemKind::U32 => 4,
         ElemKind::F64 | ElemKind::I64 | ElemKind::U64 => 8,
     }
+}
+
+/// Segments cut into pieces of at most `piece` elements: `(piece_begin, piece_end, first,
+/// last)`, where segment `i`'s pieces are `first[i]..last[i]` (so their partials are
+/// `partials[first[i]..last[i]]`, and an empty segment has none). `None` when no segment is longer
+/// than `piece`.
+#[allow(clippy::type_complexity)]
+pub fn cut_segments(
+    begin: &[u64],
+    end: &[u64],
+    piece: usize,
+) -> Option<(Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>)> {
+    let piece = piece.max(1) as u64;
+    if begin
+        .iter()
+        .zip(end)
+        .all(|(b, e)| e.saturating_sub(*b) <= piece)
+    {
+        return None;
+    }
+    let (mut pb, mut pe, mut first, mut last) = (vec![], vec![], vec![], vec![]);
+    for (&b, &e) in begin.iter().zip(end) {
+        first.push(pb.len() as u64);
+        let mut at = b;
+        while at < e {
+            pb.push(at);
+            at = at.saturating_add(piece).min(e);
+            pe.push(at);
+        }
+        last.push(pb.len() as u64);
+    }
+    Some((pb, pe, first, last))
 }
 
 /// `rows × cols` must be a representable element count.
@@ -401,5 +461,26 @@ mod tests {
             .unwrap()
             .steps
             .is_empty());
+        let direct = p
+            .segments(ElemType::F32, Op::Sum, 10, 10, 1000, &c)
+            .unwrap();
+        assert_eq!(direct.steps.len(), 1);
+        assert_eq!(direct.steps[0].offsets, Offsets::Segments);
+        let cut = p
+            .segments(ElemType::F32, Op::Sum, 10, 30, 1 << 20, &c)
+            .unwrap();
+        assert_eq!((cut.steps.len(), cut.partials), (2, 30));
+        assert_eq!(cut.steps[0].offsets, Offsets::Pieces);
+        assert_eq!(cut.steps[1].offsets, Offsets::PieceRanges);
+    }
+
+    #[test]
+    fn long_segments_are_cut_into_pieces() {
+        assert_eq!(cut_segments(&[0, 5], &[5, 9], 5), None);
+        let (pb, pe, first, last) = cut_segments(&[0, 7, 3, 20], &[7, 7, 20, 21], 5).unwrap();
+        assert_eq!(pb, vec![0, 5, 3, 8, 13, 18, 20]);
+        assert_eq!(pe, vec![5, 7, 8, 13, 18, 20, 21]);
+        assert_eq!(first, vec![0, 2, 2, 6]);
+        assert_eq!(last, vec![2, 2, 6, 7]);
     }
 }

@@ -79,6 +79,8 @@ fn segments_integers() {
 #[test]
 fn few_long_segments_are_split() {
     let b = emu();
+    let segs = Segments::new(&b, &[0, 5, 69_999], &[65_000, 70_000, 70_000], 70_000).unwrap();
+    assert!(segs.pieces() > 3, "the 69995-element segment is cut");
     check_segments::<f32>(
         &b,
         Op::Sum,

@@ -101,9 +101,22 @@ pub fn every_shape<T: Scalar>(b: &Backend) {
 }
 
 pub fn check_segments<T: Scalar>(b: &Backend, op: Op, n: usize, begin: &[u64], end: &[u64]) {
+    check_segments_cut::<T>(b, op, n, begin, end, AxisPolicy::default().segment_piece)
+}
+
+/// [`check_segments`] with segments longer than `piece` cut into pieces (a second launch
+/// combines them per segment).
+pub fn check_segments_cut<T: Scalar>(
+    b: &Backend,
+    op: Op,
+    n: usize,
+    begin: &[u64],
+    end: &[u64],
+    piece: usize,
+) {
     let x = data::<T>(n, n as u64 + 5);
     let input = b.upload(&x).unwrap();
-    let segs = Segments::new(b, begin, end, n).unwrap();
+    let segs = Segments::with_piece(b, begin, end, n, piece).unwrap();
     let mut r = Reducer::new(b);
     let got = r.reduce_segments(op, &input, &segs).unwrap();
     let got = b.download(&got, begin.len()).unwrap();
@@ -145,6 +158,8 @@ pub fn segments_every_op<T: Scalar>(b: &Backend, n: usize) {
     let (begin, end) = ragged(n);
     for op in [Op::Sum, Op::Min, Op::Max] {
         check_segments::<T>(b, op, n, &begin, &end);
+        check_segments_cut::<T>(b, op, n, &begin, &end, 100); // most long segments cut
+        check_segments_cut::<T>(b, op, n, &begin, &end, 1); // every element its own piece
         check_segments::<T>(b, op, 10, &[], &[]);
         check_segments::<T>(b, op, 0, &[0, 0], &[0, 0]);
     }
