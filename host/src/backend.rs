@@ -53,6 +53,30 @@ pub enum KernelArgs {
         /// Result address.
         out: u64,
     },
+    /// The reductions along an axis: `(input, n, begin, end, out, out_len, count, len, parts,
+    /// group)` (see `reduce_kernels::axis`).
+    Axis {
+        /// Input address.
+        input: u64,
+        /// Input length.
+        n: usize,
+        /// Segment start offsets (`count` × `u64`), or 0 for none.
+        begin: u64,
+        /// Segment end offsets (`count` × `u64`), or 0 for none.
+        end: u64,
+        /// Results (or partials) address.
+        out: u64,
+        /// Results (or partials) length.
+        out_len: usize,
+        /// Rows or segments.
+        count: usize,
+        /// Elements per row.
+        len: usize,
+        /// Work items per row, segment or column.
+        parts: usize,
+        /// Threads per work item (row and segment kernels).
+        group: usize,
+    },
 }
 
 /// A launch: kernel symbol, shape, arguments.

@@ -35,7 +35,7 @@ impl Emulator {
     /// As [`crate::Backend::launch`]: the addresses in `l.args` are host addresses of live `T`
     /// (and `u32` counter) allocations holding what the kernel reads and writes for this shape.
     pub(crate) unsafe fn launch<T: Scalar>(&self, l: &Launch<'_>) -> Result<()> {
-        use reduce_kernels::exports::{multi_pass, single_pass};
+        use reduce_kernels::exports::{axis, multi_pass, single_pass};
         use reduce_kernels::table::{emulated, Body, KernelId};
         let missing = || ReduceError::MissingKernel {
             name: l.kernel.to_string(),
@@ -89,8 +89,42 @@ impl Emulator {
                     single_pass(f, i as *const T, n, p as *mut T, c as *mut u32, o as *mut T)
                 })
             }
+            (
+                Body::Axis(f),
+                KernelArgs::Axis {
+                    input,
+                    n,
+                    begin,
+                    end,
+                    out,
+                    out_len,
+                    count,
+                    len,
+                    parts,
+                    group,
+                },
+            ) => {
+                let (i, b, e, o) = (input as usize, begin as usize, end as usize, out as usize);
+                // SAFETY: as above: `n` input elements, `count` offsets in each of `begin` and
+                // `end` (or null), `out_len` results.
+                run(&|| unsafe {
+                    axis(
+                        f,
+                        i as *const T,
+                        n,
+                        b as *const u64,
+                        e as *const u64,
+                        o as *mut T,
+                        out_len,
+                        count,
+                        len,
+                        parts,
+                        group,
+                    )
+                })
+            }
             _ => Err(ReduceError::InvalidArgument(format!(
-                "kernel {} takes the other calling convention (multi-pass vs single-pass)",
+                "kernel {} takes another calling convention (multi-pass, single-pass or axis)",
                 l.kernel
             ))),
         }

@@ -126,15 +126,40 @@ impl Gpu {
     /// and they stay allocated until the stream has run the kernel.
     pub(crate) unsafe fn launch(&self, l: &Launch<'_>) -> Result<()> {
         // Every argument is 64 bits wide; the driver reads as many as the kernel declares.
-        let mut words: [u64; 5] = match l.args {
-            KernelArgs::MultiPass { input, n, partials } => [input, n as u64, partials, 0, 0],
+        let mut words: [u64; 10] = match l.args {
+            KernelArgs::MultiPass { input, n, partials } => {
+                [input, n as u64, partials, 0, 0, 0, 0, 0, 0, 0]
+            }
             KernelArgs::SinglePass {
                 input,
                 n,
                 partials,
                 counter,
                 out,
-            } => [input, n as u64, partials, counter, out],
+            } => [input, n as u64, partials, counter, out, 0, 0, 0, 0, 0],
+            KernelArgs::Axis {
+                input,
+                n,
+                begin,
+                end,
+                out,
+                out_len,
+                count,
+                len,
+                parts,
+                group,
+            } => [
+                input,
+                n as u64,
+                begin,
+                end,
+                out,
+                out_len as u64,
+                count as u64,
+                len as u64,
+                parts as u64,
+                group as u64,
+            ],
         };
         // SAFETY: every kernel of this crate takes 64-bit pointers and a 64-bit length, in the
         // order `KernelArgs` lists them; the addresses are valid for the launch by this
@@ -167,7 +192,7 @@ impl Gpu {
         shared_bytes: usize,
         words: &mut [u64],
     ) -> Result<()> {
-        const MAX_ARGS: usize = 5;
+        const MAX_ARGS: usize = 10;
         assert!(
             words.len() <= MAX_ARGS,
             "at most {MAX_ARGS} kernel arguments"

@@ -19,8 +19,13 @@
 //!   in one), with launch overrides.
 //! * [`HostReducer`] — data that starts in host memory, streamed through the GPU at the link's
 //!   speed (pinned staging, chunks, copies overlapped with kernels); [`PinnedBuffer`].
+//! * [`Reducer::reduce_rows`], [`Reducer::reduce_cols`], [`Reducer::reduce_segments`] — one result
+//!   per row, column or segment ([`axis_api`]).
 //! * [`measure`] — CUDA-event timing, the blog's benchmark and profile tables.
 
+pub mod axis;
+pub mod axis_api;
+pub mod axis_plan;
 pub mod backend;
 pub mod buffer;
 pub mod emulator;
@@ -40,6 +45,8 @@ pub mod transfer;
 pub mod types;
 pub mod verify;
 
+pub use axis::{PreparedAxis, Segments};
+pub use axis_plan::{AxisKind, AxisPlan, AxisPolicy};
 pub use backend::{Backend, BackendChoice, DeviceCaps, KernelArgs, Launch};
 pub use buffer::{BackendId, Buffer};
 pub use emulator::Emulator;

@@ -2,6 +2,7 @@
 //! reason printed first (never passed silently). The same logic runs on the CPU emulator in
 //! `tests/emulator.rs`.
 
+mod axis_checks;
 mod common;
 mod host_stream;
 
@@ -346,6 +347,62 @@ fn streamed_host_input() -> Result<(), Failed> {
     if !matches!(h.sum_host(&foreign), Err(ReduceError::ForeignBuffer { .. })) {
         return Err("a pinned buffer of another backend was accepted".into());
     }
+/// The emulator's axis checks (`tests/axis.rs`) on the GPU, plus the shapes the policy splits
+/// (few long rows, tall matrices, long segments) at sizes the emulator cannot reach.
+fn axis_rows_cols_segments_every_op_and_type() -> Result<(), Failed> {
+    let b = gpu();
+    axis_checks::every_shape::<f32>(&b);
+    axis_checks::every_shape::<f64>(&b);
+    axis_checks::every_shape::<i32>(&b);
+    axis_checks::every_shape::<u32>(&b);
+    axis_checks::every_shape::<i64>(&b);
+    axis_checks::every_shape::<u64>(&b);
+    axis_checks::segments_every_op::<f32>(&b, 1 << 20);
+    axis_checks::segments_every_op::<u64>(&b, 1 << 20);
+    for (r, c) in [
+        (16, 1 << 22),
+        (1 << 20, 16),
+        (1 << 22, 3),
+        (3, 1 << 22),
+        (4096, 4097),
+    ] {
+        axis_checks::check_matrix::<f32>(&b, Op::Sum, r, c);
+        axis_checks::check_matrix::<i64>(&b, Op::Max, r, c);
+    }
+    axis_checks::check_segments::<f32>(
+        &b,
+        Op::Sum,
+        1 << 24,
+        &[0, 5, 1 << 23],
+        &[1 << 24, 6, 1 << 24],
+    );
+    Ok(())
+}
+
+/// The same row and column sums twice give the same bits (no atomics, fixed order).
+fn axis_results_are_bit_identical() -> Result<(), Failed> {
+    let b = gpu();
+    let (rows, cols) = (1 << 12, 1 << 12);
+    let x: Vec<f32> = (0..rows * cols)
+        .map(|i| ((i % 9973) as f32).sin())
+        .collect();
+    let input = b.upload(&x)?;
+    let mut r = Reducer::new(&b);
+    for axis in [AxisKind::Rows, AxisKind::Cols] {
+        let run = |r: &mut Reducer| -> Result<Vec<u32>, Failed> {
+            let out = match axis {
+                AxisKind::Rows => r.sum_rows(&input, rows, cols)?,
+                _ => r.sum_cols(&input, rows, cols)?,
+            };
+            Ok(b.download(&out, 1 << 12)?
+                .iter()
+                .map(|v| v.to_bits())
+                .collect())
+        };
+        if run(&mut r)? != run(&mut r)? {
+            return Err(format!("{axis:?}: two runs differ").into());
+        }
+    }
     Ok(())
 }
 
@@ -391,6 +448,14 @@ fn main() {
             nan_extremes_wide_means_and_empty_buffers,
         ),
         ("streamed_host_input", streamed_host_input),
+        (
+            "axis_rows_cols_segments_every_op_and_type",
+            axis_rows_cols_segments_every_op_and_type,
+        ),
+        (
+            "axis_results_are_bit_identical",
+            axis_results_are_bit_identical,
+        ),
     ];
     let missing = match Gpu::open() {
         Ok(_) => None,

@@ -5,6 +5,9 @@
 //! * the multi-pass stages 1–7 and the broken variants: `(const T* input, size_t n, T* partials)`;
 //!   `partials` has `gridDim.x` elements;
 //! * stage 8: `(const T* input, size_t n, T* partials, unsigned* counter, T* out)`;
+//! * the reductions along an axis ([`crate::axis`]): `(const T* input, size_t n, const u64*
+//!   begin, const u64* end, T* out, size_t out_len, size_t count, size_t len, size_t parts,
+//!   size_t group)`;
 //! * and one helper that is not a reduction, `bench_gate(unsigned* flag, uint64 timeout_ns)`
 //!   ([`crate::bench_gate`]).
 //!
@@ -61,6 +64,51 @@ pub unsafe fn single_pass<T: Element>(
         )
     };
     body(input, partials, counter, out)
+}
+
+/// Axis ABI → safe views (see [`crate::axis`]).
+///
+/// # Safety
+/// `input` holds `n` elements and `out` holds `out_len`; `begin` and `end` each hold `count`
+/// offsets, or are null (then the kernel sees them empty: only the segment kernel reads them).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn axis<T: Element>(
+    body: impl Fn(Global<T>, Global<u64>, Global<u64>, GlobalMut<T>, crate::axis::AxisParams),
+    input: *const T,
+    n: usize,
+    begin: *const u64,
+    end: *const u64,
+    out: *mut T,
+    out_len: usize,
+    count: usize,
+    len: usize,
+    parts: usize,
+    group: usize,
+) {
+    let offsets = |p: *const u64| {
+        if p.is_null() {
+            // SAFETY: no element: a dangling, aligned pointer is never read.
+            unsafe { Global::from_raw(core::ptr::NonNull::<u64>::dangling().as_ptr(), 0) }
+        } else {
+            // SAFETY: the caller's contract: `count` offsets.
+            unsafe { Global::from_raw(p, count) }
+        }
+    };
+    // SAFETY: the caller's contract: `n` input elements, `out_len` result elements.
+    let (input, out) = unsafe {
+        (
+            Global::from_raw(input, n),
+            GlobalMut::from_raw(out, out_len),
+        )
+    };
+    let params = crate::axis::AxisParams {
+        count,
+        len,
+        parts,
+        group,
+    };
+    body(input, offsets(begin), offsets(end), out, params)
 }
 
 /// The benchmarks' gate ([`crate::bench_gate`]): `flag[0]` is set by the host, `flag[1]` is set by

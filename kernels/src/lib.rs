@@ -28,7 +28,8 @@
 //! Every kernel has one typed identity, a row of [`table`] (stage, element types, operators, block
 //! sizes): the `#[no_mangle]` entry points with stable names (`reduce_s3_sequential_f32`, …), the
 //! host's lookup and plan and the emulator's dispatch all derive from it. [`exports`] holds the
-//! two calling conventions. One kernel there is not a reduction: [`bench_gate`], which the benchmarks
+//! calling conventions. [`axis`] reduces along an axis of a matrix or over segments (one result
+//! per row, column or segment). One kernel there is not a reduction: [`bench_gate`], which the benchmarks
 //! queue before a timed run so that the CUDA events time the GPU and not the host's launch.
 #![no_std]
 #![cfg_attr(
@@ -48,6 +49,7 @@
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate std;
 
+pub mod axis;
 pub mod bench_gate;
 pub mod element;
 pub mod exports;

@@ -14,9 +14,10 @@
 //! edit of one row; adding a stage is one row plus its file under `stages/` (and the host's
 //! description of it in `host/src/stage.rs`).
 //!
-//! Symbol names: `{stem}[_{op}][_b{BLOCK}]_{type}` — the operator only for stage 8 (the only
-//! family with more than one), the block size only for `const` families. E.g.
-//! `reduce_s3_sequential_f32`, `reduce_s6_complete_unroll_b256_i32`, `reduce_s8_max_b512_f64`.
+//! Symbol names: `{stem}[_{op}][_b{BLOCK}]_{type}` — the operator only for stage 8 and the axis
+//! families (the ones with more than one), the block size only for `const` families. E.g.
+//! `reduce_s3_sequential_f32`, `reduce_s6_complete_unroll_b256_i32`, `reduce_s8_max_b512_f64`,
+//! `reduce_rows_sum_b256_f32`.
 
 #[cfg(not(target_arch = "nvptx64"))]
 use crate::gpu::{Coherent, Counter, Global, GlobalMut};
@@ -102,6 +103,12 @@ pub enum Family {
     BrokenRacyLastWarp,
     /// [`crate::stages::broken::reduce_missing_barrier`].
     BrokenMissingBarrier,
+    /// [`crate::axis::segments::rows`]: one result per row.
+    AxisRows,
+    /// [`crate::axis::segments::segments`]: one result per `[begin[i], end[i])`.
+    AxisSegments,
+    /// [`crate::axis::columns::columns`]: one result per column.
+    AxisColumns,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).
@@ -112,6 +119,10 @@ pub enum Abi {
     MultiPass,
     /// `(const T* input, size_t n, T* partials, unsigned* counter, T* out)`: stage 8.
     SinglePass,
+    /// `(const T* input, size_t n, const u64* begin, const u64* end, T* out, size_t out_len,
+    /// size_t count, size_t len, size_t parts, size_t group)`: the reductions along an axis
+    /// ([`crate::axis`]).
+    Axis,
 }
 
 /// One row of the table.
@@ -213,7 +224,7 @@ impl KernelId {
             len: 0,
         };
         s.push(r.stem);
-        if r.abi == Abi::SinglePass {
+        if r.abi != Abi::MultiPass {
             s.push("_");
             s.push(self.op.name());
         }
@@ -267,7 +278,14 @@ pub enum Body<T> {
     MultiPass(fn(Global<T>, GlobalMut<T>)),
     /// [`Abi::SinglePass`].
     SinglePass(fn(Global<T>, Coherent<T>, Counter, GlobalMut<T>)),
+    /// [`Abi::Axis`].
+    Axis(AxisBody<T>),
 }
+
+/// An axis kernel's Rust function: `(input, begin, end, out, params)`.
+#[cfg(not(target_arch = "nvptx64"))]
+pub type AxisBody<T> =
+    fn(Global<T>, Global<u64>, Global<u64>, GlobalMut<T>, crate::axis::AxisParams);
 
 /// Generates [`TABLE`], [`emulated`] and the PTX entry points from the rows at the end of this
 /// file (see the module docs).
@@ -276,7 +294,8 @@ macro_rules! kernel_table {
         $family:ident $stem:ident $abi:ident $mode:ident
         [$($t:ident),*] [$($op:ident),*] $blocks:tt => $module:ident :: $func:ident;
     )*) => {
-        /// Every kernel family, in ladder order (stages 1–8, then the broken variants).
+        /// Every kernel family, in ladder order (stages 1–8, then the broken variants, then the
+        /// reductions along an axis).
         pub const TABLE: &[Row] = &[$(
             Row {
                 family: Family::$family,
@@ -294,6 +313,7 @@ macro_rules! kernel_table {
         #[cfg(not(target_arch = "nvptx64"))]
         pub fn emulated<T: Element>(id: KernelId) -> Option<Body<T>> {
             use crate::stages::*;
+            use crate::axis::*;
             use crate::{Max, Min, Sum};
             if T::KIND != id.ty || !id.is_built() {
                 return None;
@@ -308,8 +328,9 @@ macro_rules! kernel_table {
         /// shape the host's plan gives (block size, shared memory).
         #[cfg(target_arch = "nvptx64")]
         mod ptx_entry_points {
-            use crate::exports::{multi_pass, single_pass};
+            use crate::exports::{axis, multi_pass, single_pass};
             use crate::stages::*;
+            use crate::axis::*;
             use crate::{Max, Min, Sum};
             use super::SINGLE_PASS_UNROLL;
             $( kernel_table!(@export $abi $mode $stem [$($t),*] [$($op),*] $blocks $module $func); )*
@@ -340,6 +361,19 @@ macro_rules! kernel_table {
         match $id.op {
             $(OpKind::$op => kernel_table!(@emu_sp $id $op $blocks $module $func),)*
             #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    };
+    (@emu Axis const $id:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
+        match $id.op {
+            $(OpKind::$op => kernel_table!(@emu_ax $id $op $blocks $module $func),)*
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    };
+    (@emu_ax $id:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
+        match $id.block {
+            $($b => Some(Body::Axis($module::$func::<T, $op, $b>)),)*
             _ => None,
         }
     };
@@ -376,6 +410,26 @@ macro_rules! kernel_table {
     (@export_sp_t $stem:ident $t:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
         $( kernel_table!(@export_sp $stem $t $op $blocks $module $func); )*
     };
+    (@export Axis const $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
+        $( kernel_table!(@export_ax_t $stem $t $ops $blocks $module $func); )*
+    };
+    (@export_ax_t $stem:ident $t:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
+        $( kernel_table!(@export_ax $stem $t $op $blocks $module $func); )*
+    };
+    (@export_ax $stem:ident $t:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
+        paste::paste! { $(
+            #[no_mangle]
+            pub unsafe extern "ptx-kernel" fn [<$stem _ $op:lower _b $b _ $t>](
+                input: *const $t, n: usize, begin: *const u64, end: *const u64, out: *mut $t,
+                out_len: usize, count: usize, len: usize, parts: usize, group: usize,
+            ) {
+                axis(
+                    $module::$func::<$t, $op, $b>, input, n, begin, end, out, out_len,
+                    count, len, parts, group,
+                )
+            }
+        )* }
+    };
     (@export_sp $stem:ident $t:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
         paste::paste! { $(
             #[no_mangle]
@@ -410,6 +464,12 @@ kernel_table! {
         => broken::reduce_racy_last_warp;
     BrokenMissingBarrier reduce_broken_missing_barrier MultiPass any [f32, i32] [Sum] [32, 64, 128, 256, 512, 1024]
         => broken::reduce_missing_barrier;
+    AxisRows reduce_rows Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
+        => segments::rows;
+    AxisSegments reduce_segments Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
+        => segments::segments;
+    AxisColumns reduce_cols Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
+        => columns::columns;
 }
 
 #[cfg(test)]

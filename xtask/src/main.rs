@@ -363,6 +363,10 @@ fn bundle() -> Result<()> {
         root.join("benches/host-on-gpu.sh"),
         dest.join("host-on-gpu.sh"),
     )?;
+    std::fs::copy(
+        root.join("benches/axis-on-gpu.sh"),
+        dest.join("axis-on-gpu.sh"),
+    )?;
     println!(
         "bundle ready: {} (copy it to the GPU machine and run `bash run-on-gpu.sh`)",
         dest.display()

@@ -304,4 +304,7 @@ pub enum Cmd {
         #[arg(long = "type", default_value = "f32")]
         ty: ElemType,
     },
+    /// Reduce along an axis of a row-major matrix (one result per row or column), or over ragged
+    /// segments; check every result against the CPU reference and time it.
+    Axis(crate::commands::axis::AxisArgs),
 }

@@ -1,0 +1,143 @@
+//! criterion benchmarks of the reductions along an axis and over segments (issue #13), timed on
+//! the GPU with CUDA events (the library's timing engine, as `reduce axis` times them).
+//!
+//! Groups: `axis_rows/<R>x<C>` and `axis_cols/<R>x<C>` — f32 sum of a row-major matrix of ones
+//! for the issue's six shapes; `axis_segments/ragged_<K>` — K segments with lengths log-uniform
+//! in 1..=2^20. Throughput is the input's bytes, so the reports show GB/s. Each benchmark first
+//! checks one result.
+//!
+//! No GPU: one line says so and the binary exits 0. `REDUCE_BENCH_BACKEND=emu` runs a tiny smoke
+//! run on the CPU emulator (wall clock; it checks the code, not performance).
+
+use criterion::{BenchmarkId, Criterion, Throughput};
+use reduce_host::measure::{time_queued, TimingSpec};
+use reduce_host::{
+    AxisKind, AxisPolicy, Backend, BackendChoice, Op, PreparedAxis, ReduceError, Segments,
+};
+use std::time::Duration;
+
+#[allow(clippy::too_many_arguments)] // one benchmark's whole description
+fn time(
+    c: &mut Criterion,
+    b: &Backend,
+    group: &str,
+    id: String,
+    n: usize,
+    p: &PreparedAxis<f32>,
+    segs: Option<&Segments>,
+    want: impl Fn(usize) -> f32,
+) {
+    let input = b.filled(n, 1.0f32).expect("input");
+    let mut out = b.zeroed::<f32>(p.results()).expect("output");
+    p.enqueue(b, &input, segs, &mut out).expect("first run");
+    let got = b.download(&out, p.results()).expect("download");
+    if let Some(i) = got.iter().enumerate().position(|(i, &g)| g != want(i)) {
+        panic!(
+            "{group}/{id}: result {i} is {} instead of {}",
+            got[i],
+            want(i)
+        );
+    }
+    let mut g = c.benchmark_group(group);
+    g.throughput(Throughput::BytesDecimal((n * 4) as u64));
+    g.bench_function(BenchmarkId::from_parameter(id), |bench| {
+        bench.iter_custom(|iters| {
+            let spec = TimingSpec::kernels(0, usize::try_from(iters).unwrap_or(1).max(1));
+            let t = time_queued(b, &spec, || p.enqueue(b, &input, segs, &mut out)).expect("timing");
+            Duration::from_secs_f64(t.total() / 1e3)
+        })
+    });
+    g.finish();
+}
+
+/// Log-uniform lengths in 1..=max, back to back (the generator of `reduce axis --axis segments`).
+fn ragged(count: usize, max: usize, seed: u64) -> (Vec<u64>, Vec<u64>) {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let (mut begin, mut end, mut at) = (Vec::new(), Vec::new(), 0u64);
+    for _ in 0..count {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let u = (x >> 11) as f64 / (1u64 << 53) as f64;
+        let len = ((max as f64).powf(u) as u64).clamp(1, max as u64);
+        begin.push(at);
+        end.push(at + len);
+        at += len;
+    }
+    (begin, end)
+}
+
+fn main() {
+    let emulate = std::env::var("REDUCE_BENCH_BACKEND").is_ok_and(|v| v == "emu");
+    let choice = if emulate {
+        BackendChoice::Emu
+    } else {
+        BackendChoice::Gpu
+    };
+    let b = match Backend::open(choice) {
+        Ok(b) => b,
+        Err(e @ (ReduceError::NoDriver(_) | ReduceError::NoDevice)) => {
+            println!("reduce-benches (axis): no CUDA GPU ({e}): skipping (REDUCE_BENCH_BACKEND=emu runs a smoke test)");
+            return;
+        }
+        Err(e) => {
+            eprintln!("reduce-benches (axis): cannot open the GPU: {e}");
+            std::process::exit(1);
+        }
+    };
+    let (shapes, segments, max_len): (Vec<(usize, usize)>, usize, usize) = if b.is_emulator() {
+        (vec![(64, 16), (4, 1000)], 8, 1000)
+    } else {
+        let shapes = [(20, 4), (16, 10), (12, 14), (8, 20), (4, 24), (14, 14)];
+        (
+            shapes.iter().map(|&(r, c)| (1 << r, 1 << c)).collect(),
+            2000,
+            1 << 20,
+        )
+    };
+    // Plots need a font (plotters with `ab_glyph`): without one they are off, as in reduce.rs.
+    let mut c = Criterion::default().configure_from_args();
+    if let Err(why) = reduce_benches::plot::register_system_font() {
+        eprintln!("reduce-benches (axis): {why}: criterion's plots are off");
+        c = c.without_plots();
+    }
+    if b.is_emulator() {
+        c = c
+            .warm_up_time(Duration::from_millis(50))
+            .measurement_time(Duration::from_millis(200))
+            .sample_size(10);
+    }
+    let policy = AxisPolicy::default();
+    for &(rows, cols) in &shapes {
+        for (axis, group) in [(AxisKind::Rows, "axis_rows"), (AxisKind::Cols, "axis_cols")] {
+            let p =
+                PreparedAxis::<f32>::matrix(&b, &policy, axis, Op::Sum, rows, cols).expect("plan");
+            let len = if axis == AxisKind::Rows { cols } else { rows };
+            time(
+                &mut c,
+                &b,
+                group,
+                format!("{rows}x{cols}"),
+                rows * cols,
+                &p,
+                None,
+                |_| len as f32,
+            );
+        }
+    }
+    let (begin, end) = ragged(segments, max_len, 42);
+    let n = *end.last().expect("segments") as usize;
+    let segs = Segments::new(&b, &begin, &end, n).expect("segments");
+    let p = PreparedAxis::<f32>::segments(&b, &policy, Op::Sum, &segs, n).expect("plan");
+    time(
+        &mut c,
+        &b,
+        "axis_segments",
+        format!("ragged_{segments}"),
+        n,
+        &p,
+        Some(&segs),
+        |i| (end[i] - begin[i]) as f32,
+    );
+    c.final_summary();
+}

@@ -1,0 +1,360 @@
+//! Reductions along an axis and over segments, on the device: [`PreparedAxis`] (a checked
+//! [`AxisPlan`] plus its workspace, run as often as wanted) and [`Segments`] (offsets checked on
+//! the host, then kept on the device). The [`crate::Reducer`] methods in [`crate::axis_api`] are
+//! the short way to use them.
+
+use crate::axis_plan::{AxisKind, AxisPlan, AxisPolicy, Offsets};
+use crate::backend::{Backend, KernelArgs, Launch};
+use crate::buffer::{BackendId, Buffer};
+use crate::error::{ReduceError, Result};
+use crate::{Op, Scalar};
+
+/// Caller-given segments `[begin[i], end[i])` of an input of at least [`Segments::max_end`]
+/// elements, checked once on the host and uploaded: CUB's `DeviceSegmentedReduce` offsets.
+pub struct Segments {
+    begin: Buffer<u64>,
+    end: Buffer<u64>,
+    count: usize,
+    max_end: usize,
+    total: usize,
+    cut: Option<Cut>,
+}
+
+/// Long segments cut into pieces ([`crate::axis_plan::cut_segments`]), on the device.
+struct Cut {
+    begin: Buffer<u64>,
+    end: Buffer<u64>,
+    first: Buffer<u64>,
+    last: Buffer<u64>,
+}
+
+impl Segments {
+    /// Check and upload the offsets of segments over an input of `input_len` elements; segments
+    /// longer than the default policy's [`AxisPolicy::segment_piece`] are cut into pieces
+    /// (see [`Segments::with_piece`]).
+    ///
+    /// # Errors
+    /// [`ReduceError::InvalidArgument`] if `begin` and `end` differ in length, or some
+    /// `begin[i] > end[i]` or `end[i] > input_len`.
+    pub fn new(backend: &Backend, begin: &[u64], end: &[u64], input_len: usize) -> Result<Self> {
+        Self::with_piece(
+            backend,
+            begin,
+            end,
+            input_len,
+            AxisPolicy::default().segment_piece,
+        )
+    }
+
+    /// [`Segments::new`], cutting segments longer than `piece` elements into pieces.
+    pub fn with_piece(
+        backend: &Backend,
+        begin: &[u64],
+        end: &[u64],
+        input_len: usize,
+        piece: usize,
+    ) -> Result<Self> {
+        if begin.len() != end.len() {
+            return Err(ReduceError::InvalidArgument(format!(
+                "{} segment starts but {} segment ends",
+                begin.len(),
+                end.len()
+            )));
+        }
+        let (mut max_end, mut total) = (0usize, 0usize);
+        for (i, (&b, &e)) in begin.iter().zip(end).enumerate() {
+            if b > e {
+                return Err(ReduceError::InvalidArgument(format!(
+                    "segment {i} begins at {b}, after its end {e}"
+                )));
+            }
+            if e > input_len as u64 {
+                return Err(ReduceError::InvalidArgument(format!(
+                    "segment {i} ends at {e}, past the end of the {input_len}-element input"
+                )));
+            }
+            max_end = max_end.max(e as usize);
+            total = total.saturating_add((e - b) as usize);
+        }
+        let cut = match crate::axis_plan::cut_segments(begin, end, piece) {
+            Some((pb, pe, first, last)) => Some(Cut {
+                begin: backend.upload(&pb)?,
+                end: backend.upload(&pe)?,
+                first: backend.upload(&first)?,
+                last: backend.upload(&last)?,
+            }),
+            None => None,
+        };
+        Ok(Segments {
+            begin: backend.upload(begin)?,
+            end: backend.upload(end)?,
+            count: begin.len(),
+            max_end,
+            total,
+            cut,
+        })
+    }
+
+    /// Segments ending where the next begins: segment `i` is `[offsets[i], offsets[i + 1])`
+    /// (CSR row pointers); `offsets` must not decrease.
+    pub fn from_offsets(backend: &Backend, offsets: &[u64], input_len: usize) -> Result<Self> {
+        let n = offsets.len().saturating_sub(1);
+        Self::new(
+            backend,
+            &offsets[..n],
+            &offsets[offsets.len().min(1)..],
+            input_len,
+        )
+    }
+
+    /// Number of segments.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+    /// No segments?
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+    /// The largest end offset: the input must hold at least this many elements.
+    pub fn max_end(&self) -> usize {
+        self.max_end
+    }
+    /// Work items: the pieces the segments were cut into (the segment count when none was cut).
+    pub fn pieces(&self) -> usize {
+        self.cut.as_ref().map_or(self.count, |c| c.begin.len())
+    }
+    /// Elements in all segments together (overlaps counted twice).
+    pub fn total_len(&self) -> usize {
+        self.total
+    }
+}
+
+/// What a [`PreparedAxis`] reduces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// A row-major `rows × cols` matrix, reduced along `axis` ([`AxisKind::Rows`] or
+    /// [`AxisKind::Cols`]).
+    Matrix {
+        /// Rows.
+        rows: usize,
+        /// Columns.
+        cols: usize,
+    },
+    /// `count` segments over `n` elements.
+    Segments {
+        /// Segments.
+        count: usize,
+        /// Pieces they were cut into.
+        pieces: usize,
+        /// Elements of the input the plan was made for.
+        n: usize,
+    },
+}
+
+/// An axis plan and its workspace, ready to run on any input of its shape.
+pub struct PreparedAxis<T: Scalar> {
+    plan: AxisPlan,
+    shape: Shape,
+    partials: Buffer<T>,
+    owner: BackendId,
+}
+
+impl<T: Scalar> PreparedAxis<T> {
+    /// `op` along `axis` ([`AxisKind::Rows`] or [`AxisKind::Cols`]) of a row-major `rows × cols`
+    /// matrix, with `policy`.
+    pub fn matrix(
+        backend: &Backend,
+        policy: &AxisPolicy,
+        axis: AxisKind,
+        op: Op,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Self> {
+        let caps = backend.caps();
+        let plan = match axis {
+            AxisKind::Rows => policy.rows(T::TYPE, op, rows, cols, caps)?,
+            AxisKind::Cols => policy.cols(T::TYPE, op, rows, cols, caps)?,
+            AxisKind::Segments => {
+                return Err(ReduceError::InvalidArgument(
+                    "segments are prepared with PreparedAxis::segments".into(),
+                ))
+            }
+        };
+        Self::with_plan(backend, plan, Shape::Matrix { rows, cols })
+    }
+
+    /// `op` over `segments` of an input of `n` elements.
+    pub fn segments(
+        backend: &Backend,
+        policy: &AxisPolicy,
+        op: Op,
+        segments: &Segments,
+        n: usize,
+    ) -> Result<Self> {
+        let plan = policy.segments(
+            T::TYPE,
+            op,
+            segments.len(),
+            segments.pieces(),
+            segments.total_len(),
+            backend.caps(),
+        )?;
+        let shape = Shape::Segments {
+            count: segments.len(),
+            pieces: segments.pieces(),
+            n,
+        };
+        Self::with_plan(backend, plan, shape)
+    }
+
+    fn with_plan(backend: &Backend, plan: AxisPlan, shape: Shape) -> Result<Self> {
+        for s in &plan.steps {
+            if !backend.has_kernel(s.kernel.symbol().as_str(), T::TYPE) {
+                return Err(ReduceError::MissingKernel {
+                    name: s.kernel.symbol().to_string(),
+                    path: if backend.is_emulator() {
+                        "the CPU emulator".into()
+                    } else {
+                        "the loaded PTX".into()
+                    },
+                });
+            }
+        }
+        Ok(PreparedAxis {
+            partials: backend.zeroed(plan.partials)?,
+            plan,
+            shape,
+            owner: backend.id(),
+        })
+    }
+
+    /// The plan.
+    pub fn plan(&self) -> &AxisPlan {
+        &self.plan
+    }
+
+    /// Results it writes (rows, columns or segments).
+    pub fn results(&self) -> usize {
+        self.plan.results
+    }
+
+    /// Queue the reduction of `input` into `out[..results()]`. For segments, pass the
+    /// [`Segments`] the plan was made for (or others of the same count).
+    pub fn enqueue(
+        &self,
+        backend: &Backend,
+        input: &Buffer<T>,
+        segments: Option<&Segments>,
+        out: &mut Buffer<T>,
+    ) -> Result<()> {
+        if backend.id() != self.owner {
+            return Err(ReduceError::ForeignBuffer {
+                what: "the prepared axis plan".into(),
+            });
+        }
+        input.check_owner(self.owner, "the input buffer")?;
+        out.check_owner(self.owner, "the output buffer")?;
+        if out.len() < self.plan.results {
+            return Err(ReduceError::InvalidArgument(format!(
+                "the output buffer holds {} elements but the reduction writes {}",
+                out.len(),
+                self.plan.results
+            )));
+        }
+        let segs = match (self.shape, segments) {
+            (Shape::Matrix { rows, cols }, None) => {
+                let n = rows * cols; // checked by the plan
+                if input.len() < n {
+                    return Err(ReduceError::InvalidArgument(format!(
+                        "a {rows} × {cols} matrix needs {n} elements but the input holds {}",
+                        input.len()
+                    )));
+                }
+                None
+            }
+            (Shape::Segments { count, pieces, .. }, Some(s)) => {
+                s.begin.check_owner(self.owner, "the segment offsets")?;
+                if s.count != count || s.pieces() != pieces {
+                    return Err(ReduceError::InvalidArgument(format!(
+                        "the plan is for {count} segments in {pieces} pieces, not {} in {}",
+                        s.count,
+                        s.pieces()
+                    )));
+                }
+                if input.len() < s.max_end {
+                    return Err(ReduceError::InvalidArgument(format!(
+                        "a segment ends at {} but the input holds {} elements",
+                        s.max_end,
+                        input.len()
+                    )));
+                }
+                Some(s)
+            }
+            (Shape::Matrix { .. }, Some(_)) => {
+                return Err(ReduceError::InvalidArgument(
+                    "a matrix reduction takes no segments".into(),
+                ))
+            }
+            (Shape::Segments { .. }, None) => {
+                return Err(ReduceError::InvalidArgument(
+                    "a segmented reduction needs its segments".into(),
+                ))
+            }
+        };
+        for step in &self.plan.steps {
+            let (src, n) = if step.reads_input {
+                (input.addr(0), input.len())
+            } else {
+                (self.partials.addr(0), self.partials.len())
+            };
+            let (dst, dst_len) = if step.writes_result {
+                (out.addr(0), out.len())
+            } else {
+                (self.partials.addr(0), self.partials.len())
+            };
+            let symbol = step.kernel.symbol();
+            let (begin, end) = match (step.offsets, segs, segs.and_then(|s| s.cut.as_ref())) {
+                (Offsets::None, ..) => (0, 0),
+                (Offsets::Segments, Some(s), _) => (s.begin.addr(0), s.end.addr(0)),
+                (Offsets::Pieces, _, Some(c)) => (c.begin.addr(0), c.end.addr(0)),
+                (Offsets::PieceRanges, _, Some(c)) => (c.first.addr(0), c.last.addr(0)),
+                _ => {
+                    return Err(ReduceError::InvalidArgument(
+                        "the plan's offsets are not in these segments".into(),
+                    ))
+                }
+            };
+            let launch = Launch {
+                kernel: symbol.as_str(),
+                grid: step.grid,
+                block: step.kernel.block,
+                shared_bytes: step.shared_bytes,
+                args: KernelArgs::Axis {
+                    input: src,
+                    n,
+                    begin,
+                    end,
+                    out: dst,
+                    out_len: step.out_len.min(dst_len),
+                    count: step.count,
+                    len: step.len,
+                    parts: step.parts,
+                    group: step.group,
+                },
+            };
+            // SAFETY: every address is from a live buffer of `backend` (owners checked above;
+            // the workspace was allocated on it) with element type `T`, or `u64` offsets of
+            // `segments`, all uploaded together on one backend, each `step.count` long (the
+            // segments' count and pieces were checked against the plan's above), or 0 where the
+            // kernel reads no offsets. `n` and `out_len` are the lengths of those buffers (`out_len` at most
+            // the buffer's), and the kernels check them against what they index. A step that
+            // reads the partials follows the one that wrote them, on the same stream, and neither
+            // buffer is written by the host meanwhile. Kernel, block size and shared memory come
+            // from the plan for this type and operator (`AXIS_BLOCK` is the block the kernels are
+            // built for). `self` and the caller's buffers outlive the queued work: freeing device
+            // memory waits for the kernels using it.
+            unsafe { backend.launch::<T>(&launch)? };
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,65 @@
+//! The plans' arithmetic: which kernel shape for which geometry, and the cutting of segments.
+
+use super::*;
+
+fn h200() -> DeviceCaps {
+    DeviceCaps {
+        name: "H200".into(),
+        sm_count: 132,
+        max_threads_per_sm: 2048,
+        total_mem: 140 << 30,
+        compute_capability: (9, 0),
+    }
+}
+
+#[test]
+fn shapes_pick_the_kernel_shape() {
+    let p = AxisPolicy::default();
+    let c = h200();
+    let short = p.rows(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
+    assert_eq!((short.steps.len(), short.steps[0].group), (1, 1));
+    let medium = p.rows(ElemType::F32, Op::Sum, 1 << 16, 1024, &c).unwrap();
+    assert_eq!(medium.steps[0].group, 32);
+    let long = p.rows(ElemType::F32, Op::Sum, 16, 1 << 24, &c).unwrap();
+    assert_eq!(long.steps.len(), 2, "few long rows are split");
+    assert_eq!(long.steps[0].group, AXIS_BLOCK);
+    assert_eq!(long.partials, 16 * long.steps[0].parts);
+    assert_eq!(long.steps[1].len, long.steps[0].parts);
+    let tall = p.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
+    assert!(tall.steps[0].parts > 1 && tall.steps.len() == 2);
+    let wide = p.cols(ElemType::F32, Op::Sum, 16, 1 << 24, &c).unwrap();
+    assert_eq!(wide.steps.len(), 1);
+    assert!(p.rows(ElemType::F32, Op::Mean, 1, 1, &c).is_err());
+    assert!(p.rows(ElemType::F32, Op::Sum, usize::MAX, 2, &c).is_err());
+    assert!(p
+        .rows(ElemType::F32, Op::Sum, 0, 5, &c)
+        .unwrap()
+        .steps
+        .is_empty());
+    assert!(p
+        .cols(ElemType::F32, Op::Sum, 5, 0, &c)
+        .unwrap()
+        .steps
+        .is_empty());
+    let direct = p
+        .segments(ElemType::F32, Op::Sum, 10, 10, 1000, &c)
+        .unwrap();
+    assert_eq!(direct.steps.len(), 1);
+    assert_eq!(direct.steps[0].offsets, Offsets::Segments);
+    let cut = p
+        .segments(ElemType::F32, Op::Sum, 10, 30, 1 << 20, &c)
+        .unwrap();
+    assert_eq!((cut.steps.len(), cut.partials), (2, 30));
+    assert_eq!(cut.steps[0].offsets, Offsets::Pieces);
+    assert_eq!(cut.steps[1].offsets, Offsets::PieceRanges);
+}
+
+#[test]
+fn long_segments_are_cut_into_pieces() {
+    assert_eq!(cut_segments(&[0, 5], &[5, 9], 5), None);
+    let (pb, pe, first, last) = cut_segments(&[0, 7, 3, 20], &[7, 7, 20, 21], 5).unwrap();
+    assert_eq!(pb, vec![0, 5, 3, 8, 13, 18, 20]);
+    assert_eq!(pe, vec![5, 7, 8, 13, 18, 20, 21]);
+    assert_eq!(first, vec![0, 2, 2, 6]);
+    assert_eq!(last, vec![2, 2, 6, 7]);
+}

@@ -1,0 +1,203 @@
+//! Reductions along an axis and over segments, on the emulator, against the CPU reference of
+//! `axis_checks` (which `tests/gpu.rs` holds the GPU to as well).
+
+mod axis_checks;
+
+use axis_checks::*;
+use reduce_host::*;
+
+fn emu() -> Backend {
+    Backend::open(BackendChoice::Emu).unwrap()
+}
+
+#[test]
+fn rows_and_cols_f32() {
+    every_shape::<f32>(&emu())
+}
+#[test]
+fn rows_and_cols_f64() {
+    every_shape::<f64>(&emu())
+}
+#[test]
+fn rows_and_cols_i32() {
+    every_shape::<i32>(&emu())
+}
+#[test]
+fn rows_and_cols_u32() {
+    every_shape::<u32>(&emu())
+}
+#[test]
+fn rows_and_cols_i64() {
+    every_shape::<i64>(&emu())
+}
+#[test]
+fn rows_and_cols_u64() {
+    every_shape::<u64>(&emu())
+}
+
+#[test]
+fn split_shapes_one_huge_row_and_a_tall_matrix() {
+    // Long enough for the policy to split them across blocks (a second, combining launch).
+    let b = emu();
+    let caps = b.caps();
+    let p = AxisPolicy::default();
+    assert!(
+        p.rows(ElemType::F32, Op::Sum, 1, 1 << 16, caps)
+            .unwrap()
+            .steps
+            .len()
+            == 2
+    );
+    assert!(
+        p.cols(ElemType::F32, Op::Sum, 1 << 14, 3, caps)
+            .unwrap()
+            .steps
+            .len()
+            == 2
+    );
+    for op in [Op::Sum, Op::Max] {
+        check_matrix::<f32>(&b, op, 1, 1 << 16);
+        check_matrix::<i64>(&b, op, 2, 40_000);
+        check_matrix::<u32>(&b, op, 1 << 14, 3);
+        check_matrix::<f64>(&b, op, 1 << 13, 6); // 16-byte vector columns, split over rows
+    }
+}
+
+#[test]
+fn segments_f32_f64() {
+    segments_every_op::<f32>(&emu(), 20_000);
+    segments_every_op::<f64>(&emu(), 20_000);
+}
+#[test]
+fn segments_integers() {
+    segments_every_op::<i32>(&emu(), 20_000);
+    segments_every_op::<u32>(&emu(), 20_000);
+    segments_every_op::<i64>(&emu(), 20_000);
+    segments_every_op::<u64>(&emu(), 20_000);
+}
+
+#[test]
+fn few_long_segments_are_split() {
+    let b = emu();
+    let segs = Segments::new(&b, &[0, 5, 69_999], &[65_000, 70_000, 70_000], 70_000).unwrap();
+    assert!(segs.pieces() > 3, "the 69995-element segment is cut");
+    check_segments::<f32>(
+        &b,
+        Op::Sum,
+        70_000,
+        &[0, 5, 69_999],
+        &[65_000, 70_000, 70_000],
+    );
+}
+
+#[test]
+fn float_sums_of_random_values_are_within_the_bound() {
+    let b = emu();
+    let (rows, cols) = (9, 3001);
+    let x: Vec<f32> = (0..rows * cols)
+        .map(|i| ((i * 7919 % 1000) as f32).sin() * 1e3)
+        .collect();
+    let input = b.upload(&x).unwrap();
+    let got = Reducer::new(&b).sum_rows(&input, rows, cols).unwrap();
+    let got = b.download(&got, rows).unwrap();
+    for i in 0..rows {
+        let r = reference(Op::Sum, &x[i * cols..(i + 1) * cols]).unwrap();
+        assert!(matches_reference(Op::Sum, got[i], &r, cols), "row {i}");
+    }
+}
+
+#[test]
+fn results_are_bit_identical_run_to_run() {
+    let b = emu();
+    let x: Vec<f32> = (0..64 * 1500).map(|i| (i as f32 * 0.37).cos()).collect();
+    let input = b.upload(&x).unwrap();
+    let mut r = Reducer::new(&b);
+    let once = b
+        .download(&r.sum_cols(&input, 1500, 64).unwrap(), 64)
+        .unwrap();
+    let twice = b
+        .download(&r.sum_cols(&input, 1500, 64).unwrap(), 64)
+        .unwrap();
+    assert_eq!(
+        once.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        twice.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn means() {
+    let b = emu();
+    let x: Vec<i64> = vec![i64::MAX, i64::MAX, 1, 3];
+    let input = b.upload(&x).unwrap();
+    let mut r = Reducer::new(&b);
+    let m = r.mean_axis(AxisKind::Rows, &input, 2, 2).unwrap();
+    assert_eq!(m, vec![i64::MAX as f64, 2.0]);
+    let m = r.mean_axis(AxisKind::Cols, &input, 2, 2).unwrap();
+    assert_eq!(
+        m,
+        vec![(i64::MAX as f64 + 1.0) / 2.0, (i64::MAX as f64 + 3.0) / 2.0]
+    );
+    let f = b.upload(&[1.0f32, 2.0, 4.0, 8.0]).unwrap();
+    assert_eq!(
+        r.mean_axis(AxisKind::Cols, &f, 2, 2).unwrap(),
+        vec![2.5, 5.0]
+    );
+    let segs = Segments::new(&b, &[0, 1], &[4, 2], 4).unwrap();
+    assert_eq!(
+        r.mean_segments(&f, &segs, &[0, 1], &[4, 2]).unwrap(),
+        vec![3.75, 2.0]
+    );
+    assert!(matches!(
+        r.mean_axis(AxisKind::Rows, &f, 2, 0),
+        Err(ReduceError::EmptyInput { .. })
+    ));
+}
+
+#[test]
+fn bad_shapes_and_offsets_are_typed_errors() {
+    let b = emu();
+    let other = emu();
+    let x = b.upload(&[1.0f32; 12]).unwrap();
+    let mut r = Reducer::new(&b);
+    let bad = |e: Result<Buffer<f32>>| matches!(e, Err(ReduceError::InvalidArgument(_)));
+    assert!(bad(r.sum_rows(&x, 4, 4)), "more than the buffer holds");
+    assert!(bad(r.sum_cols(&x, usize::MAX, 3)), "rows * cols overflows");
+    assert!(bad(r.reduce_rows(Op::Mean, &x, 3, 4)), "mean is not a T");
+    let mut small = b.zeroed::<f32>(2).unwrap();
+    assert!(
+        r.reduce_rows_into(Op::Sum, &x, 3, 4, &mut small).is_err(),
+        "output too small"
+    );
+    let y = other.upload(&[1.0f32; 12]).unwrap();
+    assert!(matches!(
+        r.sum_rows(&y, 3, 4),
+        Err(ReduceError::ForeignBuffer { .. })
+    ));
+    let mut foreign_out = other.zeroed::<f32>(3).unwrap();
+    assert!(matches!(
+        r.reduce_rows_into(Op::Sum, &x, 3, 4, &mut foreign_out),
+        Err(ReduceError::ForeignBuffer { .. })
+    ));
+    assert!(Segments::new(&b, &[3], &[2], 12).is_err(), "begin > end");
+    assert!(Segments::new(&b, &[0], &[13], 12).is_err(), "end > len");
+    assert!(
+        Segments::new(&b, &[0, 1], &[1], 12).is_err(),
+        "lengths differ"
+    );
+    let segs = Segments::new(&b, &[0], &[12], 12).unwrap();
+    let short = b.upload(&[1.0f32; 5]).unwrap();
+    assert!(
+        bad(r.reduce_segments(Op::Sum, &short, &segs)),
+        "input shorter than the segments"
+    );
+    let foreign_segs = Segments::new(&other, &[0], &[12], 12).unwrap();
+    assert!(r.reduce_segments(Op::Sum, &x, &foreign_segs).is_err());
+    // And the good cases still work, with the sums right.
+    let rows = r.sum_rows(&x, 3, 4).unwrap();
+    assert_eq!(b.download(&rows, 3).unwrap(), vec![4.0; 3]);
+    let s = r.reduce_segments(Op::Sum, &x, &segs).unwrap();
+    assert_eq!(b.download(&s, 1).unwrap(), vec![12.0]);
+    let csr = Segments::from_offsets(&b, &[0, 2, 2, 12], 12).unwrap();
+    let s = r.reduce_segments(Op::Sum, &x, &csr).unwrap();
+    assert_eq!(b.download(&s, 3).unwrap(), vec![2.0, 0.0, 10.0]);
+}

@@ -1,0 +1,166 @@
+//! The checks of the axis reductions, shared by `tests/axis.rs` (emulator) and `tests/gpu.rs`:
+//! every result against a CPU reference written independently of the kernels (per-run slices
+//! through `reduce_host::reference`, the identities of empty runs spelled out by hand).
+#![allow(dead_code)]
+
+use reduce_host::*;
+
+/// Deterministic data: small integers (exact float sums), some negative, for every type.
+pub fn data<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = (x % 201) as f64
+                - if T::TYPE.is_float() || T::TYPE.name().starts_with('i') {
+                    100.0
+                } else {
+                    0.0
+                };
+            T::from_f64(v)
+        })
+        .collect()
+}
+
+/// What an empty run gives: 0 for a sum; for integers the type's largest value (min) or smallest
+/// (max), as CUB; for floats NaN, "no number" (the identity of IEEE minNum/maxNum).
+pub fn identity<T: Scalar>(op: Op) -> T {
+    match op {
+        _ if op != Op::Sum && T::TYPE.is_float() => T::from_f64(f64::NAN),
+        Op::Min => T::from_f64(f64::INFINITY), // integers: `as` saturates to MAX
+        Op::Max => T::from_f64(f64::NEG_INFINITY),
+        _ => T::from_f64(0.0),
+    }
+}
+
+/// Equal, or both NaN.
+pub fn same<T: Scalar>(a: T, b: T) -> bool {
+    a == b || (a.to_f64().is_nan() && b.to_f64().is_nan())
+}
+
+pub fn expect<T: Scalar>(op: Op, run: &[T]) -> T {
+    match reference(op, run) {
+        Some(r) if !run.is_empty() => r.value,
+        _ => identity(op),
+    }
+}
+
+pub fn check_matrix<T: Scalar>(b: &Backend, op: Op, rows: usize, cols: usize) {
+    let x = data::<T>(rows * cols, (rows * 31 + cols) as u64);
+    let input = b.upload(&x).unwrap();
+    let mut r = Reducer::new(b);
+    let got = r.reduce_rows(op, &input, rows, cols).unwrap();
+    let got = b.download(&got, rows).unwrap();
+    for i in 0..rows {
+        let want = expect(op, &x[i * cols..(i + 1) * cols]);
+        assert!(
+            same(got[i], want),
+            "{op} {} row {i} of {rows}x{cols}: {} vs {want}",
+            T::TYPE,
+            got[i]
+        );
+    }
+    let got = r.reduce_cols(op, &input, rows, cols).unwrap();
+    let got = b.download(&got, cols).unwrap();
+    for c in 0..cols {
+        let col: Vec<T> = (0..rows).map(|i| x[i * cols + c]).collect();
+        let want = expect(op, &col);
+        assert!(
+            same(got[c], want),
+            "{op} {} col {c} of {rows}x{cols}",
+            T::TYPE
+        );
+    }
+}
+
+/// Shapes with every awkward edge: no rows, no columns, one row, one column, primes, rows
+/// shorter than a warp, a row long enough for a block.
+pub const SHAPES: &[(usize, usize)] = &[
+    (0, 7),
+    (7, 0),
+    (0, 0),
+    (1, 1),
+    (1, 1000),
+    (1000, 1),
+    (13, 17),
+    (97, 5),
+    (3, 31),
+    (37, 300),
+    (5, 2053),
+];
+
+/// [`check_matrix`] on every shape of [`SHAPES`] and every device operator.
+pub fn every_shape<T: Scalar>(b: &Backend) {
+    for op in [Op::Sum, Op::Min, Op::Max] {
+        for &(r, c) in SHAPES {
+            check_matrix::<T>(b, op, r, c);
+        }
+    }
+}
+
+pub fn check_segments<T: Scalar>(b: &Backend, op: Op, n: usize, begin: &[u64], end: &[u64]) {
+    check_segments_cut::<T>(b, op, n, begin, end, AxisPolicy::default().segment_piece)
+}
+
+/// [`check_segments`] with segments longer than `piece` cut into pieces (a second launch
+/// combines them per segment).
+pub fn check_segments_cut<T: Scalar>(
+    b: &Backend,
+    op: Op,
+    n: usize,
+    begin: &[u64],
+    end: &[u64],
+    piece: usize,
+) {
+    let x = data::<T>(n, n as u64 + 5);
+    let input = b.upload(&x).unwrap();
+    let segs = Segments::with_piece(b, begin, end, n, piece).unwrap();
+    let mut r = Reducer::new(b);
+    let got = r.reduce_segments(op, &input, &segs).unwrap();
+    let got = b.download(&got, begin.len()).unwrap();
+    for i in 0..begin.len() {
+        let want = expect(op, &x[begin[i] as usize..end[i] as usize]);
+        assert!(
+            same(got[i], want),
+            "{op} {} segment {i}: {} vs {want}",
+            T::TYPE,
+            got[i]
+        );
+    }
+}
+
+/// Ragged segments over `n` elements: lengths 0, 1, 2, 0, 33, 300, … back to back, the rest of
+/// the input, one segment overlapping others, one out of order and one empty at 0.
+pub fn ragged(n: usize) -> (Vec<u64>, Vec<u64>) {
+    let lens = [0u64, 1, 2, 0, 33, 300, 0, 7, 1000, 31, 32];
+    let (mut begin, mut end, mut at) = (vec![], vec![], 0u64);
+    for l in lens.iter().cycle() {
+        if at + l > n as u64 {
+            break;
+        }
+        begin.push(at);
+        end.push(at + l);
+        at += l;
+    }
+    begin.push(at);
+    end.push(n as u64);
+    begin.push(3);
+    end.push(n as u64 / 2);
+    begin.push(0);
+    end.push(0);
+    (begin, end)
+}
+
+/// Every device operator over [`ragged`] segments, no segments, and empty ones over nothing.
+pub fn segments_every_op<T: Scalar>(b: &Backend, n: usize) {
+    let (begin, end) = ragged(n);
+    for op in [Op::Sum, Op::Min, Op::Max] {
+        check_segments::<T>(b, op, n, &begin, &end);
+        check_segments_cut::<T>(b, op, n, &begin, &end, 100); // most long segments cut
+        check_segments_cut::<T>(b, op, n, &begin, &end, 1); // every element its own piece
+        check_segments::<T>(b, op, 10, &[], &[]);
+        check_segments::<T>(b, op, 0, &[0, 0], &[0, 0]);
+    }
+}

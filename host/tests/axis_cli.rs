@@ -1,0 +1,68 @@
+//! `reduce axis` on the emulator: results checked against the CPU reference (exit 0, `ok`), one
+//! JSON record per shape, and bad shapes as clear errors (exit 2), never a panic.
+
+use std::process::Command;
+
+fn reduce(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_reduce"))
+        .args(["--backend", "emu", "axis", "--runs", "1"])
+        .args(args)
+        .output()
+        .expect("run reduce");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn every_axis_checks_out() {
+    for args in [
+        &[
+            "--rows", "37", "--cols", "301", "--axis", "rows", "--data", "random",
+        ][..],
+        &[
+            "--rows", "300", "--cols", "7", "--axis", "cols", "--op", "max", "--type", "i64",
+        ],
+        &[
+            "--axis",
+            "segments",
+            "--segments",
+            "40",
+            "--max-len",
+            "900",
+            "--type",
+            "u32",
+            "--data",
+            "random",
+        ],
+    ] {
+        let (code, out, err) = reduce(args);
+        assert_eq!(code, 0, "{args:?}: {out}{err}");
+        assert!(out.contains(", ok "), "{args:?}: {out}");
+    }
+}
+
+#[test]
+fn json_has_one_record_per_shape() {
+    let (code, out, err) = reduce(&[
+        "--rows", "64", "--cols", "16", "--axis", "cols", "--format", "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(v["record"], "axis");
+    assert_eq!(v["axis"], "cols");
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["n"], 1024);
+}
+
+#[test]
+fn bad_shapes_are_clear_errors() {
+    let (code, _, err) = reduce(&["--rows", "18446744073709551615", "--cols", "3"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("more elements than memory can hold"), "{err}");
+    let (code, _, err) = reduce(&["--rows", "4", "--cols", "0", "--op", "mean"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("mean of an empty input"), "{err}");
+}

@@ -1,0 +1,202 @@
+//! # One result per column: coalesced rows, one accumulator per column and thread
+//!
+//! Concept: **read along the memory, reduce across it.** A column of a row-major matrix is
+//! strided in memory, so one thread walking one column would make every load of a warp hit a
+//! different row (32 transactions per load). Instead a block takes a *tile* of `W = min(len,
+//! BLOCK)` neighbouring columns and lays its threads out as `BLOCK / W` row lanes × `W` columns:
+//! thread `(r, c)` adds rows `r, r + L, r + 2L, …` of column `c` into its own accumulator. In
+//! each step the block reads `L` whole row-segments of `W` contiguous elements — coalesced — and
+//! for narrow matrices (`len` < `BLOCK`) the `L` rows are themselves contiguous, so the block
+//! streams through memory like a vector reduction does.
+//!
+//! Then the `L` row lanes of each column are combined through shared memory in row-lane order,
+//! and the first row lane writes the column's result.
+//!
+//! When a row is a whole number of 16-byte vectors (and the matrix starts on a 16-byte boundary)
+//! each thread takes a *vector column* instead — 4 neighbouring `f32` columns (2 of `f64`) — with
+//! one 16-byte load per row and one accumulator per column (`columns_vec`): a quarter of the
+//! load instructions, four times the bytes in flight.
+//!
+//! A tall matrix has few tiles; to fill the GPU the rows are cut into `parts` pieces (one work
+//! item per tile × piece). Each writes a row of a `parts × len` matrix of partials, which the host
+//! reduces with this kernel again (`parts` rows, one piece): a deterministic second pass.
+
+use super::{piece, AxisParams};
+use crate::gpu::{block_dim, block_idx, fail, grid_dim, sync_threads, thread_idx};
+use crate::gpu::{Global, GlobalMut, Shared, Vec4};
+use crate::{Element, ReduceOp};
+
+/// Independent loads in flight per thread.
+const UNROLL: usize = 4;
+
+/// Column results of a row-major `count × len` matrix: `out[part·len + column]`, `part <
+/// parts`.
+///
+/// Launch with `blockDim.x == BLOCK`, `BLOCK` elements of dynamic shared memory, any grid;
+/// `input` holds at least `count·len` elements, `out` at least `parts·len`.
+pub fn columns<T: Element, O: ReduceOp, const BLOCK: usize>(
+    input: Global<T>,
+    _begin: Global<u64>,
+    _end: Global<u64>,
+    out: GlobalMut<T>,
+    p: AxisParams,
+) {
+    let (rows, cols) = (p.count, p.len);
+    if block_dim() as usize != BLOCK || p.parts == 0 {
+        fail("axis columns: blockDim.x must be BLOCK and parts > 0");
+    }
+    if rows.checked_mul(cols).is_none_or(|n| n > input.len())
+        || out.len() < p.parts.saturating_mul(cols)
+    {
+        fail("axis columns: input must hold count * len elements and out parts * len");
+    }
+    if cols == 0 {
+        return;
+    }
+    let lanes = 16 / core::mem::size_of::<T>();
+    if cols.is_multiple_of(lanes) && input.misaligned_head() == 0 {
+        return columns_vec::<T, O, BLOCK>(input, out, p);
+    }
+    // SAFETY: the launch reserves `BLOCK` elements of shared memory (the host's plan reserves
+    // 16 bytes per thread).
+    let smem = unsafe { Shared::<T>::dynamic(BLOCK as u32) };
+    let tid = thread_idx() as usize;
+    let w = cols.min(BLOCK);
+    let lanes = BLOCK / w;
+    let (row_lane, col_off) = (tid / w, tid % w);
+    let tiles = cols.div_ceil(w);
+    let items = tiles.saturating_mul(p.parts);
+    let mut item = block_idx() as usize;
+    // `item` is the same for the whole block: every thread reaches every barrier.
+    while item < items {
+        let (tile, part) = (item % tiles, item / tiles);
+        let c = tile * w + col_off;
+        let (r0, r1) = piece(0, rows, part, p.parts);
+        let mut acc = O::identity::<T>();
+        if c < cols && row_lane < lanes {
+            let mut r = r0 + row_lane;
+            while r + (UNROLL - 1) * lanes < r1 {
+                let mut v = [O::identity::<T>(); UNROLL];
+                for (u, x) in v.iter_mut().enumerate() {
+                    // SAFETY: row `r + u·lanes < r1 <= rows` and `c < cols`, so the index is
+                    // below `rows·cols <= input.len()` (checked on entry).
+                    *x = unsafe { input.get_unchecked((r + u * lanes) * cols + c) };
+                }
+                #[allow(clippy::needless_range_loop)] // indexing keeps the array in registers
+                for u in 0..UNROLL {
+                    acc = O::combine(acc, v[u]);
+                }
+                r += UNROLL * lanes;
+            }
+            while r < r1 {
+                // SAFETY: `r < r1 <= rows`, `c < cols`, as above.
+                acc = O::combine(acc, unsafe { input.get_unchecked(r * cols + c) });
+                r += lanes;
+            }
+        }
+        smem.set(tid as u32, acc);
+        sync_threads();
+        if row_lane == 0 && c < cols {
+            let mut total = acc;
+            for l in 1..lanes {
+                total = O::combine(total, smem.get((l * w + col_off) as u32));
+            }
+            out.set(part * cols + c, total);
+        }
+        sync_threads(); // the reads above are done before the next item overwrites `smem`
+        item += grid_dim() as usize;
+    }
+}
+
+/// Element `k` of a 16-byte vector of `T`s.
+#[inline(always)]
+fn element<T: Element>(v: Vec4, k: usize) -> T {
+    let w = v.0;
+    if core::mem::size_of::<T>() == 4 {
+        T::from_bits64(w[k] as u64)
+    } else {
+        T::from_bits64(w[2 * k] as u64 | ((w[2 * k + 1] as u64) << 32))
+    }
+}
+
+/// [`columns`] with 16-byte loads: thread `(r, c)` of a tile owns vector column `c` (`lanes`
+/// neighbouring columns). Needs `len` a multiple of `lanes` and `input` on a 16-byte boundary
+/// (the caller checked both) and `BLOCK · 16` bytes of shared memory.
+#[inline(always)]
+fn columns_vec<T: Element, O: ReduceOp, const BLOCK: usize>(
+    input: Global<T>,
+    out: GlobalMut<T>,
+    p: AxisParams,
+) {
+    let lanes = 16 / core::mem::size_of::<T>();
+    let (rows, cols) = (p.count, p.len);
+    let vcols = cols / lanes;
+    // SAFETY: the launch reserves 16 bytes per thread: `BLOCK · lanes` elements.
+    let smem = unsafe { Shared::<T>::dynamic((BLOCK * lanes) as u32) };
+    let tid = thread_idx() as usize;
+    let w = vcols.min(BLOCK);
+    let row_lanes = BLOCK / w;
+    let (row_lane, col_off) = (tid / w, tid % w);
+    let tiles = vcols.div_ceil(w);
+    let items = tiles.saturating_mul(p.parts);
+    let mut item = block_idx() as usize;
+    while item < items {
+        let (tile, part) = (item % tiles, item / tiles);
+        let vc = tile * w + col_off;
+        let (r0, r1) = piece(0, rows, part, p.parts);
+        let mut acc = [O::identity::<T>(); 4];
+        if vc < vcols && row_lane < row_lanes {
+            let mut r = r0 + row_lane;
+            while r + (UNROLL - 1) * row_lanes < r1 {
+                let mut v = [Vec4([0; 4]); UNROLL];
+                for (u, x) in v.iter_mut().enumerate() {
+                    // SAFETY: row `r + u·row_lanes < r1 <= rows` and `vc < vcols`, so the vector
+                    // `(r + u·row_lanes)·vcols + vc` ends at or before `rows·cols <= input.len()`;
+                    // element 0 is on a 16-byte boundary (checked by the caller).
+                    *x = unsafe { input.get_vec4_unchecked(0, (r + u * row_lanes) * vcols + vc) };
+                }
+                #[allow(clippy::needless_range_loop)] // indexing keeps the arrays in registers
+                for u in 0..UNROLL {
+                    for k in 0..4 {
+                        if k < lanes {
+                            acc[k] = O::combine(acc[k], element::<T>(v[u], k));
+                        }
+                    }
+                }
+                r += UNROLL * row_lanes;
+            }
+            while r < r1 {
+                // SAFETY: `r < r1 <= rows`, `vc < vcols`, as above.
+                let v = unsafe { input.get_vec4_unchecked(0, r * vcols + vc) };
+                #[allow(clippy::needless_range_loop)]
+                for k in 0..4 {
+                    if k < lanes {
+                        acc[k] = O::combine(acc[k], element::<T>(v, k));
+                    }
+                }
+                r += row_lanes;
+            }
+        }
+        #[allow(clippy::needless_range_loop)]
+        for k in 0..4 {
+            if k < lanes {
+                smem.set((tid * lanes + k) as u32, acc[k]);
+            }
+        }
+        sync_threads();
+        if row_lane == 0 && vc < vcols {
+            #[allow(clippy::needless_range_loop)]
+            for k in 0..4 {
+                if k < lanes {
+                    let mut total = acc[k];
+                    for l in 1..row_lanes {
+                        total = O::combine(total, smem.get(((l * w + col_off) * lanes + k) as u32));
+                    }
+                    out.set(part * cols + vc * lanes + k, total);
+                }
+            }
+        }
+        sync_threads(); // the reads above are done before the next item overwrites `smem`
+        item += grid_dim() as usize;
+    }
+}

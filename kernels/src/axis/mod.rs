@@ -1,0 +1,48 @@
+//! # Reductions along an axis and over segments
+//!
+//! `x.sum(dim=1)`, `x.sum(dim=0)` and CUB's `DeviceSegmentedReduce`: one result per row, per
+//! column or per caller-given segment, instead of one for the whole input. Built from the same
+//! device primitives as stage 8 (warp shuffles, [`crate::stages::s8_shuffle_vectorized::block_reduce`]).
+//!
+//! | file | reduces | one result per |
+//! |---|---|---|
+//! | [`segments`] | contiguous runs: the rows of a row-major matrix, or `[begin[i], end[i])` | row / segment |
+//! | [`columns`] | strided runs: the columns of a row-major matrix | column |
+//!
+//! Both split their work into **work items** that a *group* of threads (a sub-warp, a warp or a
+//! block) reduces to one value. A long run can be cut into `parts` work items whose partial
+//! results a second launch of the same kernel combines, in a fixed order: that is how a few long
+//! rows (or a tall matrix's columns) still fill the GPU, and why the result is still
+//! **bit-identical run to run** (no atomics, every value visited in a fixed order and combined
+//! through a fixed tree). The host's plan (`host/src/axis_plan.rs`) picks the group size, the
+//! split and the grid from the shape — policy as data, apart from these algorithms.
+//!
+//! Both kernels take one calling convention, [`crate::exports::axis`]:
+//! `(const T* input, size_t n, const u64* begin, const u64* end, T* out, size_t out_len,
+//! size_t count, size_t len, size_t parts, size_t group)`, read into [`AxisParams`].
+
+pub mod columns;
+pub mod segments;
+
+/// The scalars of an axis launch (what each kernel reads them as is in its docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AxisParams {
+    /// Runs: rows (row and column kernels) or segments.
+    pub count: usize,
+    /// Elements per row (row and column kernels); unused for explicit segments.
+    pub len: usize,
+    /// Work items per run (the split); `1` means the kernel writes final results.
+    pub parts: usize,
+    /// Threads per work item for [`segments`]: 1, 2, 4, 8, 16, 32 or `blockDim.x`.
+    pub group: usize,
+}
+
+/// Where the `part`-th of `parts` equal pieces of `[begin, end)` lies (the last pieces may be
+/// shorter or empty).
+#[inline(always)]
+pub fn piece(begin: usize, end: usize, part: usize, parts: usize) -> (usize, usize) {
+    let chunk = (end - begin).div_ceil(parts);
+    let b = begin.saturating_add(part.saturating_mul(chunk)).min(end);
+    let e = b.saturating_add(chunk).min(end);
+    (b, e)
+}
