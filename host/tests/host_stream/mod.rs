@@ -18,8 +18,8 @@ pub fn small_chunks(max_chunk_bytes: usize) -> StreamPolicy {
     }
 }
 
-/// What the streamed path must give, bit for bit: each chunk reduced by [`Reducer`] on
-/// device-resident data, then the partials (in chunk order) reduced by [`Reducer`] again.
+/// What the streamed path must give, bit for bit: each chunk reduced by [`Reducer`] as a
+/// device-resident buffer of its own, then the partials (in chunk order) reduced by [`Reducer`] again.
 /// `None` for min/max of nothing.
 pub fn chunked_reference<T: Scalar>(
     b: &Backend,
@@ -31,13 +31,16 @@ pub fn chunked_reference<T: Scalar>(
     if data.is_empty() {
         return Ok((op == Op::Sum).then(T::default));
     }
-    let input = b.upload(data).map_err(e)?;
     let mut r = Reducer::new(b);
     let chunk = policy.chunk_elems(data.len(), T::TYPE);
     let mut partials = Vec::new();
     for lo in (0..data.len()).step_by(chunk) {
         let len = chunk.min(data.len() - lo);
-        partials.push(r.reduce_range(op, &input, lo, len).map_err(e)?.unwrap());
+        // Each chunk lands at the start of a device buffer of its own, as the pipeline copies it:
+        // stage 8's order depends on the 16-byte alignment of its input, so a chunk reduced in
+        // place inside one big buffer (at a misaligned offset) may differ in the last bit.
+        let input = b.upload(&data[lo..lo + len]).map_err(e)?;
+        partials.push(r.reduce_range(op, &input, 0, len).map_err(e)?.unwrap());
     }
     if partials.len() == 1 {
         return Ok(Some(partials[0]));
