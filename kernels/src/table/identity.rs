@@ -1,0 +1,247 @@
+//! The typed identity of a kernel: element type, operator, family (one row of the table), block
+//! size, and the PTX symbol spelled from them.
+
+use super::TABLE;
+
+/// The element type of a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ElemKind {
+    /// `f32`
+    F32,
+    /// `f64`
+    F64,
+    /// `i32`
+    I32,
+    /// `u32`
+    U32,
+    /// `i64`
+    I64,
+    /// `u64`
+    U64,
+}
+
+impl ElemKind {
+    /// The name in symbols (`f32` …).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ElemKind::F32 => "f32",
+            ElemKind::F64 => "f64",
+            ElemKind::I32 => "i32",
+            ElemKind::U32 => "u32",
+            ElemKind::I64 => "i64",
+            ElemKind::U64 => "u64",
+        }
+    }
+}
+
+/// The operator a kernel computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OpKind {
+    /// [`crate::Sum`]
+    Sum,
+    /// [`crate::Min`]
+    Min,
+    /// [`crate::Max`]
+    Max,
+}
+
+impl OpKind {
+    /// The name in symbols (`sum` …).
+    pub const fn name(self) -> &'static str {
+        match self {
+            OpKind::Sum => "sum",
+            OpKind::Min => "min",
+            OpKind::Max => "max",
+        }
+    }
+}
+
+/// A kernel family: one row of the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// Stage 1.
+    S1,
+    /// Stage 2.
+    S2,
+    /// Stage 3.
+    S3,
+    /// Stage 4.
+    S4,
+    /// Stage 5.
+    S5,
+    /// Stage 6.
+    S6,
+    /// Stage 7.
+    S7,
+    /// Stage 8.
+    S8,
+    /// [`crate::stages::broken::reduce_racy_last_warp`].
+    BrokenRacyLastWarp,
+    /// [`crate::stages::broken::reduce_missing_barrier`].
+    BrokenMissingBarrier,
+    /// [`crate::axis::segments::rows`]: one result per row.
+    AxisRows,
+    /// [`crate::axis::segments::segments`]: one result per `[begin[i], end[i])`.
+    AxisSegments,
+    /// [`crate::axis::columns::columns`]: one result per column.
+    AxisColumns,
+}
+
+/// A kernel's calling convention (see [`crate::exports`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Abi {
+    /// `(const T* input, size_t n, T* partials)`: one partial per block, launched again on the
+    /// partials until one value is left (the multi-pass stages 1–7).
+    MultiPass,
+    /// `(const T* input, size_t n, T* partials, unsigned* counter, T* out)`: stage 8.
+    SinglePass,
+    /// `(const T* input, size_t n, const u64* begin, const u64* end, T* out, size_t out_len,
+    /// size_t count, size_t len, size_t parts, size_t group)`: the reductions along an axis
+    /// ([`crate::axis`]).
+    Axis,
+}
+
+/// One row of the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// Which family.
+    pub family: Family,
+    /// Symbol stem (`reduce_s3_sequential`).
+    pub stem: &'static str,
+    /// Calling convention.
+    pub abi: Abi,
+    /// Is the block size a compile-time constant (one kernel per block size)?
+    pub block_in_name: bool,
+    /// Element types built.
+    pub types: &'static [ElemKind],
+    /// Operators built.
+    pub ops: &'static [OpKind],
+    /// Block sizes accepted (`blockDim.x`).
+    pub blocks: &'static [usize],
+}
+
+impl Row {
+    /// The row of `family`.
+    pub fn of(family: Family) -> &'static Row {
+        TABLE
+            .iter()
+            .find(|r| r.family == family)
+            .expect("every Family has a row (the table is generated from the Family list)")
+    }
+}
+
+/// One kernel: family, element type, operator, block size. For families whose block size is read
+/// at run time, every block size of the row names the same kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KernelId {
+    /// Which family.
+    pub family: Family,
+    /// Element type.
+    pub ty: ElemKind,
+    /// Operator.
+    pub op: OpKind,
+    /// Threads per block.
+    pub block: usize,
+}
+
+/// A kernel symbol, spelled without allocating (the kernels crate is `no_std`).
+#[derive(Clone, Copy)]
+pub struct Symbol {
+    buf: [u8; 64],
+    len: usize,
+}
+
+impl Symbol {
+    fn push(&mut self, s: &str) {
+        let end = self.len + s.len();
+        assert!(end <= self.buf.len(), "kernel symbol longer than 64 bytes");
+        self.buf[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+    }
+    /// The symbol.
+    pub fn as_str(&self) -> &str {
+        core::str::from_utf8(&self.buf[..self.len]).expect("built from &str pieces")
+    }
+}
+
+impl core::fmt::Display for Symbol {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl core::fmt::Debug for Symbol {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq<str> for Symbol {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl KernelId {
+    /// This kernel's row.
+    pub fn row(&self) -> &'static Row {
+        Row::of(self.family)
+    }
+    /// Is this kernel built (its type, operator and block size are in its row)?
+    pub fn is_built(&self) -> bool {
+        let r = self.row();
+        r.types.contains(&self.ty) && r.ops.contains(&self.op) && r.blocks.contains(&self.block)
+    }
+    /// The PTX entry name (see the module docs for the pattern).
+    pub fn symbol(&self) -> Symbol {
+        let r = self.row();
+        let mut s = Symbol {
+            buf: [0; 64],
+            len: 0,
+        };
+        s.push(r.stem);
+        if r.abi != Abi::MultiPass {
+            s.push("_");
+            s.push(self.op.name());
+        }
+        if r.block_in_name {
+            s.push("_b");
+            let mut digits = [0u8; 20];
+            let (mut b, mut i) = (self.block, digits.len());
+            loop {
+                i -= 1;
+                digits[i] = b'0' + (b % 10) as u8;
+                b /= 10;
+                if b == 0 {
+                    break;
+                }
+            }
+            s.push(core::str::from_utf8(&digits[i..]).expect("ASCII digits"));
+        }
+        s.push("_");
+        s.push(self.ty.name());
+        s
+    }
+    /// Every built kernel, row by row (types, then operators, then block sizes).
+    pub fn all() -> impl Iterator<Item = KernelId> {
+        TABLE.iter().flat_map(|r| {
+            r.types.iter().flat_map(move |&ty| {
+                r.ops.iter().flat_map(move |&op| {
+                    r.blocks.iter().map(move |&block| KernelId {
+                        family: r.family,
+                        ty,
+                        op,
+                        block,
+                    })
+                })
+            })
+        })
+    }
+    /// The kernel whose PTX entry is `symbol`, launched with `block` threads per block: a lookup
+    /// in the table (for run-time-block families, `block` need only be in the row). `None` if no
+    /// built kernel has that name, or a `const` family's name says another block size.
+    pub fn find(symbol: &str, block: usize) -> Option<KernelId> {
+        Self::all()
+            .find(|id| (!id.row().block_in_name || id.block == block) && id.symbol() == *symbol)
+    }
+}
