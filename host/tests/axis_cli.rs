@@ -1,19 +1,11 @@
 //! `reduce axis` on the emulator: results checked against the CPU reference (exit 0, `ok`), one
 //! JSON record per shape, and bad shapes as clear errors (exit 2), never a panic.
 
-use std::process::Command;
+mod cli_run;
 
 fn reduce(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_reduce"))
-        .args(["--backend", "emu", "axis", "--runs", "1"])
-        .args(args)
-        .output()
-        .expect("run reduce");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let r = cli_run::reduce(&[&["--backend", "emu", "axis", "--runs", "1"], args].concat());
+    (r.code, r.stdout, r.stderr)
 }
 
 #[test]

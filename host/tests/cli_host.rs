@@ -1,16 +1,11 @@
 //! `reduce host` and the streamed rows of `reduce profile`, run as a user would, on the emulator.
 
-use std::process::Command;
+mod cli_run;
 
+/// Exit status and stdout followed by stderr.
 fn cli(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_reduce"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
-    )
+    let r = cli_run::reduce(args);
+    (r.code, r.stdout + &r.stderr)
 }
 
 #[test]

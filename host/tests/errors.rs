@@ -3,7 +3,7 @@
 //! in tests/gpu.rs.)
 
 use reduce_host::*;
-use std::process::Command;
+mod cli_run;
 
 fn emu() -> Backend {
     Backend::Emulator(Emulator::default())
@@ -92,15 +92,10 @@ fn missing_or_non_ptx_files_name_the_file_and_the_fix() {
     assert!(m.contains("only applies to the GPU"), "{m}");
 }
 
+/// Exit status and stdout followed by stderr.
 fn cli(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_reduce"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
-    )
+    let r = cli_run::reduce(args);
+    (r.code, r.stdout + &r.stderr)
 }
 
 #[test]
