@@ -118,6 +118,11 @@ fn cli_reports_out_of_range_arguments() {
             "0 is not in 1..=100000",
         ),
         (
+            // More bytes than a 64-bit address space holds: an error, not an aborted process.
+            &["--backend", "emu", "host", "--n", "100000000000000"],
+            "could not be allocated",
+        ),
+        (
             &[
                 "--backend",
                 "emu",

@@ -6,21 +6,29 @@ use reduce_host::{Backend, ElemType, ReduceError, Scalar, Stage};
 
 /// `n` values: all ones, or seeded pseudo-random ones (f32/f64 in [0, 1), signed integers in
 /// -1000..1000, unsigned in 0..1000).
-pub fn make_data<T: Scalar>(n: usize, data: Data, seed: u64) -> Vec<T> {
+pub fn make_data<T: Scalar>(n: usize, data: Data, seed: u64) -> Result<Vec<T>, ReduceError> {
+    // A length no host can hold is an error, not an allocation failure that aborts the process.
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        ReduceError::InvalidArgument(format!(
+            "{n} elements of {} need {} bytes of host memory, which could not be allocated",
+            T::TYPE,
+            (n as u128) * T::TYPE.size() as u128
+        ))
+    })?;
     match data {
-        Data::Ones => vec![T::from_f64(1.0); n],
+        Data::Ones => v.resize(n, T::from_f64(1.0)),
         Data::Random => {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
             let signed = matches!(T::TYPE, ElemType::I32 | ElemType::I64);
-            (0..n)
-                .map(|_| match T::TYPE {
-                    ElemType::F32 | ElemType::F64 => T::from_f64(rng.random::<f64>()),
-                    _ if signed => T::from_f64(rng.random_range(-1000..1000) as f64),
-                    _ => T::from_f64(rng.random_range(0..1000) as f64),
-                })
-                .collect()
+            v.extend((0..n).map(|_| match T::TYPE {
+                ElemType::F32 | ElemType::F64 => T::from_f64(rng.random::<f64>()),
+                _ if signed => T::from_f64(rng.random_range(-1000..1000) as f64),
+                _ => T::from_f64(rng.random_range(0..1000) as f64),
+            }));
         }
     }
+    Ok(v)
 }
 
 /// The stages numbered in `list`; all of them when it is empty.

@@ -94,7 +94,7 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &AxisArgs) -> Result<bool, ReduceE
     // generated here.
     let host: Option<Vec<T>> = match a.data {
         Data::Ones => None,
-        Data::Random => Some(make_data::<T>(n, a.data, a.seed)),
+        Data::Random => Some(make_data::<T>(n, a.data, a.seed)?),
     };
     let one = T::from_f64(1.0);
     let input = match &host {

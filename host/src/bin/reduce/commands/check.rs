@@ -53,7 +53,7 @@ pub fn run(backend: &Backend, sizes: &[usize], broken: bool) -> Result<bool, Red
 
 /// Launch a broken kernel once on 1024 elements; its result is not checked.
 fn launch_broken(backend: &Backend, kernel: &str) -> Result<(), ReduceError> {
-    let input = backend.upload(&make_data::<f32>(1024, Data::Random, 5))?;
+    let input = backend.upload(&make_data::<f32>(1024, Data::Random, 5)?)?;
     let out = backend.zeroed::<f32>(4)?;
     // SAFETY: both buffers are live f32 buffers of `backend` (1024 inputs, 4 partials for 4
     // blocks), the broken kernels take the multi-pass ABI with 256 threads and 1024 bytes of
@@ -89,7 +89,7 @@ fn check_one<T: Scalar>(
     n: usize,
     o: LaunchOverrides,
 ) -> Result<bool, ReduceError> {
-    let data = make_data::<T>(n, Data::Random, n as u64);
+    let data = make_data::<T>(n, Data::Random, n as u64)?;
     let input = backend.upload(&data)?;
     let plan = reduce_host::plan(stage, T::TYPE, op, n, o, backend.caps())?;
     let got = Prepared::<T>::new(backend, plan.clone())?.run(backend, &input, 0)?;

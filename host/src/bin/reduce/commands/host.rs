@@ -83,7 +83,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn run_typed<T: Scalar>(backend: &Backend, cmd: &HostCmd<'_>) -> Result<bool, ReduceError> {
-    let data = make_data::<T>(cmd.n, cmd.data, cmd.seed);
+    let data = make_data::<T>(cmd.n, cmd.data, cmd.seed)?;
     if cmd.op != Op::Sum && data.is_empty() {
         return Err(ReduceError::EmptyInput { op: cmd.op });
     }

@@ -118,7 +118,7 @@ fn depth(t: &Timeline) -> usize {
 fn profile<T: Scalar>(backend: &Backend, c: &Common) -> Result<bool, ReduceError> {
     let n = default_n(backend, c.n);
     let stages = stages_of(&c.stages)?;
-    let data = make_data::<T>(n, c.data, c.seed);
+    let data = make_data::<T>(n, c.data, c.seed)?;
     let overrides = LaunchOverrides {
         block: c.block,
         grid: c.grid,

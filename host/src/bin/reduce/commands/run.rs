@@ -15,7 +15,7 @@ pub fn run(backend: &Backend, common: &Common, op: Op) -> Result<bool, ReduceErr
 fn run_typed<T: Scalar>(backend: &Backend, c: &Common, op: Op) -> Result<bool, ReduceError> {
     let n = default_n(backend, c.n);
     let stages = stages_of(&c.stages)?;
-    let data = make_data::<T>(n, c.data, c.seed);
+    let data = make_data::<T>(n, c.data, c.seed)?;
     let input = backend.upload(&data)?;
     let overrides = LaunchOverrides {
         block: c.block,

@@ -35,7 +35,7 @@ fn sum_plan(backend: &Backend, n: usize) -> Result<Plan, ReduceError> {
 /// after creating and dropping fresh reducers).
 fn repetition(backend: &Backend, reps: usize, n: usize) -> Result<bool, ReduceError> {
     let gpu = backend.gpu();
-    let data = make_data::<f32>(n, Data::Random, 11);
+    let data = make_data::<f32>(n, Data::Random, 11)?;
     let input = backend.upload(&data)?;
     let mut reducer = Reducer::new(backend);
     let first = reducer.sum(&input)?; // allocates the cached workspace
@@ -95,7 +95,7 @@ fn concurrency(backend: &Backend, streams: usize, n: usize) -> Result<bool, Redu
         .collect::<Result<_, _>>()?;
     let datas: Vec<Vec<f32>> = (0..streams)
         .map(|s| make_data::<f32>(n, Data::Random, 100 + s as u64))
-        .collect();
+        .collect::<Result<_, _>>()?;
     let expected: Vec<Expected<f32>> = datas.iter().map(|d| Expected::of(Op::Sum, d)).collect();
     let inputs: Vec<_> = handles
         .iter()

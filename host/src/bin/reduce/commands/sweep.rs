@@ -57,7 +57,7 @@ impl Sweep {
     }
 
     fn one_size<T: Scalar>(&self, backend: &Backend, n: usize) -> Result<bool, ReduceError> {
-        let data = make_data::<T>(n, Data::Random, 7);
+        let data = make_data::<T>(n, Data::Random, 7)?;
         let input = backend.upload(&data)?;
         let variants = if self.devmem { 3 } else { 1 };
         let mut ok = true;

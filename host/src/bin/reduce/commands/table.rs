@@ -62,7 +62,7 @@ fn table<T: Scalar>(
             ty: T::TYPE,
         });
     }
-    let data = make_data::<T>(n, c.data, c.seed);
+    let data = make_data::<T>(n, c.data, c.seed)?;
     let overrides = LaunchOverrides {
         block: c.block,
         grid: c.grid,

@@ -80,7 +80,7 @@ fn compare<T: Scalar>(
     runs: usize,
     rows: &mut Vec<TwinRecord>,
 ) -> Result<bool, ReduceError> {
-    let data = make_data::<T>(n, Data::Random, 3);
+    let data = make_data::<T>(n, Data::Random, 3)?;
     let expected = Expected::of(Op::Sum, &data);
     let mut ok = true;
     let inputs = (rust.upload(&data)?, twin.upload(&data)?);
