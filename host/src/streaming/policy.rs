@@ -22,11 +22,10 @@ pub struct StreamPolicy {
     /// Bytes below which a chunk is staged by one thread (spawning costs more than it saves).
     pub min_bytes_per_thread: usize,
     /// A [`crate::PinnedBuffer`] of at most this many bytes takes the zero-copy route (one
-    /// kernel reading the mapped host memory, no copy command). 0, the default, turns the route
-    /// off. Measured on the H200 (`benches/host-on-gpu.sh`, 2026-11-30): zero-copy wins up to
-    /// 2^20 f32 (4 MiB: 104 vs 117 µs), is level at 16 MiB and 7% slower at 256 MiB; set this
-    /// to `4 << 20` to take it (a small pinned input then gets one stage-8 launch's bits
-    /// instead of the chunked tree's).
+    /// kernel reading the mapped host memory, no copy command). Measured on the H200
+    /// (`benches/host-on-gpu.sh`, 2026-11-30, `benches/results/h200-2026-11-30-s3-wave2/host/`):
+    /// zero-copy wins up to 2^20 f32 (4 MiB: 104 vs 117 µs; 2^16: 28 vs 35 µs), is level at
+    /// 16 MiB and 7% slower at 256 MiB, hence the default of 4 MiB. 0 turns the route off.
     pub zero_copy_max_bytes: usize,
 }
 
@@ -40,7 +39,7 @@ impl Default for StreamPolicy {
             slots: 3,
             copy_threads: cpus.clamp(1, 8),
             min_bytes_per_thread: 1 << 20,
-            zero_copy_max_bytes: 0,
+            zero_copy_max_bytes: 4 << 20,
         }
     }
 }

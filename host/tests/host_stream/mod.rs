@@ -79,21 +79,28 @@ pub fn check_streamed<T: Scalar>(
     let pinned_buf = PinnedBuffer::from_slice(b, slice).map_err(e)?;
     let pinned = r.reduce_host(op, &pinned_buf).map_err(e)?;
     let want = chunked_reference(b, policy, op, slice)?;
-    if !same(pageable, want) || !same(pinned, want) {
-        return Err(format!(
-            "{what}: pageable {pageable:?}, pinned {pinned:?}, chunked device reference {want:?}"
-        ));
-    }
     // The zero-copy route is one stage-8 launch over the whole input: Reducer's bits.
-    let zero_copy = r
-        .reduce_host(op, HostInput::ZeroCopy(&pinned_buf))
-        .map_err(e)?;
     let whole = match slice.len() {
         0 => (op == Op::Sum).then(T::default),
         n => Reducer::new(b)
             .reduce_range(op, &b.upload(slice).map_err(e)?, 0, n)
             .map_err(e)?,
     };
+    // A pinned input small enough for the policy's zero-copy route takes it.
+    let want_pinned = if policy.zero_copy(std::mem::size_of_val(slice)) {
+        whole
+    } else {
+        want
+    };
+    if !same(pageable, want) || !same(pinned, want_pinned) {
+        return Err(format!(
+            "{what}: pageable {pageable:?} (chunked device reference {want:?}), pinned \
+             {pinned:?} (want {want_pinned:?})"
+        ));
+    }
+    let zero_copy = r
+        .reduce_host(op, HostInput::ZeroCopy(&pinned_buf))
+        .map_err(e)?;
     if !same(zero_copy, whole) {
         return Err(format!(
             "{what}: zero-copy {zero_copy:?}, device-resident {whole:?}"

@@ -142,9 +142,13 @@ fn run_typed<T: Scalar>(backend: &Backend, cmd: &HostCmd<'_>) -> Result<bool, Re
             timelines.push(reducer.reduce_host_timeline(cmd.op, input)?.1);
         }
         let min = secs.iter().copied().fold(f64::MAX, f64::min);
-        let chunk = match kind {
-            "zero-copy" => cmd.n.max(1),
-            _ => policy.chunk_elems(cmd.n, T::TYPE),
+        // A pinned input the policy sends down the zero-copy route is one launch, not chunks.
+        let whole =
+            kind == "zero-copy" || (kind == "pinned" && policy.zero_copy(cmd.n * T::TYPE.size()));
+        let chunk = if whole {
+            cmd.n.max(1)
+        } else {
+            policy.chunk_elems(cmd.n, T::TYPE)
         };
         rows.push(Row {
             kind: "host",
