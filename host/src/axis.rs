@@ -7,7 +7,7 @@ use crate::axis_plan::{AxisKind, AxisPlan, AxisPolicy, Offsets};
 use crate::backend::{Backend, KernelArgs, Launch};
 use crate::buffer::{BackendId, Buffer};
 use crate::error::{ReduceError, Result};
-use crate::{Op, Scalar};
+use crate::types::{Op, Scalar};
 
 /// Caller-given segments `[begin[i], end[i])` of an input of at least [`Segments::max_end`]
 /// elements, checked once on the host and uploaded: CUB's `DeviceSegmentedReduce` offsets.

@@ -18,7 +18,7 @@ use crate::axis_plan::{AxisKind, AxisPolicy};
 use crate::buffer::Buffer;
 use crate::error::{ReduceError, Result};
 use crate::reducer::Reducer;
-use crate::{Op, Scalar};
+use crate::types::{Op, Scalar};
 
 impl Reducer<'_> {
     fn axis_into<T: Scalar>(

@@ -9,7 +9,7 @@
 use crate::backend::Backend;
 use crate::buffer::BackendId;
 use crate::error::{CudaContext, ReduceError, Result};
-use crate::Scalar;
+use crate::types::Scalar;
 use cust::memory::LockedBuffer;
 
 enum PinnedMem<T: Scalar> {

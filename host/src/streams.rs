@@ -7,7 +7,7 @@
 use crate::buffer::Buffer;
 use crate::error::{CudaContext, ReduceError, Result};
 use crate::gpu::driver_result;
-use crate::Scalar;
+use crate::types::Scalar;
 use cust::stream::{Stream, StreamFlags};
 use cust::sys as cu;
 

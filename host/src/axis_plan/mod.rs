@@ -4,7 +4,7 @@
 
 use crate::backend::DeviceCaps;
 use crate::error::{ReduceError, Result};
-use crate::{ElemType, Op};
+use crate::types::{ElemType, Op};
 use reduce_kernels::table::{Family, KernelId};
 
 /// Threads per block of the axis kernels (the one block size they are built for).

@@ -28,7 +28,7 @@ mod zero_copy;
 use crate::backend::Backend;
 use crate::error::{ReduceError, Result};
 use crate::pinned::PinnedBuffer;
-use crate::{ElemType, Op, Scalar};
+use crate::types::{ElemType, Op, Scalar};
 use pipeline::{GpuStaging, Lanes, Source};
 use policy::StreamPolicy;
 use std::any::Any;

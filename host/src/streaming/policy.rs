@@ -2,7 +2,7 @@
 //! how many CPU threads stage a pageable chunk. The pipeline (`streaming/pipeline.rs`) follows it
 //! and decides nothing itself.
 
-use crate::ElemType;
+use crate::types::ElemType;
 
 /// The tuning of [`crate::HostReducer`]. Results depend only on the chunk length
 /// ([`StreamPolicy::chunk_elems`]), never on the threads or slots.

@@ -9,7 +9,8 @@ use crate::buffer::Buffer;
 use crate::error::{ReduceError, Result};
 use crate::pinned::PinnedBuffer;
 use crate::plan::{plan, LaunchOverrides, Plan};
-use crate::{Op, Scalar, Stage};
+use crate::stage::Stage;
+use crate::types::{Op, Scalar};
 
 /// A stage-8 plan for one length with its workspace (per-block partials, the ticket counter the
 /// kernel keeps at 0 between launches, the result).
