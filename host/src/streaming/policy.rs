@@ -2,7 +2,11 @@
 //! how many CPU threads stage a pageable chunk. The pipeline (`streaming/pipeline.rs`) follows it
 //! and decides nothing itself.
 
-use crate::types::ElemType;
+use crate::backend::DeviceCaps;
+use crate::error::Result;
+use crate::plan::{plan, LaunchOverrides};
+use crate::stage::Stage;
+use crate::types::{ElemType, Op};
 
 /// The tuning of [`crate::HostReducer`]. Results depend only on the chunk length
 /// ([`StreamPolicy::chunk_elems`]), never on the threads or slots.
@@ -59,6 +63,15 @@ impl StreamPolicy {
             want
         };
         c.min(n).max(1)
+    }
+
+    /// The most additions any element goes through when `n` elements of `ty` are streamed
+    /// through the chunked path with `op`: a chunk's stage-8 plan, then the combine's over the
+    /// partials. The depth of the float-sum error bound a streamed result is judged by.
+    pub fn error_depth(&self, n: usize, ty: ElemType, op: Op, caps: &DeviceCaps) -> Result<usize> {
+        let chunk = self.chunk_elems(n, ty);
+        let depth = |len| plan(Stage::S8, ty, op, len, LaunchOverrides::default(), caps);
+        Ok(depth(chunk)?.depth + depth(n.div_ceil(chunk))?.depth)
     }
 
     /// CPU threads that stage a chunk of `bytes` bytes.

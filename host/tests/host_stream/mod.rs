@@ -107,19 +107,9 @@ pub fn check_streamed<T: Scalar>(
         ));
     }
     if let (Some(g), Some(w)) = (pageable, reference(op, slice)) {
-        let chunk = policy.chunk_elems(slice.len(), T::TYPE);
-        let k = slice.len().div_ceil(chunk);
-        let depth = |n| {
-            plan(
-                Stage::S8,
-                T::TYPE,
-                op,
-                n,
-                LaunchOverrides::default(),
-                b.caps(),
-            )
-        };
-        let depth = depth(chunk).map_err(e)?.depth + depth(k).map_err(e)?.depth;
+        let depth = policy
+            .error_depth(slice.len(), T::TYPE, op, b.caps())
+            .map_err(e)?;
         if !matches_reference(op, g, &w, depth) {
             return Err(format!("{what}: got {g}, CPU reference {}", w.value));
         }

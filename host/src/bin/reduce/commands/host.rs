@@ -7,9 +7,8 @@ use crate::data::make_data;
 use crate::output::{banner, text_table, verdict, Column};
 use reduce_host::streaming::link::link_seconds;
 use reduce_host::{
-    matches_reference, plan, reference, reference_mean, with_elem_type, Backend, HostInput,
-    HostReducer, LaunchOverrides, Op, PinnedBuffer, ReduceError, Scalar, Stage, StreamPolicy,
-    Timeline,
+    matches_reference, reference, reference_mean, with_elem_type, Backend, HostInput, HostReducer,
+    Op, PinnedBuffer, ReduceError, Scalar, StreamPolicy, Timeline,
 };
 use std::path::Path;
 use std::time::Instant;
@@ -209,19 +208,7 @@ fn correct<T: Scalar>(
     let (Some(want), Some(value)) = (reference(op, data), value) else {
         return Ok(data.is_empty());
     };
-    let chunk = policy.chunk_elems(data.len(), T::TYPE);
-    let k = data.len().div_ceil(chunk);
-    let depth = |n| {
-        plan(
-            Stage::S8,
-            T::TYPE,
-            op,
-            n,
-            LaunchOverrides::default(),
-            backend.caps(),
-        )
-    };
-    let depth = depth(chunk)?.depth + depth(k)?.depth;
+    let depth = policy.error_depth(data.len(), T::TYPE, op, backend.caps())?;
     Ok(matches_reference(op, *value, &want, depth))
 }
 
