@@ -10,6 +10,7 @@
 //! run on the CPU emulator (wall clock; it checks the code, not performance).
 
 use criterion::{BenchmarkId, Criterion, Throughput};
+use reduce_host::log_uniform_segments;
 use reduce_host::measure::{time_queued, TimingSpec};
 use reduce_host::{
     AxisKind, AxisPolicy, Backend, BackendChoice, Op, PreparedAxis, ReduceError, Segments,
@@ -48,23 +49,6 @@ fn time(
         })
     });
     g.finish();
-}
-
-/// Log-uniform lengths in 1..=max, back to back (the generator of `reduce axis --axis segments`).
-fn ragged(count: usize, max: usize, seed: u64) -> (Vec<u64>, Vec<u64>) {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let (mut begin, mut end, mut at) = (Vec::new(), Vec::new(), 0u64);
-    for _ in 0..count {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let u = (x >> 11) as f64 / (1u64 << 53) as f64;
-        let len = ((max as f64).powf(u) as u64).clamp(1, max as u64);
-        begin.push(at);
-        end.push(at + len);
-        at += len;
-    }
-    (begin, end)
 }
 
 fn main() {
@@ -125,7 +109,7 @@ fn main() {
             );
         }
     }
-    let (begin, end) = ragged(segments, max_len, 42);
+    let (begin, end) = log_uniform_segments(segments, max_len, 42);
     let n = *end.last().expect("segments") as usize;
     let segs = Segments::new(&b, &begin, &end, n).expect("segments");
     let p = PreparedAxis::<f32>::segments(&b, &policy, Op::Sum, &segs, n).expect("plan");

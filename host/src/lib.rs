@@ -45,7 +45,7 @@ pub mod transfer;
 pub mod types;
 pub mod verify;
 
-pub use axis::{PreparedAxis, Segments};
+pub use axis::{log_uniform_segments, PreparedAxis, Segments};
 pub use axis_plan::{AxisKind, AxisPlan, AxisPolicy};
 pub use backend::{Backend, BackendChoice, DeviceCaps, KernelArgs, Launch};
 pub use buffer::{BackendId, Buffer};

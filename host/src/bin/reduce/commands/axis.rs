@@ -5,6 +5,7 @@
 use crate::args::{count, Data, Format};
 use crate::data::make_data;
 use crate::output::verdict;
+use reduce_host::log_uniform_segments;
 use reduce_host::measure::{time_queued, TimingSpec};
 use reduce_host::{
     matches_reference, reference, reference_mean, with_elem_type, AxisKind, AxisPolicy, Backend,
@@ -61,23 +62,6 @@ pub fn run(backend: &Backend, a: &AxisArgs) -> Result<bool, ReduceError> {
     with_elem_type!(a.ty, T => run_typed::<T>(backend, a))
 }
 
-/// Log-uniform segment lengths in 1..=max, back to back.
-fn ragged(count: usize, max: usize, seed: u64) -> (Vec<u64>, Vec<u64>) {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let (mut begin, mut end, mut at) = (Vec::new(), Vec::new(), 0u64);
-    for _ in 0..count {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let u = (x >> 11) as f64 / (1u64 << 53) as f64;
-        let len = ((max.max(1) as f64).powf(u) as u64).clamp(1, max.max(1) as u64);
-        begin.push(at);
-        end.push(at + len);
-        at += len;
-    }
-    (begin, end)
-}
-
 fn run_typed<T: Scalar>(backend: &Backend, a: &AxisArgs) -> Result<bool, ReduceError> {
     let op = a.op.device_op();
     let (kind, rows, cols) = match a.axis {
@@ -85,7 +69,7 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &AxisArgs) -> Result<bool, ReduceE
         AxisArg::Cols => (AxisKind::Cols, a.rows, a.cols),
         AxisArg::Segments => (AxisKind::Segments, 0, 0),
     };
-    let (begin, end) = ragged(a.segments, a.max_len, a.seed);
+    let (begin, end) = log_uniform_segments(a.segments, a.max_len, a.seed);
     let n = match kind {
         AxisKind::Segments => end.last().copied().unwrap_or(0) as usize,
         _ => reduce_host::axis_plan::check_shape(rows, cols)?,
