@@ -8,6 +8,7 @@ use crate::backend::{Backend, KernelArgs, Launch};
 use crate::buffer::{BackendId, Buffer};
 use crate::error::{ReduceError, Result};
 use crate::types::{Op, Scalar};
+use reduce_kernels::table::Family;
 
 /// Caller-given segments `[begin[i], end[i])` of an input of at least [`Segments::max_end`]
 /// elements, checked once on the host and uploaded: CUB's `DeviceSegmentedReduce` offsets.
@@ -302,15 +303,29 @@ impl<T: Scalar> PreparedAxis<T> {
             }
         };
         for step in &self.plan.steps {
+            // The plan's offsets lie inside its workspace (`partials` elements, allocated by
+            // `with_plan`); `try_addr` checks it all the same.
             let (src, n) = if step.reads_input {
                 (input.addr(0), input.len())
             } else {
-                (self.partials.addr(0), self.partials.len())
+                // A column pass reads exactly the region the pass before wrote (`count × len`),
+                // which does not overlap the region it writes.
+                let at = step.src_offset;
+                let rest = self.partials.len().saturating_sub(at);
+                let n = match step.kernel.family {
+                    Family::AxisColumns => rest.min(step.count.saturating_mul(step.len)),
+                    _ => rest,
+                };
+                (self.partials.try_addr(at)?, n)
             };
             let (dst, dst_len) = if step.writes_result {
                 (out.addr(0), out.len())
             } else {
-                (self.partials.addr(0), self.partials.len())
+                let at = step.dst_offset;
+                (
+                    self.partials.try_addr(at)?,
+                    self.partials.len().saturating_sub(at),
+                )
             };
             let symbol = step.kernel.symbol();
             let (begin, end) = match (step.offsets, segs, segs.and_then(|s| s.cut.as_ref())) {

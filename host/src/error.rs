@@ -125,6 +125,15 @@ pub enum ReduceError {
     /// A buffer or argument does not match what the call expects.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A tuning policy setting (`key=value`, as `reduce axis|host --policy` takes) that the policy
+    /// does not have, or whose value is not a number in the key's range.
+    #[error("policy setting `{key}`: {why}")]
+    Policy {
+        /// The key (or the item that is not `key=value`).
+        key: String,
+        /// What is wrong with it, and what is allowed.
+        why: String,
+    },
 }
 
 /// Attach "what we were doing" to a CUDA error.

@@ -35,6 +35,7 @@ pub mod kernel_image;
 pub mod measure;
 pub mod pinned;
 pub mod plan;
+pub(crate) mod policy_settings;
 pub mod prepared;
 pub mod record;
 pub mod reducer;

@@ -201,3 +201,15 @@ fn bad_shapes_and_offsets_are_typed_errors() {
     let s = r.reduce_segments(Op::Sum, &x, &csr).unwrap();
     assert_eq!(b.download(&s, 3).unwrap(), vec![2.0, 0.0, 10.0]);
 }
+
+#[test]
+fn tuned_policies_reach_every_kernel_shape() {
+    let b = emu();
+    for p in policies() {
+        for &(r, c) in POLICY_SHAPES {
+            check_matrix_policy::<f32>(&b, Op::Sum, r, c, &p);
+        }
+        check_matrix_policy::<f64>(&b, Op::Max, 1003, 16, &p);
+        check_matrix_policy::<i32>(&b, Op::Min, 777, 20, &p);
+    }
+}

@@ -58,3 +58,44 @@ fn bad_shapes_are_clear_errors() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("mean of an empty input"), "{err}");
 }
+
+#[test]
+fn each_policy_gets_a_checked_record_and_bad_settings_are_named() {
+    let (code, out, err) = reduce(&[
+        "--rows",
+        "500",
+        "--cols",
+        "20",
+        "--axis",
+        "cols",
+        "--format",
+        "json",
+        "--data",
+        "random",
+        "--policy",
+        "",
+        "--policy",
+        "col_tile=4,finish_piece_rows=2,min_piece_rows=2",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let recs: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON object per line"))
+        .collect();
+    assert_eq!(recs.len(), 2, "{out}");
+    assert_eq!(recs[0]["policy"], "");
+    assert_eq!(recs[1]["policy_settings"]["col_tile"], 4);
+    assert!(recs.iter().all(|r| r["ok"] == true), "{out}");
+    for (bad, named) in [
+        ("colour=4", "`colour`: unknown key"),
+        ("col_tile=0", "`col_tile`: 0 is outside 1..=256"),
+    ] {
+        let (code, out, err) = reduce(&["--policy", "", "--policy", bad]);
+        assert_eq!(code, 2, "{bad}: {out}{err}");
+        assert!(
+            out.is_empty(),
+            "nothing runs before every setting is checked: {out}"
+        );
+        assert!(err.contains(named), "{bad}: {err}");
+    }
+}

@@ -107,3 +107,49 @@ fn profile_shows_the_streamed_rows() {
     }
     assert!(!out.contains("WRONG"), "{out}");
 }
+
+#[test]
+fn host_command_times_each_policy_and_names_bad_settings() {
+    let base = [
+        "--backend",
+        "emu",
+        "host",
+        "--n",
+        "30001",
+        "--input",
+        "pageable",
+        "--runs",
+        "1",
+        "--warmup",
+        "0",
+        "--format",
+        "json",
+        "--data",
+        "random",
+    ];
+    let (code, out) = cli(&[
+        &base[..],
+        &[
+            "--policy",
+            "max_chunk_bytes=4K,min_chunk_bytes=1K,copy_threads=3",
+            "--policy",
+            "register_min_bytes=0",
+        ],
+    ]
+    .concat());
+    assert_eq!(code, 0, "{out}");
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    assert_eq!(rows[0]["chunks"], 30, "{out}");
+    assert_eq!(rows[1]["policy_settings"]["register_min_bytes"], 0, "{out}");
+    assert!(rows.iter().all(|r| r["correct"] == true), "{out}");
+    let (code, out) = cli(&[&base[..], &["--policy", "slots=1"]].concat());
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("policy setting `slots`: 1 is outside 2..=64"),
+        "{out}"
+    );
+}

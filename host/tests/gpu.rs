@@ -409,6 +409,25 @@ fn axis_results_are_bit_identical() -> Result<(), Failed> {
     Ok(())
 }
 
+/// The kernel shapes only non-default policies reach (narrow column tiles with and without the
+/// shuffle fold, column splits finished in several passes, row splits in more waves), at the
+/// emulator's shapes and at sizes only a GPU reaches; and pageable input page-locked in place.
+fn axis_tuned_policies_and_registered_host_input() -> Result<(), Failed> {
+    let b = gpu();
+    for p in axis_checks::policies() {
+        for &(r, c) in axis_checks::POLICY_SHAPES {
+            axis_checks::check_matrix_policy::<f32>(&b, Op::Sum, r, c, &p);
+        }
+        for (r, c) in [(1 << 20, 16), (1 << 16, 1024), (16, 1 << 22), (1 << 22, 3)] {
+            axis_checks::check_matrix_policy::<f32>(&b, Op::Sum, r, c, &p);
+            axis_checks::check_matrix_policy::<i64>(&b, Op::Max, r, c, &p);
+        }
+    }
+    host_stream::check_registered(&b, &host_stream::small_chunks(1 << 12))?;
+    host_stream::check_registered(&b, &StreamPolicy::default())?;
+    Ok(())
+}
+
 fn main() {
     let mut args = Arguments::from_args();
     args.test_threads = Some(1); // one GPU: keep large allocations and timings apart
@@ -458,6 +477,10 @@ fn main() {
         (
             "axis_results_are_bit_identical",
             axis_results_are_bit_identical,
+        ),
+        (
+            "axis_tuned_policies_and_registered_host_input",
+            axis_tuned_policies_and_registered_host_input,
         ),
     ];
     let missing = match Gpu::open() {

@@ -39,6 +39,7 @@ fn every_op_and_boundary_u64() {
 #[test]
 fn deterministic_across_calls_and_threads() {
     check_deterministic(&emu(), &small_chunks(1024), 10_000).unwrap();
+    check_registered(&emu(), &small_chunks(1024)).unwrap();
 }
 
 #[test]

@@ -52,6 +52,23 @@ pub struct AxisPolicy {
     /// (one work item each), combined per segment by a second launch: a few very long segments
     /// among short ones then still spread over the whole GPU ([`cut_segments`]).
     pub segment_piece: usize,
+    /// Widest column tile, in (vector) columns, of the column kernel (at most [`AXIS_BLOCK`]): a
+    /// narrower tile gives a wide matrix more blocks and each thread more rows.
+    pub col_tile: usize,
+    /// Most pieces a column split cuts the rows into (the first pass's blocks per tile).
+    pub max_col_parts: usize,
+    /// The finishing pass of a column split is itself split (another pass, the same rule) while
+    /// its rows — the pieces of the pass before — give each new piece at least this many rows;
+    /// 0: one finishing pass, however many pieces.
+    pub finish_piece_rows: usize,
+    /// Work items per resident block that splitting a few long rows aims for: `count` rows get
+    /// `⌊resident blocks · row_waves / count⌋` pieces each (rounded down, so that the last wave
+    /// of blocks is never a small tail).
+    pub row_waves: usize,
+    /// Resident blocks per SM the column kernel's grid aims for; 0: [`AxisPolicy::blocks_per_sm`].
+    /// Its own knob because the column kernel needs more registers than the row kernel (60
+    /// against 35 per thread for `f32` sum, ptxas 12.9), so fewer of its blocks fit on an SM.
+    pub col_blocks_per_sm: usize,
 }
 
 impl Default for AxisPolicy {
@@ -63,6 +80,11 @@ impl Default for AxisPolicy {
             min_piece: 16384,
             min_piece_rows: 64,
             segment_piece: 1 << 16,
+            col_tile: AXIS_BLOCK,
+            max_col_parts: usize::MAX,
+            finish_piece_rows: 0,
+            row_waves: 1,
+            col_blocks_per_sm: 0,
         }
     }
 }
@@ -106,6 +128,10 @@ pub struct AxisStep {
     pub group: usize,
     /// Elements it writes.
     pub out_len: usize,
+    /// Where in the partials workspace it reads (when it does not read the input).
+    pub src_offset: usize,
+    /// Where in the partials workspace it writes (when it does not write the result).
+    pub dst_offset: usize,
 }
 
 /// How one axis reduction runs: up to two launches and a workspace.
@@ -134,7 +160,7 @@ impl AxisPlan {
                 s.push_str(" + ");
             }
             let what = match st.kernel.family {
-                Family::AxisColumns => "cols".to_string(),
+                Family::AxisColumns => format!("cols tile={}", st.group),
                 Family::AxisSegments => format!("segments g={}", st.group),
                 _ => format!("rows g={}", st.group),
             };
@@ -188,7 +214,9 @@ impl AxisPolicy {
         if count == 0 || count >= resident || len < 2 * self.min_piece {
             return 1;
         }
-        resident.div_ceil(count).min(len / self.min_piece).max(1)
+        (resident * self.row_waves.max(1) / count)
+            .min(len / self.min_piece.max(1))
+            .max(1)
     }
 
     /// One step of the run kernel over `count` runs of (about) `len` elements.
@@ -217,6 +245,8 @@ impl AxisPolicy {
             parts,
             group,
             out_len: items,
+            src_offset: 0,
+            dst_offset: 0,
         }
     }
 
@@ -307,7 +337,10 @@ impl AxisPolicy {
         })
     }
 
-    /// One result per column of a row-major `rows × cols` matrix.
+    /// One result per column of a row-major `rows × cols` matrix: one pass over the input,
+    /// split into pieces of rows when there are too few column tiles to fill the GPU, then
+    /// finishing passes over the pieces' partials (each a column reduction itself, split again
+    /// while [`AxisPolicy::finish_piece_rows`] allows).
     pub fn cols(
         &self,
         ty: ElemType,
@@ -319,7 +352,10 @@ impl AxisPolicy {
         let op = device_op(op)?;
         check_shape(rows, cols)?;
         let id = kernel(Family::AxisColumns, ty, op);
-        let resident = self.resident(caps);
+        let resident = match self.col_blocks_per_sm {
+            0 => self.resident(caps),
+            b => (caps.sm_count * b).max(1),
+        };
         // The kernel loads 16-byte vector columns when a row is a whole number of vectors.
         let lanes = if (cols * ty.size()).is_multiple_of(16) {
             16 / ty.size()
@@ -327,33 +363,46 @@ impl AxisPolicy {
             1
         };
         let vcols = cols / lanes;
-        let tiles = vcols.div_ceil(vcols.clamp(1, AXIS_BLOCK));
-        let parts = if cols == 0 || tiles >= resident {
-            1
-        } else {
-            resident
-                .div_ceil(tiles)
-                .min(rows / self.min_piece_rows.max(1))
-                .max(1)
+        let tile = vcols.clamp(1, self.col_tile.clamp(1, AXIS_BLOCK));
+        let tiles = vcols.div_ceil(tile);
+        let split = |rows: usize, min_rows: usize| {
+            if cols == 0 || tiles >= resident || min_rows == 0 {
+                1
+            } else {
+                resident
+                    .div_ceil(tiles)
+                    .min(self.max_col_parts)
+                    .min(rows / min_rows)
+                    .max(1)
+            }
         };
-        let step = |count: usize, parts: usize, reads_input: bool| AxisStep {
+        let step = |count: usize, parts: usize, src: Option<usize>, dst: usize| AxisStep {
             offsets: Offsets::None,
             kernel: id,
-            reads_input,
+            reads_input: src.is_none(),
             writes_result: parts == 1,
             grid: (tiles * parts).clamp(1, resident),
             shared_bytes: AXIS_BLOCK * 16,
             count,
             len: cols,
             parts,
-            group: AXIS_BLOCK,
+            group: tile,
             out_len: parts * cols,
+            src_offset: src.unwrap_or(0),
+            dst_offset: dst,
         };
         let mut steps = Vec::new();
+        let mut partials = 0;
         if cols > 0 {
-            steps.push(step(rows, parts, true));
-            if parts > 1 {
-                steps.push(step(parts, 1, false));
+            let mut parts = split(rows, self.min_piece_rows.max(1));
+            steps.push(step(rows, parts, None, 0));
+            while parts > 1 {
+                let next = split(parts, self.finish_piece_rows);
+                let next = if next >= parts { 1 } else { next };
+                let (src, dst) = (partials, partials + parts * cols);
+                steps.push(step(parts, next, Some(src), if next > 1 { dst } else { 0 }));
+                partials += parts * cols;
+                parts = next;
             }
         }
         Ok(AxisPlan {
@@ -361,7 +410,7 @@ impl AxisPolicy {
             ty,
             op,
             results: cols,
-            partials: if parts > 1 { parts * cols } else { 0 },
+            partials,
             steps,
         })
     }
@@ -417,6 +466,8 @@ pub fn check_shape(rows: usize, cols: usize) -> Result<usize> {
             ))
         })
 }
+
+mod settings;
 
 #[cfg(test)]
 mod tests;

@@ -22,6 +22,8 @@
 pub mod link;
 mod pipeline;
 pub mod policy;
+mod register;
+mod settings;
 pub mod timeline;
 mod zero_copy;
 
@@ -294,6 +296,21 @@ impl<'b> HostReducer<'b> {
             self.staging = Some(GpuStaging::new(policy)?);
         }
         let staging = self.staging.as_mut().expect("allocated above");
+        // Pageable memory large enough is page-locked in place (and copied like pinned memory)
+        // when the policy says so and the driver agrees; the guard unlocks it after the call.
+        let _registered;
+        let src = match src {
+            Source::Pageable(d) if policy.register(std::mem::size_of_val(d)) => {
+                match register::Registered::new(d) {
+                    Some(r) => {
+                        _registered = r;
+                        Source::Pinned(d)
+                    }
+                    None => src,
+                }
+            }
+            _ => src,
+        };
         let mut rec = match spans {
             Some(_) => Some(Recorder::new(gpu.stream())?),
             None => None,

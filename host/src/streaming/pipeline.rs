@@ -47,6 +47,8 @@ impl<T> Source<'_, T> {
 /// buffers and the slots' events.
 pub(crate) struct GpuStaging {
     copy: Stream,
+    /// The CPU threads that stage pageable chunks, started once (not per chunk).
+    pool: rayon::ThreadPool,
     staging: Vec<LockedBuffer<u8>>,
     copied: Vec<GpuEvent>,
     reduced: Vec<GpuEvent>,
@@ -65,8 +67,19 @@ impl GpuStaging {
             copied.push(GpuEvent::new(false)?);
             reduced.push(GpuEvent::new(false)?);
         }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(policy.copy_threads.max(1))
+            .thread_name(|i| format!("reduce-staging-{i}"))
+            .build()
+            .map_err(|e| {
+                crate::error::ReduceError::InvalidArgument(format!(
+                    "cannot start {} staging threads: {e}",
+                    policy.copy_threads
+                ))
+            })?;
         Ok(GpuStaging {
             copy: new_stream()?,
+            pool,
             staging,
             copied,
             reduced,
@@ -142,17 +155,20 @@ fn as_bytes<T: Scalar>(data: &[T]) -> &[u8] {
     unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data)) }
 }
 
-/// Copy `src` into `dst` (same length) with `threads` CPU threads.
-fn stage(dst: &mut [u8], src: &[u8], threads: usize) {
+/// Copy `src` into `dst` (same length) in `threads` pieces on `pool`'s threads (on this one
+/// for a single piece). Pieces are whole 4 KiB pages where they can be, so no two threads write
+/// one page.
+fn stage(pool: &rayon::ThreadPool, dst: &mut [u8], src: &[u8], threads: usize) {
+    use rayon::prelude::*;
     if threads <= 1 {
         dst.copy_from_slice(src);
         return;
     }
-    let per = src.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        for (d, c) in dst.chunks_mut(per).zip(src.chunks(per)) {
-            s.spawn(move || d.copy_from_slice(c));
-        }
+    let per = src.len().div_ceil(threads).next_multiple_of(4096);
+    pool.install(|| {
+        dst.par_chunks_mut(per)
+            .zip(src.par_chunks(per))
+            .for_each(|(d, c)| d.copy_from_slice(c));
     });
 }
 
@@ -211,6 +227,7 @@ fn run_chunks<T: Scalar>(
                 let bytes = len * T::TYPE.size();
                 let t = Recorder::host_start(rec);
                 stage(
+                    &st.pool,
                     &mut st.staging[s].as_mut_slice()[..bytes],
                     as_bytes(&d[lo..lo + len]),
                     policy.threads_for(bytes),
@@ -295,9 +312,13 @@ mod tests {
     #[test]
     fn staging_copies_every_byte_with_any_thread_count() {
         let src: Vec<u8> = (0..100_003u32).map(|i| (i * 7 % 251) as u8).collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
         for threads in [1, 2, 3, 8, 64] {
             let mut dst = vec![0u8; src.len()];
-            stage(&mut dst, &src, threads);
+            stage(&pool, &mut dst, &src, threads);
             assert_eq!(dst, src, "{threads} threads");
         }
         let odd: Vec<i64> = (0..1001).map(|i| i * -3).collect();

@@ -31,6 +31,11 @@ pub struct StreamPolicy {
     /// zero-copy wins up to 2^20 f32 (4 MiB: 104 vs 117 µs; 2^16: 28 vs 35 µs), is level at
     /// 16 MiB and 7% slower at 256 MiB, hence the default of 4 MiB. 0 turns the route off.
     pub zero_copy_max_bytes: usize,
+    /// A pageable input of at least this many bytes is page-locked in place for the call
+    /// (`cuMemHostRegister`) and copied by the device straight from it, with no staging copy;
+    /// if the driver refuses (the memory is registered already, say), it is staged as usual.
+    /// `usize::MAX` (`off` in settings) turns the route off.
+    pub register_min_bytes: usize,
 }
 
 impl Default for StreamPolicy {
@@ -44,6 +49,7 @@ impl Default for StreamPolicy {
             copy_threads: cpus.clamp(1, 8),
             min_bytes_per_thread: 1 << 20,
             zero_copy_max_bytes: 4 << 20,
+            register_min_bytes: usize::MAX,
         }
     }
 }
@@ -82,6 +88,11 @@ impl StreamPolicy {
     /// Does a pinned input of `bytes` bytes take the zero-copy route?
     pub fn zero_copy(&self, bytes: usize) -> bool {
         bytes <= self.zero_copy_max_bytes
+    }
+
+    /// Is a pageable input of `bytes` bytes page-locked in place rather than staged?
+    pub fn register(&self, bytes: usize) -> bool {
+        bytes >= self.register_min_bytes
     }
 
     /// Staging slots actually used (at least 2, so that staging and copying overlap).

@@ -164,3 +164,73 @@ pub fn segments_every_op<T: Scalar>(b: &Backend, n: usize) {
         check_segments::<T>(b, op, 0, &[0, 0], &[0, 0]);
     }
 }
+
+/// Row and column results of a `rows × cols` matrix under `policy` (a [`PreparedAxis`] per
+/// axis) against the CPU reference, and the same bits on a second run.
+pub fn check_matrix_policy<T: Scalar>(
+    b: &Backend,
+    op: Op,
+    rows: usize,
+    cols: usize,
+    policy: &AxisPolicy,
+) {
+    let x = data::<T>(rows * cols, (rows * 7 + cols) as u64);
+    let input = b.upload(&x).unwrap();
+    for axis in [AxisKind::Rows, AxisKind::Cols] {
+        let p = PreparedAxis::<T>::matrix(b, policy, axis, op, rows, cols).unwrap();
+        let mut out = b.zeroed::<T>(p.results().max(1)).unwrap();
+        p.enqueue(b, &input, None, &mut out).unwrap();
+        let got = b.download(&out, p.results()).unwrap();
+        for (i, &g) in got.iter().enumerate() {
+            let run: Vec<T> = match axis {
+                AxisKind::Rows => x[i * cols..(i + 1) * cols].to_vec(),
+                _ => (0..rows).map(|r| x[r * cols + i]).collect(),
+            };
+            let want = expect(op, &run);
+            assert!(
+                same(g, want),
+                "{op} {} {axis:?} {i} of {rows}x{cols} [{}]: {g} vs {want}",
+                T::TYPE,
+                p.plan().describe()
+            );
+        }
+        p.enqueue(b, &input, None, &mut out).unwrap();
+        let again = b.download(&out, p.results()).unwrap();
+        assert!(
+            got.iter()
+                .zip(&again)
+                .all(|(a, c)| a.to_f64().to_bits() == c.to_f64().to_bits()),
+            "{axis:?} {rows}x{cols}: a second run differs"
+        );
+    }
+}
+
+/// Policies that reach every kernel shape the defaults may not: column tiles narrower than the
+/// matrix (dividing the warp — the shuffle fold — or not), column splits finished in several
+/// passes, capped splits, and row splits with more waves.
+pub fn policies() -> Vec<AxisPolicy> {
+    [
+        "col_tile=1",
+        "col_tile=3",
+        "col_tile=4,finish_piece_rows=2,min_piece_rows=2",
+        "col_tile=8,max_col_parts=3",
+        "col_tile=32,finish_piece_rows=3,min_piece_rows=5",
+        "row_waves=4,min_piece=64,blocks_per_sm=1",
+        "min_piece=100,blocks_per_sm=2,vectors_per_lane=1",
+    ]
+    .iter()
+    .map(|t| AxisPolicy::default().with_settings(t).unwrap())
+    .collect()
+}
+
+/// Shapes for [`policies`]: tall and narrow (1, 3, 4, 16, 20 columns), a prime width, rows
+/// long enough to split.
+pub const POLICY_SHAPES: &[(usize, usize)] = &[
+    (3001, 1),
+    (2000, 3),
+    (1500, 4),
+    (1003, 16),
+    (777, 20),
+    (129, 257),
+    (3, 5003),
+];

@@ -15,7 +15,59 @@ pub fn small_chunks(max_chunk_bytes: usize) -> StreamPolicy {
         copy_threads: 3,
         min_bytes_per_thread: 64,
         zero_copy_max_bytes: 0,
+        register_min_bytes: usize::MAX,
     }
+}
+
+/// Pageable input page-locked in place (`register_min_bytes`) gives the bits of the staged
+/// route (same chunks, same kernels), at chunk boundaries, misaligned and for every threshold
+/// side; on the emulator the route does not exist and the bits must match all the same.
+pub fn check_registered(b: &Backend, policy: &StreamPolicy) -> Result<(), String> {
+    let e = |e: ReduceError| e.to_string();
+    let data = super::common::data::<f32>(3 * (policy.max_chunk_bytes / 4) + 1001, 9);
+    for (threshold, offset) in [(0, 0), (0, 1), (1 << 40, 1)] {
+        let d = &data[offset..];
+        let staged = StreamPolicy {
+            register_min_bytes: usize::MAX,
+            ..policy.clone()
+        };
+        let registered = StreamPolicy {
+            register_min_bytes: threshold,
+            ..policy.clone()
+        };
+        let want = HostReducer::new(b)
+            .with_policy(staged)
+            .map_err(e)?
+            .sum_host(d)
+            .map_err(e)?;
+        let mut h = HostReducer::new(b).with_policy(registered).map_err(e)?;
+        for _ in 0..2 {
+            let got = h.sum_host(d).map_err(e)?;
+            if got.to_bits() != want.to_bits() {
+                return Err(format!(
+                    "registered route (threshold {threshold}, offset {offset}): {got} vs staged {want}"
+                ));
+            }
+        }
+        let max = h.max_host(d).map_err(e)?;
+        if max != d.iter().copied().reduce(f32::max) {
+            return Err(format!("registered route max: {max:?}"));
+        }
+    }
+    // Memory that is pinned already (a PinnedBuffer's, passed as a plain slice) cannot be
+    // registered again: the route falls back to staging instead of failing.
+    let pinned = PinnedBuffer::from_slice(b, &data).map_err(e)?;
+    let registered = StreamPolicy {
+        register_min_bytes: 0,
+        ..policy.clone()
+    };
+    let mut h = HostReducer::new(b).with_policy(registered).map_err(e)?;
+    let got = h.sum_host(pinned.as_slice()).map_err(e)?;
+    let want = h.sum_host(&data).map_err(e)?;
+    if got.to_bits() != want.to_bits() {
+        return Err(format!("pinned memory as a slice: {got} vs {want}"));
+    }
+    Ok(())
 }
 
 /// What the streamed path must give, bit for bit: each chunk reduced by [`Reducer`] as a

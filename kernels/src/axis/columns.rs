@@ -9,8 +9,14 @@
 //! for narrow matrices (`len` < `BLOCK`) the `L` rows are themselves contiguous, so the block
 //! streams through memory like a vector reduction does.
 //!
-//! Then the `L` row lanes of each column are combined through shared memory in row-lane order,
-//! and the first row lane writes the column's result.
+//! The tile width is the launch's `group` (at most `BLOCK`, in vector columns on the vector
+//! path): a narrower tile gives a wide matrix more tiles — more blocks — and each thread more
+//! rows, at the price of shorter coalesced runs per row.
+//!
+//! Then the `L` row lanes of each column are combined — by warp shuffles within each warp when
+//! the tile width divides the warp (`fold_warp`), then through shared memory in warp order;
+//! otherwise through shared memory in row-lane order — and the first row lane writes the
+//! column's result.
 //!
 //! When a row is a whole number of 16-byte vectors (and the matrix starts on a 16-byte boundary)
 //! each thread takes a *vector column* instead — 4 neighbouring `f32` columns (2 of `f64`) — with
@@ -23,14 +29,14 @@
 
 use super::{piece, AxisParams};
 use crate::gpu::{block_dim, block_idx, fail, grid_dim, sync_threads, thread_idx};
-use crate::gpu::{Global, GlobalMut, Shared, Vec4};
+use crate::gpu::{Global, GlobalMut, Shared, Vec4, WARP_SIZE};
 use crate::{Element, ReduceOp};
 
 /// Independent loads in flight per thread.
 const UNROLL: usize = 4;
 
 /// Column results of a row-major `count × len` matrix: `out[part·len + column]`, `part <
-/// parts`.
+/// parts`; tiles of `min(group, BLOCK)` (vector) columns.
 ///
 /// Launch with `blockDim.x == BLOCK`, `BLOCK` elements of dynamic shared memory, any grid;
 /// `input` holds at least `count·len` elements, `out` at least `parts·len`.
@@ -61,7 +67,7 @@ pub fn columns<T: Element, O: ReduceOp, const BLOCK: usize>(
     // 16 bytes per thread).
     let smem = unsafe { Shared::<T>::dynamic(BLOCK as u32) };
     let tid = thread_idx() as usize;
-    let w = cols.min(BLOCK);
+    let w = cols.min(p.group.clamp(1, BLOCK));
     let lanes = BLOCK / w;
     let (row_lane, col_off) = (tid / w, tid % w);
     let tiles = cols.div_ceil(w);
@@ -94,18 +100,51 @@ pub fn columns<T: Element, O: ReduceOp, const BLOCK: usize>(
                 r += lanes;
             }
         }
+        let fold = folds(w);
+        if fold {
+            acc = fold_warp::<T, O>(acc, w);
+        }
         smem.set(tid as u32, acc);
         sync_threads();
         if row_lane == 0 && c < cols {
             let mut total = acc;
-            for l in 1..lanes {
-                total = O::combine(total, smem.get((l * w + col_off) as u32));
+            if fold {
+                for warp in 1..BLOCK / 32 {
+                    total = O::combine(total, smem.get((warp * 32 + col_off) as u32));
+                }
+            } else {
+                for l in 1..lanes {
+                    total = O::combine(total, smem.get((l * w + col_off) as u32));
+                }
             }
             out.set(part * cols + c, total);
         }
         sync_threads(); // the reads above are done before the next item overwrites `smem`
         item += grid_dim() as usize;
     }
+}
+
+/// Do tiles of `w` columns fold their row lanes with shuffles ([`fold_warp`])? When `w` divides
+/// the warp (and so the block: no thread is left without a row lane).
+#[inline(always)]
+fn folds(w: usize) -> bool {
+    w < WARP_SIZE as usize && (WARP_SIZE as usize).is_multiple_of(w)
+}
+
+/// Fold the row lanes of each column within a warp. With tiles of `w` columns (`w` dividing 32)
+/// thread `(r, c)` is lane `r·w + c` of the block, so the row lanes of column `c` sit `w` lanes
+/// apart in a warp: shuffles down by 16, 8, …, `w` leave lane `c < w` of each warp with the
+/// warp's total of column `c` (in a fixed tree: deterministic). Instead of `BLOCK / w − 1`
+/// dependent shared-memory reads by one thread per column, `log2(32 / w)` shuffles by every
+/// thread and then `BLOCK / 32 − 1` reads. Every lane of the warp must call it.
+#[inline(always)]
+fn fold_warp<T: Element, O: ReduceOp>(mut v: T, w: usize) -> T {
+    let mut offset = WARP_SIZE as usize / 2;
+    while offset >= w {
+        v = O::combine(v, v.shfl_down(offset as u32));
+        offset /= 2;
+    }
+    v
 }
 
 /// Element `k` of a 16-byte vector of `T`s.
@@ -134,7 +173,7 @@ fn columns_vec<T: Element, O: ReduceOp, const BLOCK: usize>(
     // SAFETY: the launch reserves 16 bytes per thread: `BLOCK · lanes` elements.
     let smem = unsafe { Shared::<T>::dynamic((BLOCK * lanes) as u32) };
     let tid = thread_idx() as usize;
-    let w = vcols.min(BLOCK);
+    let w = vcols.min(p.group.clamp(1, BLOCK));
     let row_lanes = BLOCK / w;
     let (row_lane, col_off) = (tid / w, tid % w);
     let tiles = vcols.div_ceil(w);
@@ -177,9 +216,13 @@ fn columns_vec<T: Element, O: ReduceOp, const BLOCK: usize>(
                 r += row_lanes;
             }
         }
+        let fold = folds(w);
         #[allow(clippy::needless_range_loop)]
         for k in 0..4 {
             if k < lanes {
+                if fold {
+                    acc[k] = fold_warp::<T, O>(acc[k], w);
+                }
                 smem.set((tid * lanes + k) as u32, acc[k]);
             }
         }
@@ -189,8 +232,16 @@ fn columns_vec<T: Element, O: ReduceOp, const BLOCK: usize>(
             for k in 0..4 {
                 if k < lanes {
                     let mut total = acc[k];
-                    for l in 1..row_lanes {
-                        total = O::combine(total, smem.get(((l * w + col_off) * lanes + k) as u32));
+                    if fold {
+                        for warp in 1..BLOCK / 32 {
+                            let at = (warp * 32 + col_off) * lanes + k;
+                            total = O::combine(total, smem.get(at as u32));
+                        }
+                    } else {
+                        for l in 1..row_lanes {
+                            let at = (l * w + col_off) * lanes + k;
+                            total = O::combine(total, smem.get(at as u32));
+                        }
                     }
                     out.set(part * cols + vc * lanes + k, total);
                 }

@@ -33,7 +33,8 @@ pub struct AxisParams {
     pub len: usize,
     /// Work items per run (the split); `1` means the kernel writes final results.
     pub parts: usize,
-    /// Threads per work item for [`segments`]: 1, 2, 4, 8, 16, 32 or `blockDim.x`.
+    /// Threads per work item for [`segments`]: 1, 2, 4, 8, 16, 32 or `blockDim.x`; for
+    /// [`columns`], the tile width in (vector) columns (clamped to `1..=blockDim.x`).
     pub group: usize,
 }
 

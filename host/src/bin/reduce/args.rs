@@ -294,6 +294,13 @@ pub enum Cmd {
         /// First measure the link: pinned host->device copies of this many bytes.
         #[arg(long)]
         link_bytes: Option<usize>,
+        /// Tuning policy: `key=value,...` over the default StreamPolicy (keys: max_chunk_bytes,
+        /// min_chunk_bytes, target_chunks, slots, copy_threads, min_bytes_per_thread,
+        /// zero_copy_max_bytes, register_min_bytes; values are counts, `16K`/`2M`/`2^26`
+        /// allowed, `register_min_bytes=off`). Repeat to time several policies on the same
+        /// input: one row each.
+        #[arg(long = "policy", value_name = "SETTINGS")]
+        policies: Vec<String>,
     },
     /// Describe the device and the plan each stage would use.
     Info {

@@ -109,6 +109,7 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
             format,
             timeline,
             link_bytes,
+            policies,
         } => commands::host::run(
             &open()?,
             &commands::host::HostCmd {
@@ -123,6 +124,7 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
                 format,
                 timeline: timeline.as_deref(),
                 link_bytes,
+                policies: &policies,
             },
         ),
         Cmd::Info { n, ty } => commands::info::run(&open()?, n, ty),

@@ -11,6 +11,8 @@ use reduce_host::{
     matches_reference, reference, reference_mean, with_elem_type, AxisKind, AxisPolicy, Backend,
     ElemType, Op, PreparedAxis, ReduceError, Reducer, Reference, Scalar, Segments,
 };
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 #[derive(clap::Args, Clone)]
 pub struct AxisArgs {
@@ -49,6 +51,13 @@ pub struct AxisArgs {
     /// Output format (text or json).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Tuning policy: `key=value,...` over the default AxisPolicy (keys: blocks_per_sm,
+    /// vectors_per_lane, block_run, min_piece, min_piece_rows, segment_piece, col_tile,
+    /// max_col_parts, finish_piece_rows, row_waves, col_blocks_per_sm; values are counts,
+    /// `16K`/`2M`/`2^16` allowed). Repeat to check and time several policies on the same input: one result line
+    /// (record) each.
+    #[arg(long = "policy", value_name = "SETTINGS")]
+    pub policies: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -63,7 +72,6 @@ pub fn run(backend: &Backend, a: &AxisArgs) -> Result<bool, ReduceError> {
 }
 
 fn run_typed<T: Scalar>(backend: &Backend, a: &AxisArgs) -> Result<bool, ReduceError> {
-    let op = a.op.device_op();
     let (kind, rows, cols) = match a.axis {
         AxisArg::Rows => (AxisKind::Rows, a.rows, a.cols),
         AxisArg::Cols => (AxisKind::Cols, a.rows, a.cols),
@@ -86,21 +94,91 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &AxisArgs) -> Result<bool, ReduceE
         None if T::TYPE.size() == 4 => backend.filled(n, one)?,
         None => backend.upload(&vec![one; n])?,
     };
-    let policy = AxisPolicy::default();
+    let defaults = [String::new()];
+    let texts = if a.policies.is_empty() {
+        &defaults[..]
+    } else {
+        &a.policies[..]
+    };
+    // Every setting is checked before anything runs.
+    let policies = texts
+        .iter()
+        .map(|t| AxisPolicy::default().with_settings(t))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut ok = true;
+    let ones_refs = RefCell::new(HashMap::new());
+    for (text, policy) in texts.iter().zip(&policies) {
+        let run = Run {
+            kind,
+            rows,
+            cols,
+            n,
+            begin: &begin,
+            end: &end,
+            host: &host,
+            input: &input,
+            ones_refs: &ones_refs,
+        };
+        ok &= run_policy::<T>(backend, a, &run, text, policy)?;
+    }
+    Ok(ok)
+}
+
+/// What every policy of one `reduce axis` call runs on.
+struct Run<'a, T: Scalar> {
+    kind: AxisKind,
+    rows: usize,
+    cols: usize,
+    n: usize,
+    begin: &'a [u64],
+    end: &'a [u64],
+    host: &'a Option<Vec<T>>,
+    input: &'a reduce_host::Buffer<T>,
+    /// With ones every run of one length has the same reference: computed once per length (from
+    /// a run of ones built here), for all the policies.
+    ones_refs: &'a RefCell<HashMap<usize, Reference<T>>>,
+}
+
+/// Check and time one policy; print its line or record.
+fn run_policy<T: Scalar>(
+    backend: &Backend,
+    a: &AxisArgs,
+    r: &Run<'_, T>,
+    text: &str,
+    policy: &AxisPolicy,
+) -> Result<bool, ReduceError> {
+    let op = a.op.device_op();
+    let Run {
+        kind,
+        rows,
+        cols,
+        n,
+        begin,
+        end,
+        host,
+        input,
+        ..
+    } = *r;
+    let one = T::from_f64(1.0);
     let segs = match kind {
-        AxisKind::Segments => Some(Segments::new(backend, &begin, &end, n)?),
+        AxisKind::Segments => Some(Segments::with_piece(
+            backend,
+            begin,
+            end,
+            n,
+            policy.segment_piece,
+        )?),
         _ => None,
     };
     let p = match &segs {
-        Some(s) => PreparedAxis::<T>::segments(backend, &policy, op, s, n)?,
-        None => PreparedAxis::<T>::matrix(backend, &policy, kind, op, rows, cols)?,
+        Some(s) => PreparedAxis::<T>::segments(backend, policy, op, s, n)?,
+        None => PreparedAxis::<T>::matrix(backend, policy, kind, op, rows, cols)?,
     };
     let mut out = backend.zeroed::<T>(p.results())?;
-    p.enqueue(backend, &input, segs.as_ref(), &mut out)?;
+    p.enqueue(backend, input, segs.as_ref(), &mut out)?;
     let got = backend.download(&out, p.results())?;
 
-    // The reference, one run at a time. With ones every run of one length has the same
-    // reference, computed once (from a run of ones built here) per length.
+    // The reference, one run at a time (with ones: once per length, for every policy).
     let span = |i: usize| -> (usize, usize, usize) {
         match kind {
             AxisKind::Rows => (i * cols, cols, 1),
@@ -109,36 +187,34 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &AxisArgs) -> Result<bool, ReduceE
         }
     };
     let mut ok = true;
-    let mut cache: Option<(usize, Reference<T>)> = None;
+    let mut cache = r.ones_refs.borrow_mut();
     for (i, &g) in got.iter().enumerate() {
         let (lo, len, stride) = span(i);
         if len == 0 {
             continue; // an empty run's identity is tested in tests/axis.rs
         }
-        let want = match (&host, &cache) {
-            (None, Some((l, want))) if *l == len => *want,
-            (None, _) => {
-                let want = reference(op, &vec![one; len]).expect("a run of at least one element");
-                cache = Some((len, want));
-                want
-            }
-            (Some(h), _) => {
+        let want = match host {
+            None => *cache.entry(len).or_insert_with(|| {
+                reference(op, &vec![one; len]).expect("a run of at least one element")
+            }),
+            Some(h) => {
                 let run: Vec<T> = (0..len).map(|k| h[lo + k * stride]).collect();
                 reference(op, &run).expect("a run of at least one element")
             }
         };
         ok &= matches_reference(op, g, &want, len);
     }
+    drop(cache);
 
     if a.op == Op::Mean {
         ok &= means_match::<T>(
             backend,
             a,
             kind,
-            &input,
+            input,
             segs.as_ref(),
-            (&begin, &end),
-            &host,
+            (begin, end),
+            host,
             &span,
         )?;
     }
@@ -146,7 +222,7 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &AxisArgs) -> Result<bool, ReduceE
     let timing = if a.runs > 0 {
         let spec = TimingSpec::kernels(3.min(a.runs), a.runs);
         Some(time_queued(backend, &spec, || {
-            p.enqueue(backend, &input, segs.as_ref(), &mut out)
+            p.enqueue(backend, input, segs.as_ref(), &mut out)
         })?)
     } else {
         None
@@ -179,17 +255,20 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &AxisArgs) -> Result<bool, ReduceE
                 "gbps": gbps,
                 "runs": a.runs,
                 "plan": p.plan().describe(),
+                "policy": text,
+                "policy_settings": policy,
                 "ok": ok,
             })
         ),
         _ => println!(
-            "{} {} {} over {shape}: {} results, {}   min {min_ms:.4} ms  median {median_ms:.4} ms  {gbps:.1} GB/s   [{}]",
+            "{} {} {} over {shape}: {} results, {}   min {min_ms:.4} ms  median {median_ms:.4} ms  {gbps:.1} GB/s   [{}]{}",
             kind.name(),
             a.op,
             T::TYPE,
             got.len(),
             verdict(ok),
-            p.plan().describe()
+            p.plan().describe(),
+            if text.is_empty() { String::new() } else { format!("  policy {text}") }
         ),
     }
     Ok(ok)

@@ -26,6 +26,8 @@ pub struct HostCmd<'a> {
     pub format: Format,
     pub timeline: Option<&'a Path>,
     pub link_bytes: Option<usize>,
+    /// `key=value,...` policy settings, one run of every input kind each (none: the default).
+    pub policies: &'a [String],
 }
 
 /// One measured input kind (one JSON line).
@@ -47,9 +49,12 @@ struct Row {
     chunk_elems: usize,
     chunks: usize,
     copy_threads: usize,
+    /// The `--policy` settings (empty: the default policy) and the whole policy they give.
+    policy: String,
+    policy_settings: StreamPolicy,
 }
 
-const COLUMNS: [Column; 7] = [
+const COLUMNS: [Column; 8] = [
     Column::left("input", 9),
     Column::right("value", 16),
     Column::right("min ms", 10),
@@ -57,6 +62,7 @@ const COLUMNS: [Column; 7] = [
     Column::right("GB/s", 8),
     Column::right("chunks", 6),
     Column::left("ok", 2),
+    Column::left("policy", 6),
 ];
 
 pub fn run(backend: &Backend, cmd: &HostCmd<'_>) -> Result<bool, ReduceError> {
@@ -86,8 +92,17 @@ fn run_typed<T: Scalar>(backend: &Backend, cmd: &HostCmd<'_>) -> Result<bool, Re
     if cmd.op != Op::Sum && data.is_empty() {
         return Err(ReduceError::EmptyInput { op: cmd.op });
     }
-    let mut reducer = HostReducer::new(backend);
-    let policy = reducer.policy().clone();
+    let defaults = [String::new()];
+    let texts = if cmd.policies.is_empty() {
+        &defaults[..]
+    } else {
+        cmd.policies
+    };
+    // Every setting is checked before anything runs.
+    let policies = texts
+        .iter()
+        .map(|t| StreamPolicy::default().with_settings(t))
+        .collect::<Result<Vec<_>, _>>()?;
     let pinned = match cmd.inputs {
         HostInputArg::Pageable => None,
         _ => Some(PinnedBuffer::from_slice(backend, &data)?),
@@ -117,9 +132,44 @@ fn run_typed<T: Scalar>(backend: &Backend, cmd: &HostCmd<'_>) -> Result<bool, Re
         HostInputArg::Both => &["pageable", "pinned"],
         HostInputArg::ZeroCopy => &["zero-copy"],
     };
-    for &kind in kinds {
+    for (text, policy) in texts.iter().zip(policies) {
+        let mut reducer = HostReducer::new(backend).with_policy(policy.clone())?;
+        for &kind in kinds {
+            rows.push(measure(
+                backend,
+                cmd,
+                &mut reducer,
+                kind,
+                &data,
+                pinned.as_ref(),
+                text,
+                &mut timelines,
+            )?);
+        }
+    }
+    if let Some(path) = cmd.timeline {
+        write_timelines(path, &timelines)?;
+    }
+    print_rows(backend, cmd, &rows);
+    Ok(rows.iter().all(|r| r.correct))
+}
+
+/// Time the calls from `kind` input with `reducer`'s policy (`text` its settings).
+#[allow(clippy::too_many_arguments)]
+fn measure<T: Scalar>(
+    backend: &Backend,
+    cmd: &HostCmd<'_>,
+    reducer: &mut HostReducer<'_>,
+    kind: &'static str,
+    data: &[T],
+    pinned: Option<&PinnedBuffer<T>>,
+    text: &str,
+    timelines: &mut Vec<Timeline>,
+) -> Result<Row, ReduceError> {
+    let policy = reducer.policy().clone();
+    {
         let once = |r: &mut HostReducer| -> Result<Got<T>, ReduceError> {
-            let input = host_input(kind, &data, pinned.as_ref());
+            let input = host_input(kind, data, pinned);
             Ok(if cmd.op == Op::Mean {
                 Got::Mean(r.mean_host(input)?)
             } else {
@@ -127,17 +177,17 @@ fn run_typed<T: Scalar>(backend: &Backend, cmd: &HostCmd<'_>) -> Result<bool, Re
             })
         };
         for _ in 0..cmd.warmup {
-            once(&mut reducer)?;
+            once(reducer)?;
         }
         let mut secs = Vec::with_capacity(cmd.runs);
         let mut value = Got::Value(None);
         for _ in 0..cmd.runs {
             let t = Instant::now();
-            value = once(&mut reducer)?;
+            value = once(reducer)?;
             secs.push(t.elapsed().as_secs_f64());
         }
         if cmd.timeline.is_some() && cmd.op != Op::Mean {
-            let input = host_input(kind, &data, pinned.as_ref());
+            let input = host_input(kind, data, pinned);
             timelines.push(reducer.reduce_host_timeline(cmd.op, input)?.1);
         }
         let min = secs.iter().copied().fold(f64::MAX, f64::min);
@@ -149,14 +199,14 @@ fn run_typed<T: Scalar>(backend: &Backend, cmd: &HostCmd<'_>) -> Result<bool, Re
         } else {
             policy.chunk_elems(cmd.n, T::TYPE)
         };
-        rows.push(Row {
+        Ok(Row {
             kind: "host",
             device: backend.caps().name.clone(),
             ty: T::TYPE.to_string(),
             op: cmd.op.to_string(),
             n: cmd.n,
             input: kind,
-            correct: correct(backend, &policy, cmd.op, &data, &value)?,
+            correct: correct(backend, &policy, cmd.op, data, &value)?,
             value: value.to_string(),
             runs: cmd.runs,
             min_ms: min * 1e3,
@@ -165,13 +215,10 @@ fn run_typed<T: Scalar>(backend: &Backend, cmd: &HostCmd<'_>) -> Result<bool, Re
             chunk_elems: chunk,
             chunks: cmd.n.div_ceil(chunk),
             copy_threads: policy.copy_threads,
-        });
+            policy: text.to_string(),
+            policy_settings: policy,
+        })
     }
-    if let Some(path) = cmd.timeline {
-        write_timelines(path, &timelines)?;
-    }
-    print_rows(backend, cmd, &rows);
-    Ok(rows.iter().all(|r| r.correct))
 }
 
 /// A result: `op`'s value, or a mean.
@@ -243,6 +290,11 @@ fn print_rows(backend: &Backend, cmd: &HostCmd<'_>, rows: &[Row]) {
                         format!("{:.2}", r.gbps),
                         r.chunks.to_string(),
                         verdict(r.correct).into(),
+                        if r.policy.is_empty() {
+                            "default".into()
+                        } else {
+                            r.policy.clone()
+                        },
                     ]
                 })
                 .collect();

@@ -1,0 +1,112 @@
+//! [`AxisPolicy`] from text: `blocks_per_sm=8,col_tile=32,…` (what `reduce axis --policy`
+//! takes), each key one field, each value checked against the field's range.
+
+use super::{AxisPolicy, AXIS_BLOCK};
+use crate::error::Result;
+use crate::policy_settings::{pairs, size, unknown};
+
+impl AxisPolicy {
+    /// The keys [`AxisPolicy::set`] knows: the field names.
+    pub const KEYS: [&'static str; 11] = [
+        "blocks_per_sm",
+        "vectors_per_lane",
+        "block_run",
+        "min_piece",
+        "min_piece_rows",
+        "segment_piece",
+        "col_tile",
+        "max_col_parts",
+        "finish_piece_rows",
+        "row_waves",
+        "col_blocks_per_sm",
+    ];
+
+    /// Set the field named `key` from `value` (digits with an optional `K`/`M`/`G` suffix, or
+    /// `2^E`).
+    ///
+    /// # Errors
+    /// [`crate::ReduceError::Policy`] for an unknown key or a value outside the key's range:
+    /// `blocks_per_sm` and `row_waves` 1..=64, `col_blocks_per_sm` 0..=64 (0: `blocks_per_sm`),
+    /// `vectors_per_lane` 1..=1024, `col_tile` 1..=256,
+    /// `min_piece`, `min_piece_rows`, `segment_piece` and `max_col_parts` at least 1,
+    /// `finish_piece_rows` 0 (off) or at least 2; every count at most 2^40.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
+        const BIG: usize = 1 << 40;
+        match key {
+            "blocks_per_sm" => self.blocks_per_sm = size(key, value, 1, 64)?,
+            "vectors_per_lane" => self.vectors_per_lane = size(key, value, 1, 1024)?,
+            "block_run" => self.block_run = size(key, value, 0, BIG)?,
+            "min_piece" => self.min_piece = size(key, value, 1, BIG)?,
+            "min_piece_rows" => self.min_piece_rows = size(key, value, 1, BIG)?,
+            "segment_piece" => self.segment_piece = size(key, value, 1, BIG)?,
+            "col_tile" => self.col_tile = size(key, value, 1, AXIS_BLOCK)?,
+            "max_col_parts" => self.max_col_parts = size(key, value, 1, BIG)?,
+            "row_waves" => self.row_waves = size(key, value, 1, 64)?,
+            "col_blocks_per_sm" => self.col_blocks_per_sm = size(key, value, 0, 64)?,
+            "finish_piece_rows" => {
+                let v = size(key, value, 0, BIG)?;
+                if v == 1 {
+                    return Err(crate::ReduceError::Policy {
+                        key: key.into(),
+                        why: "1 would never shrink the split; use 0 (off) or at least 2".into(),
+                    });
+                }
+                self.finish_piece_rows = v;
+            }
+            _ => return Err(unknown(key, &Self::KEYS)),
+        }
+        Ok(())
+    }
+
+    /// This policy with the `key=value,…` settings of `text` applied in order (an empty text
+    /// changes nothing).
+    ///
+    /// # Errors
+    /// [`crate::ReduceError::Policy`] naming the first bad item (see [`AxisPolicy::set`]).
+    pub fn with_settings(mut self, text: &str) -> Result<Self> {
+        for (k, v) in pairs(text)? {
+            self.set(k, v)?;
+        }
+        Ok(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ReduceError;
+
+    #[test]
+    fn settings_set_fields_and_bad_ones_are_named() {
+        let p = AxisPolicy::default()
+            .with_settings("blocks_per_sm=4, col_tile=32,segment_piece=2^18,min_piece=16K")
+            .unwrap();
+        assert_eq!(
+            (p.blocks_per_sm, p.col_tile, p.segment_piece, p.min_piece),
+            (4, 32, 1 << 18, 16384)
+        );
+        assert_eq!(
+            AxisPolicy::default().with_settings("").unwrap(),
+            AxisPolicy::default()
+        );
+        for key in AxisPolicy::KEYS {
+            let mut q = AxisPolicy::default();
+            q.set(key, "2").unwrap();
+            assert!(q != AxisPolicy::default(), "{key} sets nothing");
+        }
+        for (text, key) in [
+            ("nope=1", "nope"),
+            ("blocks_per_sm=0", "blocks_per_sm"),
+            ("col_tile=257", "col_tile"),
+            ("min_piece=x", "min_piece"),
+            ("finish_piece_rows=1", "finish_piece_rows"),
+            ("blocks_per_sm", "blocks_per_sm"),
+        ] {
+            let e = AxisPolicy::default().with_settings(text).unwrap_err();
+            assert!(
+                matches!(&e, ReduceError::Policy { key: k, .. } if k == key),
+                "{text}: {e}"
+            );
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! Tuning policies set from text, without recompiling: `key=value,key=value`, the form that
+//! `reduce axis --policy` and `reduce host --policy` take (and that `benches/tune-on-gpu.sh`
+//! sweeps). Each policy ([`crate::AxisPolicy`], [`crate::StreamPolicy`]) names its keys and
+//! bounds; this module only splits the text and reads the numbers, so that every bad setting is a
+//! [`ReduceError::Policy`] naming the key and the problem.
+
+use crate::error::{ReduceError, Result};
+
+/// `key=value` pairs of `text` (comma-separated; spaces around items ignored; an empty text has
+/// none).
+pub(crate) fn pairs(text: &str) -> Result<Vec<(&str, &str)>> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(|item| {
+            item.split_once('=')
+                .map(|(k, v)| (k.trim(), v.trim()))
+                .ok_or_else(|| ReduceError::Policy {
+                    key: item.to_string(),
+                    why: "expected key=value".into(),
+                })
+        })
+        .collect()
+}
+
+/// A count or byte size in `lo..=hi`: decimal digits with an optional binary suffix `K` (2^10),
+/// `M` (2^20) or `G` (2^30), or `2^E`.
+pub(crate) fn size(key: &str, value: &str, lo: usize, hi: usize) -> Result<usize> {
+    let bad = |why: String| ReduceError::Policy {
+        key: key.to_string(),
+        why,
+    };
+    let parsed = if let Some(e) = value.strip_prefix("2^") {
+        e.parse::<u32>()
+            .ok()
+            .and_then(|e| 1usize.checked_shl(e).filter(|_| e < usize::BITS))
+    } else {
+        let (digits, scale) = match value.char_indices().last() {
+            Some((i, 'K' | 'k')) => (&value[..i], 1usize << 10),
+            Some((i, 'M' | 'm')) => (&value[..i], 1 << 20),
+            Some((i, 'G' | 'g')) => (&value[..i], 1 << 30),
+            _ => (value, 1),
+        };
+        digits
+            .parse::<usize>()
+            .ok()
+            .and_then(|d| d.checked_mul(scale))
+    };
+    let v = parsed.ok_or_else(|| {
+        bad(format!(
+            "`{value}` is not a count (digits with an optional K/M/G suffix, or 2^E)"
+        ))
+    })?;
+    if v < lo || v > hi {
+        return Err(bad(format!("{v} is outside {lo}..={hi}")));
+    }
+    Ok(v)
+}
+
+/// The error for a key the policy does not have.
+pub(crate) fn unknown(key: &str, keys: &[&str]) -> ReduceError {
+    ReduceError::Policy {
+        key: key.to_string(),
+        why: format!("unknown key; the keys are {}", keys.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_and_sizes() {
+        assert_eq!(
+            pairs(" a=1, b = 2M ,").unwrap(),
+            vec![("a", "1"), ("b", "2M")]
+        );
+        assert!(pairs("").unwrap().is_empty());
+        assert!(matches!(pairs("a=1,b"), Err(ReduceError::Policy { key, .. }) if key == "b"));
+        assert_eq!(size("k", "16", 0, 100).unwrap(), 16);
+        assert_eq!(size("k", "4K", 0, 1 << 40).unwrap(), 4096);
+        assert_eq!(size("k", "3M", 0, 1 << 40).unwrap(), 3 << 20);
+        assert_eq!(size("k", "1G", 0, 1 << 40).unwrap(), 1 << 30);
+        assert_eq!(size("k", "2^16", 0, 1 << 40).unwrap(), 1 << 16);
+        for bad in [
+            "",
+            "x",
+            "-1",
+            "1.5",
+            "2^99",
+            "99999999999999999999G",
+            "0",
+            "101",
+        ] {
+            let e = size("k", bad, 1, 100).unwrap_err();
+            assert!(
+                matches!(&e, ReduceError::Policy { key, .. } if key == "k"),
+                "{bad}: {e}"
+            );
+        }
+    }
+}
