@@ -145,13 +145,63 @@ def host_section(rows, best_out):
     return out + ["", "The five fastest correct policies per case:", ""] + details
 
 
+def one_for_all(title, groups):
+    """`groups`: case name -> {policy: min_ms} (correct results only). The policy with the best
+    geometric mean, over the cases that measured it, of its time over the case's best time: the
+    single setting closest to every case's best (a policy wrong anywhere is left out)."""
+    from math import exp, log
+    cases = [c for c in groups if groups[c]]
+    if not cases:
+        return []
+    policies = set.intersection(*(set(groups[c]) for c in cases))
+    score = {}
+    for p in policies:
+        score[p] = exp(sum(log(groups[c][p] / min(groups[c].values())) for c in cases) / len(cases))
+    ranked = sorted(score, key=score.get)[:5]
+    out = [f"* {title} ({len(cases)} cases): " + "; ".join(
+        f"{pol(p)} ×{score[p]:.3f} (worst case ×"
+        f"{max(groups[c][p] / min(groups[c].values()) for c in cases):.2f})" for p in ranked)]
+    return out
+
+
+def consensus(rows):
+    """One policy for all cases of a family: the axis grids and the host grids per input."""
+    out = ["## One policy for all cases", "",
+           "Per family, the policies whose time is closest to each case's best (geometric mean of "
+           "time / best time over the cases; worst case in parentheses):", ""]
+    fam = {}
+    wrong = set()
+    for r in rows:
+        if r.get("record") == "axis" and "impl" not in r:
+            f, c = r["axis"], (r["rows"], r["cols"], r["segments"])
+            ok = r.get("ok")
+        elif r.get("kind") == "host" and "impl" not in r:
+            f, c = "host " + r["input"], r["n"]
+            ok = r.get("correct")
+        else:
+            continue
+        if not ok:
+            wrong.add((f, r.get("policy", "")))
+            continue
+        fam.setdefault(f, {}).setdefault(c, {})[r.get("policy", "")] = r["min_ms"]
+    for f, groups in fam.items():
+        for c in groups:
+            for p in [p for p in groups[c] if (f, p) in wrong]:
+                del groups[c][p]
+        out += one_for_all(f, groups)
+        if f.startswith("host"):  # the large inputs alone: where the link is the limit
+            big = {c: g for c, g in groups.items() if c >= 1 << 26}
+            out += one_for_all(f + ", N ≥ 2^26", big)
+    return out
+
+
 def main():
     outdir = sys.argv[1]
     rows = load(os.path.join(outdir, "tune.jsonl"))
     device = next((r["device"] for r in rows if "device" in r), "?")
     best = []
     text = [f"# Tuning sweep (benches/tune-on-gpu.sh) on {device}", ""]
-    text += axis_section(rows, best) + [""] + host_section(rows, best)
+    text += axis_section(rows, best) + [""] + host_section(rows, best) + [""] + consensus(rows)
     with open(os.path.join(outdir, "tune.md"), "w") as f:
         f.write("\n".join(text) + "\n")
     with open(os.path.join(outdir, "tune_best.jsonl"), "w") as f:
