@@ -9,14 +9,16 @@ use crate::output::verdict;
 use reduce_host::measure::{time_queued, TimingSpec};
 use reduce_host::transform::reference::reference_transform;
 use reduce_host::{
-    with_elem_type, Backend, ElemType, Moments, Op, PreparedTransform, ReduceError, Scalar,
-    TransformKind,
+    matches_reference, reference, with_elem_type, Backend, ElemType, Moments, Op,
+    PreparedTransform, ReduceError, Reducer, Scalar, TransformKind, TransformReference,
 };
+use std::collections::HashMap;
 
 #[derive(clap::Args, Clone)]
 pub struct TransformArgs {
     /// Ops, comma-separated: sumsq (Σx²), l1 (Σ|x|), norm2 (√Σx²), dot (Σxy, a second input),
-    /// mean, var, std (one moments launch; var/std with --ddof).
+    /// mean, var, std (one moments launch; var/std with --ddof); sum: stage 8's plain sum of the
+    /// same input, for comparison.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "norm2")]
     pub op: Vec<TransformArg>,
     /// Elements (of each input).
@@ -56,12 +58,14 @@ pub enum TransformArg {
     Mean,
     Var,
     Std,
+    /// Stage 8's plain sum (not a transform): the bandwidth the others are compared with.
+    Sum,
 }
 
 impl TransformArg {
     fn kind(self) -> TransformKind {
         match self {
-            TransformArg::Sumsq | TransformArg::Norm2 => TransformKind::SumSq,
+            TransformArg::Sumsq | TransformArg::Norm2 | TransformArg::Sum => TransformKind::SumSq,
             TransformArg::L1 => TransformKind::L1,
             TransformArg::Dot => TransformKind::Dot,
             TransformArg::Mean | TransformArg::Var | TransformArg::Std => TransformKind::Moments,
@@ -76,13 +80,14 @@ impl TransformArg {
             TransformArg::Mean => "mean",
             TransformArg::Var => "var",
             TransformArg::Std => "std",
+            TransformArg::Sum => "sum",
         }
     }
     /// The value this op reports, from the kernel's words.
     fn value(self, w: [f64; 3], ddof: u64) -> Result<f64, ReduceError> {
         let moments = || Moments::new(w[0] as u64, w[1], w[2]);
         Ok(match self {
-            TransformArg::Sumsq | TransformArg::L1 | TransformArg::Dot => w[0],
+            TransformArg::Sumsq | TransformArg::L1 | TransformArg::Dot | TransformArg::Sum => w[0],
             TransformArg::Norm2 => w[0].sqrt(),
             TransformArg::Mean if w[0] == 0.0 => {
                 return Err(ReduceError::EmptyInput { op: Op::Mean })
@@ -108,6 +113,58 @@ fn input<T: Scalar>(a: &TransformArgs, seed: u64) -> Result<Vec<T>, ReduceError>
     Ok(v)
 }
 
+/// One op's outcome, as printed.
+struct Row<'a> {
+    op: &'a str,
+    value: f64,
+    ok: bool,
+    bytes: f64,
+    timing: Option<reduce_host::measure::Timing>,
+    plan: String,
+    depth: usize,
+}
+
+fn print_row<T: Scalar>(backend: &Backend, a: &TransformArgs, r: &Row<'_>) {
+    let (min_ms, median_ms) = r
+        .timing
+        .as_ref()
+        .map_or((f64::NAN, f64::NAN), |t| (t.min(), t.median()));
+    let gbps = r.bytes / (min_ms * 1e-3) / 1e9;
+    match a.format {
+        Format::Json => println!(
+            "{}",
+            serde_json::json!({
+                "record": "transform",
+                "impl": "ours",
+                "device": backend.caps().name,
+                "op": r.op,
+                "type": T::TYPE.name(),
+                "n": a.n,
+                "ddof": a.ddof,
+                "shift": a.shift,
+                "value": r.value,
+                "bytes": r.bytes,
+                "min_ms": min_ms,
+                "median_ms": median_ms,
+                "gbps": gbps,
+                "runs": a.runs,
+                "plan": r.plan,
+                "depth": r.depth,
+                "ok": r.ok,
+            })
+        ),
+        _ => println!(
+            "{} {} n={}: {:.9e}  {}   min {min_ms:.4} ms  median {median_ms:.4} ms  {gbps:.1} GB/s   [{}]",
+            r.op,
+            T::TYPE,
+            a.n,
+            r.value,
+            verdict(r.ok),
+            r.plan
+        ),
+    }
+}
+
 fn run_typed<T: Scalar>(backend: &Backend, a: &TransformArgs) -> Result<bool, ReduceError> {
     let n = a.n;
     let ha = input::<T>(a, a.seed)?;
@@ -118,67 +175,69 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &TransformArgs) -> Result<bool, Re
         None
     };
     let db = hb.as_ref().map(|h| backend.upload(h)).transpose()?;
+    let spec = TimingSpec::kernels(3.min(a.runs), a.runs);
+    // Plans and references by kernel op (norm2 and sumsq share one, as do mean, var and std).
+    let mut prepared: HashMap<TransformKind, PreparedTransform<T>> = HashMap::new();
+    let mut references: HashMap<TransformKind, Option<TransformReference>> = HashMap::new();
     let mut all_ok = true;
     for &op in &a.op {
-        let kind = op.kind();
-        let p = PreparedTransform::<T>::new(backend, kind, n)?;
-        let other = if kind == TransformKind::Dot {
-            db.as_ref().map(|d| (d, 0))
+        let row = if op == TransformArg::Sum {
+            // Stage 8's sum in the element type: the bandwidth these ops are measured against.
+            let mut reducer = Reducer::new(backend);
+            let p = reducer.prepared::<T>(Op::Sum, n)?;
+            let got = p.run(backend, &da, 0)?;
+            let ok = reference(Op::Sum, &ha)
+                .is_none_or(|r| matches_reference(Op::Sum, got, &r, p.plan.depth));
+            let timing = (a.runs > 0)
+                .then(|| time_queued(backend, &spec, || p.enqueue(backend, &da, 0)))
+                .transpose()?;
+            Row {
+                op: op.name(),
+                value: got.to_f64(),
+                ok,
+                bytes: (n * T::TYPE.size()) as f64,
+                timing,
+                plan: format!(
+                    "{} <<<{}, {}>>>",
+                    p.plan.kernel, p.plan.passes[0].grid, p.plan.passes[0].block
+                ),
+                depth: p.plan.depth,
+            }
         } else {
-            None
+            let kind = op.kind();
+            if let std::collections::hash_map::Entry::Vacant(e) = prepared.entry(kind) {
+                e.insert(PreparedTransform::<T>::new(backend, kind, n)?);
+            }
+            let p = &prepared[&kind];
+            let other = if kind == TransformKind::Dot {
+                db.as_ref().map(|d| (d, 0))
+            } else {
+                None
+            };
+            let words = p.run(backend, &da, 0, other)?;
+            let value = op.value(words, a.ddof)?;
+            let r = references
+                .entry(kind)
+                .or_insert_with(|| reference_transform(kind, &ha, hb.as_deref()));
+            let ok = match r {
+                Some(r) => r.accepts(words, p.plan().depth),
+                None => words[0] == 0.0,
+            };
+            let timing = (a.runs > 0)
+                .then(|| time_queued(backend, &spec, || p.enqueue(backend, &da, 0, other)))
+                .transpose()?;
+            Row {
+                op: op.name(),
+                value,
+                ok,
+                bytes: (n * T::TYPE.size() * kind.inputs()) as f64,
+                timing,
+                plan: p.plan().describe(),
+                depth: p.plan().depth,
+            }
         };
-        let words = p.run(backend, &da, 0, other)?;
-        let value = op.value(words, a.ddof)?;
-        let ok = match reference_transform(kind, &ha, hb.as_deref()) {
-            Some(r) => r.accepts(words, p.plan().depth),
-            None => words[0] == 0.0,
-        };
-        all_ok &= ok;
-        let timing = if a.runs > 0 {
-            let spec = TimingSpec::kernels(3.min(a.runs), a.runs);
-            Some(time_queued(backend, &spec, || {
-                p.enqueue(backend, &da, 0, other)
-            })?)
-        } else {
-            None
-        };
-        let bytes = (n * T::TYPE.size() * kind.inputs()) as f64;
-        let (min_ms, median_ms) = timing
-            .as_ref()
-            .map_or((f64::NAN, f64::NAN), |t| (t.min(), t.median()));
-        let gbps = bytes / (min_ms * 1e-3) / 1e9;
-        match a.format {
-            Format::Json => println!(
-                "{}",
-                serde_json::json!({
-                    "record": "transform",
-                    "impl": "ours",
-                    "device": backend.caps().name,
-                    "op": op.name(),
-                    "type": T::TYPE.name(),
-                    "n": n,
-                    "ddof": a.ddof,
-                    "shift": a.shift,
-                    "value": value,
-                    "bytes": bytes,
-                    "min_ms": min_ms,
-                    "median_ms": median_ms,
-                    "gbps": gbps,
-                    "runs": a.runs,
-                    "plan": p.plan().describe(),
-                    "depth": p.plan().depth,
-                    "ok": ok,
-                })
-            ),
-            _ => println!(
-                "{} {} n={n}: {value:.9e}  {}   min {min_ms:.4} ms  median {median_ms:.4} ms  \
-                 {gbps:.1} GB/s   [{}]",
-                op.name(),
-                T::TYPE,
-                verdict(ok),
-                p.plan().describe()
-            ),
-        }
+        all_ok &= row.ok;
+        print_row::<T>(backend, a, &row);
     }
     Ok(all_ok)
 }
