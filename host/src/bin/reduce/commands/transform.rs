@@ -117,6 +117,8 @@ fn input<T: Scalar>(a: &TransformArgs, seed: u64) -> Result<Vec<T>, ReduceError>
 struct Row<'a> {
     op: &'a str,
     value: f64,
+    /// The host reference of the same quantity.
+    reference: f64,
     ok: bool,
     bytes: f64,
     timing: Option<reduce_host::measure::Timing>,
@@ -143,6 +145,7 @@ fn print_row<T: Scalar>(backend: &Backend, a: &TransformArgs, r: &Row<'_>) {
                 "ddof": a.ddof,
                 "shift": a.shift,
                 "value": r.value,
+                "reference": r.reference,
                 "bytes": r.bytes,
                 "min_ms": min_ms,
                 "median_ms": median_ms,
@@ -186,14 +189,17 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &TransformArgs) -> Result<bool, Re
             let mut reducer = Reducer::new(backend);
             let p = reducer.prepared::<T>(Op::Sum, n)?;
             let got = p.run(backend, &da, 0)?;
-            let ok = reference(Op::Sum, &ha)
-                .is_none_or(|r| matches_reference(Op::Sum, got, &r, p.plan.depth));
+            let want = reference(Op::Sum, &ha);
+            let ok = want
+                .as_ref()
+                .is_none_or(|r| matches_reference(Op::Sum, got, r, p.plan.depth));
             let timing = (a.runs > 0)
                 .then(|| time_queued(backend, &spec, || p.enqueue(backend, &da, 0)))
                 .transpose()?;
             Row {
                 op: op.name(),
                 value: got.to_f64(),
+                reference: want.map_or(0.0, |r| r.sum_f64),
                 ok,
                 bytes: (n * T::TYPE.size()) as f64,
                 timing,
@@ -223,12 +229,22 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &TransformArgs) -> Result<bool, Re
                 Some(r) => r.accepts(words, p.plan().depth),
                 None => words[0] == 0.0,
             };
+            let reference = match *r {
+                Some(TransformReference::Sum { value, .. }) => {
+                    op.value([value, 0.0, 0.0], a.ddof)?
+                }
+                Some(TransformReference::Moments { n, mean, m2, .. }) => {
+                    op.value([n as f64, mean, m2], a.ddof)?
+                }
+                None => 0.0,
+            };
             let timing = (a.runs > 0)
                 .then(|| time_queued(backend, &spec, || p.enqueue(backend, &da, 0, other)))
                 .transpose()?;
             Row {
                 op: op.name(),
                 value,
+                reference,
                 ok,
                 bytes: (n * T::TYPE.size() * kind.inputs()) as f64,
                 timing,
