@@ -84,16 +84,19 @@ impl Accumulator for F64Sum {
     }
 }
 
-/// `__shfl_down_sync` of every word of `v` (see [`crate::warp::shfl_down_sync`]).
+/// `__shfl_down_sync` of every word of `v` (see [`crate::warp::shfl_down_sync`]). Written word by
+/// word, not as a loop over an array, so that the words stay in registers.
 #[inline(always)]
 fn shfl_down<A: Accumulator>(v: A, delta: u32) -> A {
-    let mut w = [0.0f64; WORDS];
-    for (i, x) in w.iter_mut().enumerate().take(A::WORDS) {
+    let shfl = |x: f64| {
         // SAFETY: the full mask holds the calling lane and every lane passes the same mask and
         // delta; that all 32 lanes get here is the caller's correctness rule (as in stage 8).
-        *x = unsafe { warp::shfl_down_sync(warp::FULL_MASK, v.word(i), delta) };
-    }
-    A::from_words(w)
+        unsafe { warp::shfl_down_sync(warp::FULL_MASK, x, delta) }
+    };
+    let w0 = shfl(v.word(0));
+    let w1 = if A::WORDS > 1 { shfl(v.word(1)) } else { 0.0 };
+    let w2 = if A::WORDS > 2 { shfl(v.word(2)) } else { 0.0 };
+    A::from_words([w0, w1, w2])
 }
 
 /// Merge the accumulators of a warp's 32 lanes with shuffles, lane order kept (lane `l` merges
@@ -116,19 +119,23 @@ pub fn block_merge<A: Accumulator, const BLOCK: usize>(v: A, smem: Shared<f64>) 
     let (warp_id, lane) = (tid / WARP_SIZE, warp::lane_id());
     let warp_total = warp_merge(v);
     if lane == 0 {
-        for i in 0..A::WORDS {
-            smem.set(warp_id * WORDS as u32 + i as u32, warp_total.word(i)); // checked
+        let at = warp_id * WORDS as u32; // `smem.set` is checked
+        smem.set(at, warp_total.word(0));
+        if A::WORDS > 1 {
+            smem.set(at + 1, warp_total.word(1));
+        }
+        if A::WORDS > 2 {
+            smem.set(at + 2, warp_total.word(2));
         }
     }
     sync_threads();
     let mut total = A::empty();
     if warp_id == 0 {
         let mine = if lane < BLOCK as u32 / WARP_SIZE {
-            let mut w = [0.0f64; WORDS];
-            for (i, x) in w.iter_mut().enumerate().take(A::WORDS) {
-                *x = smem.get(lane * WORDS as u32 + i as u32); // checked
-            }
-            A::from_words(w)
+            let at = lane * WORDS as u32; // `smem.get` is checked
+            let w1 = if A::WORDS > 1 { smem.get(at + 1) } else { 0.0 };
+            let w2 = if A::WORDS > 2 { smem.get(at + 2) } else { 0.0 };
+            A::from_words([smem.get(at), w1, w2])
         } else {
             A::empty()
         };

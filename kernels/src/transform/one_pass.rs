@@ -192,13 +192,10 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
         let mut acc = O::Acc::empty();
         let mut i = tid;
         while i < grid {
-            let mut w = [0.0f64; WORDS];
-            for (k, x) in w.iter_mut().enumerate() {
-                // SAFETY: `WORDS * i + k < WORDS * grid <= partials.len()` (loop condition, entry
-                // check).
-                *x = unsafe { partials.get_unchecked(WORDS * i + k) };
-            }
-            acc = acc.merge(O::Acc::from_words(w));
+            // SAFETY: `WORDS * i + k < WORDS * grid <= partials.len()` for `k < WORDS` (loop
+            // condition, entry check).
+            let word = |k: usize| unsafe { partials.get_unchecked(WORDS * i + k) };
+            acc = acc.merge(O::Acc::from_words([word(0), word(1), word(2)]));
             i += BLOCK;
         }
         let total = block_merge::<O::Acc, BLOCK>(acc, smem);
