@@ -12,7 +12,7 @@
 //!   standard deviations);
 //! * the [`crate::Reducer`] methods in [`api`]: `sumsq`, `l1`, `norm2`, `dot`, `moments`, `var`,
 //!   `std` (and `_range` forms for sub-slices);
-//! * [`reference`] — the CPU references they are tested against (compensated and two-pass).
+//! * [`reference`](mod@reference) — the CPU references they are tested against (compensated and two-pass).
 //!
 //! Semantics (README, "Norms, dot products and variance"): empty input gives 0 for the sums and
 //! norms, an error for moments; `var`/`std` with `n ≤ ddof` is
