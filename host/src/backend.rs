@@ -77,6 +77,21 @@ pub enum KernelArgs {
         /// Threads per work item (row and segment kernels).
         group: usize,
     },
+    /// Transform-reduce: `(a, b, n, partials, counter, out)` (see `reduce_kernels::transform`).
+    Transform {
+        /// First input address.
+        a: u64,
+        /// Second input address (the dot product), or 0 for none.
+        b: u64,
+        /// Elements of each input.
+        n: usize,
+        /// `3 · grid` `f64` partials.
+        partials: u64,
+        /// Zeroed ticket counter.
+        counter: u64,
+        /// Three `f64` result words.
+        out: u64,
+    },
 }
 
 /// A launch: kernel symbol, shape, arguments.
@@ -324,7 +339,9 @@ impl Backend {
     /// and one result element. `l.kernel` must take the arguments `l.args` describes, and
     /// `l.block`, `l.shared_bytes` must be what its plan gives (the const-generic kernels assume
     /// `blockDim.x` is their block size). The buffers must stay allocated until the launch has run
-    /// (the GPU runs it asynchronously: synchronize before dropping them).
+    /// (the GPU runs it asynchronously: synchronize before dropping them). For
+    /// [`KernelArgs::Transform`], `a` and `b` (or 0) hold `n` elements of `T`, `partials` holds
+    /// `3 · grid` `f64`, `out` three `f64`, and `counter` a zeroed `u32`.
     pub unsafe fn launch<T: Scalar>(&self, l: &Launch<'_>) -> Result<()> {
         match self {
             // SAFETY: this function's contract.

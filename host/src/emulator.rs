@@ -123,6 +123,38 @@ impl Emulator {
                     )
                 })
             }
+            (
+                Body::Transform(f),
+                KernelArgs::Transform {
+                    a,
+                    b,
+                    n,
+                    partials,
+                    counter,
+                    out,
+                },
+            ) => {
+                let (a, b, p, c, o) = (
+                    a as usize,
+                    b as usize,
+                    partials as usize,
+                    counter as usize,
+                    out as usize,
+                );
+                // SAFETY: as above: `n` elements at `a` (and at `b`, or null), `3 · grid` f64
+                // partials, a zeroed counter, three f64 result words.
+                run(&|| unsafe {
+                    reduce_kernels::transform::entry(
+                        f,
+                        a as *const T,
+                        b as *const T,
+                        n,
+                        p as *mut f64,
+                        c as *mut u32,
+                        o as *mut f64,
+                    )
+                })
+            }
             _ => Err(ReduceError::InvalidArgument(format!(
                 "kernel {} takes another calling convention (multi-pass, single-pass or axis)",
                 l.kernel

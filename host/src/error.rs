@@ -134,6 +134,24 @@ pub enum ReduceError {
         /// What is wrong with it, and what is allowed.
         why: String,
     },
+    /// A two-input op (the dot product) was given inputs of different lengths.
+    #[error(
+        "the inputs differ in length ({a} and {b} elements); a dot product needs equal lengths"
+    )]
+    LengthMismatch {
+        /// Elements of the first input.
+        a: usize,
+        /// Elements of the second input.
+        b: usize,
+    },
+    /// A variance with `ddof` delta degrees of freedom needs more than `ddof` elements.
+    #[error("a variance with ddof = {ddof} needs more than {ddof} elements, got {n}")]
+    TooFewElements {
+        /// Elements.
+        n: u64,
+        /// Delta degrees of freedom.
+        ddof: u64,
+    },
 }
 
 /// Attach "what we were doing" to a CUDA error.

@@ -160,6 +160,14 @@ impl Gpu {
                 parts as u64,
                 group as u64,
             ],
+            KernelArgs::Transform {
+                a,
+                b,
+                n,
+                partials,
+                counter,
+                out,
+            } => [a, b, n as u64, partials, counter, out, 0, 0, 0, 0],
         };
         // SAFETY: every kernel of this crate takes 64-bit pointers and a 64-bit length, in the
         // order `KernelArgs` lists them; the addresses are valid for the launch by this

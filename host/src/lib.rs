@@ -21,6 +21,8 @@
 //!   speed (pinned staging, chunks, copies overlapped with kernels); [`PinnedBuffer`].
 //! * [`Reducer::reduce_rows`], [`Reducer::reduce_cols`], [`Reducer::reduce_segments`] — one result
 //!   per row, column or segment ([`axis_api`]).
+//! * [`Reducer::norm2`], [`Reducer::dot`], [`Reducer::moments`], [`Reducer::var`] … — transform-
+//!   reduces in one pass: norms, dot products, mean and variance ([`transform`]).
 //! * [`measure`] — CUDA-event timing, the blog's benchmark and profile tables.
 
 pub mod axis;
@@ -43,6 +45,7 @@ pub mod stage;
 pub mod streaming;
 pub(crate) mod streams;
 pub mod transfer;
+pub mod transform;
 pub mod types;
 pub mod verify;
 
@@ -65,5 +68,7 @@ pub use streaming::{
     timeline::{Lane, Span, Timeline},
     HostInput, HostReducer,
 };
+pub use transform::reference::TransformReference;
+pub use transform::{plan_transform, Moments, PreparedTransform, TransformKind, TransformPlan};
 pub use types::{matches_reference, reference, reference_mean, ElemType, Op, Reference, Scalar};
 pub use verify::{verify, Expected};

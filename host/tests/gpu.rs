@@ -5,6 +5,7 @@
 mod axis_checks;
 mod common;
 mod host_stream;
+mod transform_checks;
 
 use common::*;
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -428,6 +429,45 @@ fn axis_tuned_policies_and_registered_host_input() -> Result<(), Failed> {
     Ok(())
 }
 
+fn transform_every_op_type_size_offset() -> Result<(), Failed> {
+    let b = gpu();
+    let sizes = [
+        0,
+        1,
+        2,
+        31,
+        33,
+        97,
+        1009,
+        65_537,
+        (1 << 20) + 3,
+        (1 << 24) + 1,
+    ];
+    transform_checks::every_op_at_sizes::<f32>(&b, &sizes);
+    transform_checks::every_op_at_sizes::<f64>(&b, &sizes);
+    transform_checks::misaligned_ranges::<f32>(&b, 1_000_003);
+    transform_checks::misaligned_ranges::<f64>(&b, 1_000_003);
+    transform_checks::forced_shapes::<f32>(&b, 1_000_003);
+    transform_checks::forced_shapes::<f64>(&b, 1_000_003);
+    transform_checks::semantics_and_errors(&b);
+    Ok(())
+}
+
+fn transform_norms_and_variance_accuracy() -> Result<(), Failed> {
+    let b = gpu();
+    transform_checks::norms_without_overflow(&b);
+    transform_checks::adversarial_variance::<f32>(&b, (1 << 24) + 3, 1e6);
+    transform_checks::adversarial_variance::<f64>(&b, (1 << 24) + 3, 1e9);
+    Ok(())
+}
+
+fn transform_results_are_bit_identical() -> Result<(), Failed> {
+    let b = gpu();
+    transform_checks::bit_identical::<f32>(&b, (1 << 26) + 5);
+    transform_checks::bit_identical::<f64>(&b, (1 << 25) + 5);
+    Ok(())
+}
+
 fn main() {
     let mut args = Arguments::from_args();
     args.test_threads = Some(1); // one GPU: keep large allocations and timings apart
@@ -481,6 +521,18 @@ fn main() {
         (
             "axis_tuned_policies_and_registered_host_input",
             axis_tuned_policies_and_registered_host_input,
+        ),
+        (
+            "transform_every_op_type_size_offset",
+            transform_every_op_type_size_offset,
+        ),
+        (
+            "transform_norms_and_variance_accuracy",
+            transform_norms_and_variance_accuracy,
+        ),
+        (
+            "transform_results_are_bit_identical",
+            transform_results_are_bit_identical,
         ),
     ];
     let missing = match Gpu::open() {

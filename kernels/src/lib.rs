@@ -60,6 +60,7 @@ pub mod shared;
 pub mod stages;
 pub mod table;
 pub mod thread;
+pub mod transform;
 pub mod warp;
 
 #[cfg(not(target_arch = "nvptx64"))]

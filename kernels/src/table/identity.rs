@@ -43,6 +43,14 @@ pub enum OpKind {
     Min,
     /// [`crate::Max`]
     Max,
+    /// [`crate::transform::SumSq`]: Σx² (transform family only).
+    SumSq,
+    /// [`crate::transform::L1`]: Σ|x| (transform family only).
+    L1,
+    /// [`crate::transform::Dot`]: Σaᵢbᵢ (transform family only).
+    Dot,
+    /// [`crate::transform::Moments`]: count, mean, M2 (transform family only).
+    Moments,
 }
 
 impl OpKind {
@@ -52,6 +60,10 @@ impl OpKind {
             OpKind::Sum => "sum",
             OpKind::Min => "min",
             OpKind::Max => "max",
+            OpKind::SumSq => "sumsq",
+            OpKind::L1 => "l1",
+            OpKind::Dot => "dot",
+            OpKind::Moments => "moments",
         }
     }
 }
@@ -85,6 +97,9 @@ pub enum Family {
     AxisSegments,
     /// [`crate::axis::columns::columns`]: one result per column.
     AxisColumns,
+    /// [`crate::transform::one_pass::reduce`]: transform-reduce in one pass (norms, dot,
+    /// moments).
+    Transform,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).
@@ -99,6 +114,10 @@ pub enum Abi {
     /// size_t count, size_t len, size_t parts, size_t group)`: the reductions along an axis
     /// ([`crate::axis`]).
     Axis,
+    /// `(const T* a, const T* b, size_t n, double* partials, unsigned* counter, double* out)`:
+    /// transform-reduce in one pass ([`crate::transform`]); `b` is null for one-input ops,
+    /// `partials` holds `3 * gridDim.x` doubles, `out` three.
+    Transform,
 }
 
 /// One row of the table.

@@ -41,7 +41,13 @@ pub enum Body<T> {
     SinglePass(fn(Global<T>, Coherent<T>, Counter, GlobalMut<T>)),
     /// [`Abi::Axis`].
     Axis(AxisBody<T>),
+    /// [`Abi::Transform`].
+    Transform(TransformBody<T>),
 }
+
+/// A transform kernel's Rust function: `(a, b, partials, counter, out)` ([`crate::transform`]).
+#[cfg(not(target_arch = "nvptx64"))]
+pub type TransformBody<T> = fn(Global<T>, Global<T>, Coherent<f64>, Counter, GlobalMut<f64>);
 
 /// An axis kernel's Rust function: `(input, begin, end, out, params)`.
 #[cfg(not(target_arch = "nvptx64"))]
@@ -75,6 +81,7 @@ macro_rules! kernel_table {
         pub fn emulated<T: Element>(id: KernelId) -> Option<Body<T>> {
             use crate::stages::*;
             use crate::axis::*;
+            use crate::transform::{one_pass, Dot, Moments, SumSq, L1};
             use crate::{Max, Min, Sum};
             if T::KIND != id.ty || !id.is_built() {
                 return None;
@@ -92,6 +99,7 @@ macro_rules! kernel_table {
             use crate::exports::{axis, multi_pass, single_pass};
             use crate::stages::*;
             use crate::axis::*;
+            use crate::transform::{entry as transform_entry, one_pass, Dot, Moments, SumSq, L1};
             use crate::{Max, Min, Sum};
             use super::SINGLE_PASS_UNROLL;
             $( kernel_table!(@export $abi $mode $stem [$($t),*] [$($op),*] $blocks $module $func); )*
@@ -129,6 +137,19 @@ macro_rules! kernel_table {
         match $id.op {
             $(OpKind::$op => kernel_table!(@emu_ax $id $op $blocks $module $func),)*
             #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    };
+    (@emu Transform const $id:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
+        match $id.op {
+            $(OpKind::$op => kernel_table!(@emu_tr $id $op $blocks $module $func),)*
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    };
+    (@emu_tr $id:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
+        match $id.block {
+            $($b => Some(Body::Transform($module::$func::<T, $op, $b>)),)*
             _ => None,
         }
     };
@@ -191,6 +212,23 @@ macro_rules! kernel_table {
             }
         )* }
     };
+    (@export Transform const $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
+        $( kernel_table!(@export_tr_t $stem $t $ops $blocks $module $func); )*
+    };
+    (@export_tr_t $stem:ident $t:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
+        $( kernel_table!(@export_tr $stem $t $op $blocks $module $func); )*
+    };
+    (@export_tr $stem:ident $t:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
+        paste::paste! { $(
+            #[no_mangle]
+            pub unsafe extern "ptx-kernel" fn [<$stem _ $op:lower _b $b _ $t>](
+                a: *const $t, b: *const $t, n: usize, partials: *mut f64, counter: *mut u32,
+                out: *mut f64,
+            ) {
+                transform_entry($module::$func::<$t, $op, $b>, a, b, n, partials, counter, out)
+            }
+        )* }
+    };
     (@export_sp $stem:ident $t:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
         paste::paste! { $(
             #[no_mangle]
@@ -231,6 +269,8 @@ kernel_table! {
         => segments::segments;
     AxisColumns reduce_cols Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => columns::columns;
+    Transform reduce_transform Transform const [f32, f64] [SumSq, L1, Dot, Moments] [256, 512, 1024]
+        => one_pass::reduce;
 }
 
 #[cfg(test)]

@@ -314,4 +314,7 @@ pub enum Cmd {
     /// Reduce along an axis of a row-major matrix (one result per row or column), or over ragged
     /// segments; check every result against the CPU reference and time it.
     Axis(crate::commands::axis::AxisArgs),
+    /// Norms, dot products, mean and variance in one pass (sumsq, l1, norm2, dot, mean, var,
+    /// std); check each against the CPU reference and its error bound, and time it.
+    Transform(crate::commands::transform::TransformArgs),
 }

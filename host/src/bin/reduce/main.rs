@@ -129,5 +129,6 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
         ),
         Cmd::Info { n, ty } => commands::info::run(&open()?, n, ty),
         Cmd::Axis(a) => commands::axis::run(&open()?, &a),
+        Cmd::Transform(a) => commands::transform::run(&open()?, &a),
     }
 }

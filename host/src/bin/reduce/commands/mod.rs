@@ -11,4 +11,5 @@ pub mod stress;
 pub mod sweep;
 pub mod table;
 pub mod torch;
+pub mod transform;
 pub mod twins;

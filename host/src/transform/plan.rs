@@ -1,0 +1,151 @@
+//! Which transform op, and how it launches: stage 8's policy (block and grid from the device),
+//! plus the depth of the longest chain of additions or merges (the error bounds' `L`).
+
+use crate::backend::DeviceCaps;
+use crate::error::{ReduceError, Result};
+use crate::plan::{LaunchOverrides, SinglePassPolicy, MAX_SINGLE_PASS_GRID};
+use crate::types::ElemType;
+use reduce_kernels::table::{Family, KernelId, OpKind, Row, SINGLE_PASS_UNROLL};
+
+/// A transform-reduce op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum TransformKind {
+    /// Σx² (the L2 norm is its square root).
+    SumSq,
+    /// Σ|x|.
+    L1,
+    /// Σaᵢbᵢ over two inputs of the same length.
+    Dot,
+    /// Count, mean and M2 (variance, standard deviation).
+    Moments,
+}
+
+impl TransformKind {
+    /// All four.
+    pub const ALL: [TransformKind; 4] = [
+        TransformKind::SumSq,
+        TransformKind::L1,
+        TransformKind::Dot,
+        TransformKind::Moments,
+    ];
+    /// The kernel table's operator.
+    pub fn kind(self) -> OpKind {
+        match self {
+            TransformKind::SumSq => OpKind::SumSq,
+            TransformKind::L1 => OpKind::L1,
+            TransformKind::Dot => OpKind::Dot,
+            TransformKind::Moments => OpKind::Moments,
+        }
+    }
+    /// Name (`sumsq`, `l1`, `dot`, `moments`).
+    pub fn name(self) -> &'static str {
+        self.kind().name()
+    }
+    /// How many inputs it reads (2 for the dot product).
+    pub fn inputs(self) -> usize {
+        if self == TransformKind::Dot {
+            2
+        } else {
+            1
+        }
+    }
+}
+
+/// One transform launch.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct TransformPlan {
+    /// The op.
+    pub op: TransformKind,
+    /// Input element type (`f32` or `f64`).
+    pub ty: ElemType,
+    /// Elements (of each input).
+    pub n: usize,
+    /// Kernel symbol (`reduce_transform_sumsq_b512_f32`).
+    pub kernel: String,
+    /// Blocks.
+    pub grid: usize,
+    /// Threads per block.
+    pub block: usize,
+    /// Dynamic shared memory bytes (three `f64` per warp).
+    pub shared_bytes: usize,
+    /// The longest chain of additions (sums) or merges (moments) any element goes through: the
+    /// `L` of the README's error bounds. Conservative: it counts every element a thread reads.
+    pub depth: usize,
+}
+
+impl TransformPlan {
+    /// One line: `reduce_transform_sumsq_b512_f32 <<<528, 512>>>`.
+    pub fn describe(&self) -> String {
+        format!("{} <<<{}, {}>>>", self.kernel, self.grid, self.block)
+    }
+}
+
+fn log2_ceil(x: usize) -> usize {
+    x.max(1).next_power_of_two().trailing_zeros() as usize
+}
+
+/// Plan `op` over `n` elements of `ty` on `caps`: stage 8's policy (an input that fits one tile
+/// of a 256-, 512- or 1024-thread block runs as that block; larger ones in 512-thread blocks,
+/// enough to fill every SM), unless `overrides` fixes the block or grid.
+///
+/// # Errors
+/// [`ReduceError::InvalidArgument`] for a type other than `f32`/`f64` or a block size the kernels
+/// are not built for; [`ReduceError::InvalidGridSize`] for a grid outside `1..=4096`.
+pub fn plan_transform(
+    op: TransformKind,
+    ty: ElemType,
+    n: usize,
+    overrides: LaunchOverrides,
+    caps: &DeviceCaps,
+) -> Result<TransformPlan> {
+    let row = Row::of(Family::Transform);
+    if !row.types.contains(&ty.kind()) {
+        return Err(ReduceError::InvalidArgument(format!(
+            "{} is built for f32 and f64 inputs, not {ty}",
+            op.name()
+        )));
+    }
+    let policy = SinglePassPolicy::for_input(n, ty, caps);
+    let block = overrides.block.unwrap_or(policy.block);
+    if !row.blocks.contains(&block) {
+        return Err(ReduceError::InvalidArgument(format!(
+            "block size {block} is not built for the transform kernels (they take {:?})",
+            row.blocks
+        )));
+    }
+    let lanes = 16 / ty.size();
+    let steps = (n / lanes).div_ceil(block * SINGLE_PASS_UNROLL).max(1);
+    let grid = match overrides.grid {
+        Some(g) if g == 0 || g > MAX_SINGLE_PASS_GRID => {
+            return Err(ReduceError::InvalidGridSize {
+                grid: g,
+                why: format!("the transform kernels take 1..={MAX_SINGLE_PASS_GRID} blocks"),
+            })
+        }
+        Some(g) => g,
+        None => steps
+            .min(caps.sm_count * (caps.max_threads_per_sm / block).max(1))
+            .min(MAX_SINGLE_PASS_GRID),
+    };
+    let id = KernelId {
+        family: Family::Transform,
+        ty: ty.kind(),
+        op: op.kind(),
+        block,
+    };
+    // Per thread: every element it reads (a tile's chunk is a sequential fold, then one merge),
+    // plus head/tail items; then the warp and block trees, the partials per thread of the last
+    // block, and its trees again.
+    let per_thread = n.div_ceil(grid * block) + 4 * SINGLE_PASS_UNROLL + 2;
+    let depth = per_thread + 2 * log2_ceil(block) + grid.div_ceil(block) + 2 * log2_ceil(block) + 2;
+    Ok(TransformPlan {
+        op,
+        ty,
+        n,
+        kernel: id.symbol().as_str().to_string(),
+        grid,
+        block,
+        shared_bytes: reduce_kernels::transform::WORDS * (block / 32) * 8,
+        depth,
+    })
+}

@@ -1,0 +1,121 @@
+//! CPU references for the transform ops, accurate to a few units of `f64` rounding (compensated
+//! sums, a corrected two-pass variance), and the error bounds a device result must meet (README,
+//! "Norms, dot products and variance"). The tests and `reduce transform` check against these.
+
+use super::plan::TransformKind;
+use crate::types::Scalar;
+
+/// `2⁻⁵³`: the unit roundoff of `f64`.
+pub const U64: f64 = f64::EPSILON / 2.0;
+
+/// Neumaier's compensated sum: error ≈ 2u·|sum| + O(n·u²·Σ|x|), independent of `n` to first order.
+pub fn compensated_sum(values: impl IntoIterator<Item = f64>) -> f64 {
+    let (mut s, mut c) = (0.0f64, 0.0f64);
+    for x in values {
+        let t = s + x;
+        c += if s.abs() >= x.abs() {
+            (s - t) + x
+        } else {
+            (x - t) + s
+        };
+        s = t;
+    }
+    s + c
+}
+
+/// What a device result is checked against.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TransformReference {
+    /// A sum (Σx², Σ|x|, Σab): its accurate value and Σ|term| (the bound's scale).
+    Sum {
+        /// The accurate sum.
+        value: f64,
+        /// Σ|term|.
+        abs_sum: f64,
+    },
+    /// Moments: count, accurate mean and M2, and max|x|.
+    Moments {
+        /// Elements.
+        n: usize,
+        /// Mean.
+        mean: f64,
+        /// Σ(x − mean)².
+        m2: f64,
+        /// max|x|.
+        max_abs: f64,
+    },
+}
+
+fn sum_reference(terms: impl Iterator<Item = f64> + Clone) -> TransformReference {
+    TransformReference::Sum {
+        value: compensated_sum(terms.clone()),
+        abs_sum: terms.map(f64::abs).sum(),
+    }
+}
+
+/// The reference of `op` over `a` (and `b` for the dot product: same length); `None` for
+/// moments of nothing.
+pub fn reference_transform<T: Scalar>(
+    op: TransformKind,
+    a: &[T],
+    b: Option<&[T]>,
+) -> Option<TransformReference> {
+    let x = || a.iter().map(|v| v.to_f64());
+    match op {
+        TransformKind::SumSq => Some(sum_reference(x().map(|v| v * v))),
+        TransformKind::L1 => Some(sum_reference(x().map(f64::abs))),
+        TransformKind::Dot => {
+            let b = b.unwrap_or(&[]);
+            Some(sum_reference(
+                x().zip(b.iter()).map(|(p, q)| p * q.to_f64()),
+            ))
+        }
+        TransformKind::Moments => {
+            if a.is_empty() {
+                return None;
+            }
+            let n = a.len() as f64;
+            let mean0 = compensated_sum(x()) / n;
+            // One correction step: the mean of the residuals (a few u of the exact mean).
+            let mean = mean0 + compensated_sum(x().map(|v| v - mean0)) / n;
+            Some(TransformReference::Moments {
+                n: a.len(),
+                mean,
+                m2: compensated_sum(x().map(|v| (v - mean) * (v - mean))),
+                max_abs: x().map(f64::abs).fold(0.0, f64::max),
+            })
+        }
+    }
+}
+
+impl TransformReference {
+    /// Does the device's result `words` (sum in word 0, or count/mean/M2) meet the bound for a
+    /// plan of depth `depth` (the README's `L`)?
+    ///
+    /// * sums: `|got − value| ≤ (L + 2)·u·Σ|term|`;
+    /// * moments: count exact; `|mean − mean*| ≤ (L + 2)·u·max|x|`; `|M2 − M2*| ≤ (L + 4)·u·
+    ///   √(M2*² + n·mean*²·M2*) + n·((L + 2)·u·max|x|)²` — that is `(L + 4)·κ·u·M2*` with
+    ///   `κ = √(1 + mean²/var)`, plus the rounding of a mean that is not representable.
+    pub fn accepts(&self, words: [f64; 3], depth: usize) -> bool {
+        let l = depth as f64;
+        match *self {
+            TransformReference::Sum { value, abs_sum } => {
+                (words[0] - value).abs() <= (l + 2.0) * U64 * abs_sum
+            }
+            TransformReference::Moments {
+                n,
+                mean,
+                m2,
+                max_abs,
+            } => {
+                let nf = n as f64;
+                let mean_err = (l + 2.0) * U64 * max_abs;
+                let m2_bound = (l + 4.0) * U64 * (m2 * m2 + nf * mean * mean * m2).sqrt()
+                    + nf * mean_err * mean_err;
+                words[0] == nf
+                    && (words[1] - mean).abs() <= mean_err
+                    && (words[2] - m2).abs() <= m2_bound
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! # Accumulators: what a transform-reduce carries, and how two of them combine
+//!
+//! A transform-reduce is a fold whose running value (the *accumulator*) need not be the element
+//! type: a sum of squares carries one `f64`, a variance carries `(count, mean, M2)`. What the
+//! one-pass driver ([`super::one_pass`]) needs from an op is exactly two small functions:
+//!
+//! * [`TransformOp::item`] — one input element (or pair) → an accumulator;
+//! * [`Accumulator::merge`] — two accumulators → one, **in a fixed order** (`self` covers earlier
+//!   elements than `later`); it must be associative up to rounding and have [`Accumulator::empty`]
+//!   as its identity.
+//!
+//! The driver calls them in the same pattern on every run (threads in element order, warps by
+//! shuffle tree, blocks in index order), so every result is **bit-identical run to run**.
+//!
+//! On the wire — warp shuffles, shared memory, the per-block partials — an accumulator is up to
+//! [`super::WORDS`] `f64` words ([`Accumulator::word`], [`Accumulator::from_words`]); a one-word
+//! accumulator moves only its word. Cost: a 3-word merge in the warp tree is six 32-bit shuffles
+//! instead of two, once per warp per launch — nothing next to the loads.
+
+use super::WORDS;
+use crate::gpu::WARP_SIZE;
+use crate::gpu::{sync_threads, Shared};
+use crate::{thread, warp};
+
+/// A reduction's running value, up to [`WORDS`] `f64` words.
+pub trait Accumulator: Copy + Send + Sync + 'static {
+    /// How many of the [`WORDS`] words carry information.
+    const WORDS: usize;
+    /// The identity of [`Accumulator::merge`] (nothing accumulated yet).
+    fn empty() -> Self;
+    /// `self` (earlier elements) combined with `later` (later elements).
+    fn merge(self, later: Self) -> Self;
+    /// Word `i < WORDS` (0.0 past [`Accumulator::WORDS`]).
+    fn word(&self, i: usize) -> f64;
+    /// Inverse of [`Accumulator::word`].
+    fn from_words(w: [f64; WORDS]) -> Self;
+}
+
+/// A transform-reduce operator: what one element becomes.
+pub trait TransformOp: Copy + Send + Sync + 'static {
+    /// What it accumulates.
+    type Acc: Accumulator;
+    /// Reads a second input of the same length (the dot product)?
+    const TWO_INPUTS: bool;
+    /// The accumulator of one element `a` (and its partner `b`; 0.0 for one-input ops).
+    fn item(a: f64, b: f64) -> Self::Acc;
+    /// The accumulator of `a.len() ≥ 1` consecutive elements (`b` as long as `a`): by default
+    /// their items merged left to right. [`super::Moments`] overrides it with a cheaper exact form.
+    #[inline(always)]
+    fn chunk(a: &[f64], b: &[f64]) -> Self::Acc {
+        let mut acc = Self::Acc::empty();
+        for (x, y) in a.iter().zip(b) {
+            acc = acc.merge(Self::item(*x, *y));
+        }
+        acc
+    }
+}
+
+/// A plain `f64` sum: the accumulator of Σx², Σ|x| and Σxy.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct F64Sum(pub f64);
+
+impl Accumulator for F64Sum {
+    const WORDS: usize = 1;
+    #[inline(always)]
+    fn empty() -> Self {
+        F64Sum(0.0)
+    }
+    #[inline(always)]
+    fn merge(self, later: Self) -> Self {
+        F64Sum(self.0 + later.0)
+    }
+    #[inline(always)]
+    fn word(&self, i: usize) -> f64 {
+        if i == 0 {
+            self.0
+        } else {
+            0.0
+        }
+    }
+    #[inline(always)]
+    fn from_words(w: [f64; WORDS]) -> Self {
+        F64Sum(w[0])
+    }
+}
+
+/// `__shfl_down_sync` of every word of `v` (see [`crate::warp::shfl_down_sync`]). Written word by
+/// word, not as a loop over an array, so that the words stay in registers.
+#[inline(always)]
+fn shfl_down<A: Accumulator>(v: A, delta: u32) -> A {
+    let shfl = |x: f64| {
+        // SAFETY: the full mask holds the calling lane and every lane passes the same mask and
+        // delta; that all 32 lanes get here is the caller's correctness rule (as in stage 8).
+        unsafe { warp::shfl_down_sync(warp::FULL_MASK, x, delta) }
+    };
+    let w0 = shfl(v.word(0));
+    let w1 = if A::WORDS > 1 { shfl(v.word(1)) } else { 0.0 };
+    let w2 = if A::WORDS > 2 { shfl(v.word(2)) } else { 0.0 };
+    A::from_words([w0, w1, w2])
+}
+
+/// Merge the accumulators of a warp's 32 lanes with shuffles, lane order kept (lane `l` merges
+/// lane `l + offset` after itself); lane 0 gets the result. Every lane must call it.
+#[inline(always)]
+pub fn warp_merge<A: Accumulator>(mut v: A) -> A {
+    let mut offset = WARP_SIZE / 2;
+    while offset > 0 {
+        v = v.merge(shfl_down(v, offset));
+        offset /= 2;
+    }
+    v
+}
+
+/// Merge one accumulator per thread over the block, in thread order; thread 0 gets the result.
+/// `smem` holds `WORDS * BLOCK / 32` `f64`; every thread of the block must call it.
+#[inline(always)]
+pub fn block_merge<A: Accumulator, const BLOCK: usize>(v: A, smem: Shared<f64>) -> A {
+    let tid = thread::thread_idx_x();
+    let (warp_id, lane) = (tid / WARP_SIZE, warp::lane_id());
+    let warp_total = warp_merge(v);
+    if lane == 0 {
+        let at = warp_id * WORDS as u32; // `smem.set` is checked
+        smem.set(at, warp_total.word(0));
+        if A::WORDS > 1 {
+            smem.set(at + 1, warp_total.word(1));
+        }
+        if A::WORDS > 2 {
+            smem.set(at + 2, warp_total.word(2));
+        }
+    }
+    sync_threads();
+    let mut total = A::empty();
+    if warp_id == 0 {
+        let mine = if lane < BLOCK as u32 / WARP_SIZE {
+            let at = lane * WORDS as u32; // `smem.get` is checked
+            let w1 = if A::WORDS > 1 { smem.get(at + 1) } else { 0.0 };
+            let w2 = if A::WORDS > 2 { smem.get(at + 2) } else { 0.0 };
+            A::from_words([smem.get(at), w1, w2])
+        } else {
+            A::empty()
+        };
+        total = warp_merge(mine);
+    }
+    total
+}

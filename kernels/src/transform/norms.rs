@@ -1,0 +1,42 @@
+//! # Sum of squares, L2 norm, L1 norm
+//!
+//! `sumsq` = Σx², `l1` = Σ|x|; the L2 norm is `√sumsq`, taken on the host from the kernel's
+//! `f64` sum (one square root per call, not per element). One pass at memory speed: the square or
+//! absolute value costs one instruction between the load and the add.
+//!
+//! **No overflow for `f32`.** Squares of `f32` values are exact in `f64` and cannot overflow
+//! (`f32::MAX² ≈ 1.16e77`) or underflow (`(1.4e-45)² ≈ 2e-90`), so the norm of `[3e38, 4e38]` is
+//! `5e38` and the norm of `[3e-40, 4e-40]` is `5e-40`, where an `f32` accumulator gives `inf` and
+//! `0`. (The alternative, LAPACK's running rescale, costs a division or a compare per element;
+//! widening is free here because the loads bound the time.) Accuracy: the `f64` sum of `n` terms
+//! in the driver's order has relative error ≤ `depth · 2⁻⁵³` (all terms are non-negative, so no
+//! cancellation), with `depth` the longest chain of additions (see the README) — far below `f32`
+//! resolution.
+
+use super::accumulate::{F64Sum, TransformOp};
+
+/// Σx².
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SumSq;
+
+impl TransformOp for SumSq {
+    type Acc = F64Sum;
+    const TWO_INPUTS: bool = false;
+    #[inline(always)]
+    fn item(a: f64, _: f64) -> F64Sum {
+        F64Sum(a * a)
+    }
+}
+
+/// Σ|x|.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct L1;
+
+impl TransformOp for L1 {
+    type Acc = F64Sum;
+    const TWO_INPUTS: bool = false;
+    #[inline(always)]
+    fn item(a: f64, _: f64) -> F64Sum {
+        F64Sum(f64::from_bits(a.to_bits() & !(1u64 << 63)))
+    }
+}

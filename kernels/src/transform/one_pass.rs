@@ -1,0 +1,207 @@
+//! # The one-pass driver: stage 8's loads, any transform
+//!
+//! The same schedule as [`crate::stages::s8_shuffle_vectorized`] — contiguous tiles of `BLOCK ·
+//! UNROLL` 16-byte vectors per block, `UNROLL` independent loads in flight per thread before any
+//! arithmetic, head and tail elements one by one, a warp-shuffle and shared-memory block combine,
+//! and one launch whose last block (by an acquire-release ticket) merges the per-block partials in
+//! block order — with two changes:
+//!
+//! * the loaded values are widened to `f64` and handed to the op as a tile
+//!   ([`TransformOp::chunk`]) — the transform happens in registers, so the data is read once;
+//! * the accumulator is an [`Accumulator`] of up to three `f64` words (the partials hold
+//!   `3 · gridDim.x` doubles, the result three).
+//!
+//! Two-input ops (the dot product) load `a` and `b` with the same vector index. That needs both
+//! to sit at the same offset from a 16-byte boundary; when they do not (sub-slices), every thread
+//! walks the elements one by one in grid-stride order instead — correct and deterministic, only
+//! slower.
+
+use super::accumulate::{block_merge, Accumulator, TransformOp};
+use super::{to_f64, WORDS};
+use crate::gpu::WARP_SIZE;
+use crate::gpu::{fail, sync_threads_or, Coherent, Counter, Global, GlobalMut, Shared, Vec4};
+use crate::table::SINGLE_PASS_UNROLL as UNROLL;
+use crate::{thread, Element};
+
+/// The values packed in one 16-byte vector, as `f64`, into `out[at..at + 16 / size_of::<T>()]`.
+#[inline(always)]
+fn widen<T: Element>(v: Vec4, out: &mut [f64; 4 * UNROLL], at: usize) {
+    let w = v.0;
+    if core::mem::size_of::<T>() == 4 {
+        for i in 0..4 {
+            out[at + i] = to_f64(T::from_bits64(w[i] as u64));
+        }
+    } else {
+        for i in 0..2 {
+            let bits = w[2 * i] as u64 | ((w[2 * i + 1] as u64) << 32);
+            out[at + i] = to_f64(T::from_bits64(bits));
+        }
+    }
+}
+
+/// `O` over all of `a` (and `b`, for two-input ops) into `out[0..3]`, in one launch.
+///
+/// Launch with `blockDim.x == BLOCK` (a power of two, 32..=1024; any other block traps),
+/// `3 · BLOCK / 32` doubles of dynamic shared memory, any grid; `partials` must hold
+/// `3 · gridDim.x` doubles and `counter` must be 0 (the kernel leaves it 0 again). A two-input op
+/// traps unless `b.len() == a.len()`. The result words are [`Accumulator::word`] `0..3`.
+#[allow(clippy::needless_range_loop)] // `u` is part of the address, not just an index
+pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
+    a: Global<T>,
+    b: Global<T>,
+    partials: Coherent<f64>,
+    counter: Counter,
+    out: GlobalMut<f64>,
+) {
+    // The proofs below need `tid < BLOCK`, `WORDS * blockIdx.x + i < partials.len()` and
+    // `b.len() == a.len()` for two inputs: check them once.
+    let grid = thread::grid_dim_x() as usize;
+    if thread::block_dim_x() as usize != BLOCK || partials.len() < WORDS * grid {
+        fail("a transform kernel needs blockDim.x == BLOCK and 3 * gridDim.x partials");
+    }
+    if O::TWO_INPUTS && b.len() != a.len() {
+        fail("a two-input transform needs inputs of the same length");
+    }
+    // SAFETY: the launch reserves `WORDS * BLOCK / 32` doubles of shared memory (the host's plan).
+    let smem = unsafe { Shared::<f64>::dynamic(WORDS as u32 * BLOCK as u32 / WARP_SIZE) };
+    let tid = thread::thread_idx_x() as usize;
+    let block = thread::block_idx_x() as usize;
+    let n = a.len();
+    let lanes = 16 / core::mem::size_of::<T>();
+    let other = |i: usize| -> f64 {
+        if O::TWO_INPUTS {
+            to_f64(b.get(i)) // checked; `b.len() == n` (entry check) makes it always pass
+        } else {
+            0.0
+        }
+    };
+
+    let mut acc = O::Acc::empty();
+    let head = a.misaligned_head();
+    if O::TWO_INPUTS && b.misaligned_head() != head {
+        // Vectors of `a` and `b` do not line up: element by element, grid stride.
+        let mut i = block * BLOCK + tid;
+        while i < n {
+            acc = acc.merge(O::item(to_f64(a.get(i)), other(i)));
+            i += grid * BLOCK;
+        }
+    } else {
+        // Elements before the first 16-byte boundary: block 0, one per thread.
+        if block == 0 && tid < head {
+            // SAFETY: `tid < head <= a.len()` (`misaligned_head` is at most the length).
+            acc = acc.merge(O::item(to_f64(unsafe { a.get_unchecked(tid) }), other(tid)));
+        }
+        let vectors = (n - head) / lanes;
+        let tile = BLOCK * UNROLL;
+        let per_block = vectors.div_ceil(tile).div_ceil(grid) * tile;
+        let start = block * per_block;
+        let end = if start + per_block < vectors {
+            start + per_block
+        } else {
+            vectors
+        };
+        let load = |g: &Global<T>, v: usize| -> Vec4 {
+            // SAFETY: every caller passes `v < end <= vectors`, and `head + vectors * lanes <= n
+            // == g.len()` (`b.len() == n` for two inputs, checked on entry); element `head` is the
+            // first on a 16-byte boundary of `a`, and of `b` (same offset, tested above).
+            unsafe { g.get_vec4_unchecked(head, v) }
+        };
+        let mut xs = [0.0f64; 4 * UNROLL];
+        let mut ys = [0.0f64; 4 * UNROLL];
+        let mut t = start;
+        while t + tile <= end {
+            // All loads first (independent, so all in flight at once) …
+            let mut la = [Vec4([0; 4]); UNROLL];
+            let mut lb = [Vec4([0; 4]); UNROLL];
+            for u in 0..UNROLL {
+                la[u] = load(&a, t + u * BLOCK + tid);
+                if O::TWO_INPUTS {
+                    lb[u] = load(&b, t + u * BLOCK + tid);
+                }
+            }
+            // … then the transform and the accumulate, one tile in registers.
+            for u in 0..UNROLL {
+                widen::<T>(la[u], &mut xs, u * lanes);
+                if O::TWO_INPUTS {
+                    widen::<T>(lb[u], &mut ys, u * lanes);
+                }
+            }
+            let k = UNROLL * lanes;
+            acc = acc.merge(O::chunk(&xs[..k], &ys[..k]));
+            t += tile;
+        }
+        // The block's last, partial tile: the same loads, each guarded, all in flight at once;
+        // each loaded vector is then one chunk.
+        if t < end {
+            let mut la = [Vec4([0; 4]); UNROLL];
+            let mut lb = [Vec4([0; 4]); UNROLL];
+            let mut valid = [false; UNROLL];
+            for u in 0..UNROLL {
+                let v = t + u * BLOCK + tid;
+                if v < end {
+                    la[u] = load(&a, v);
+                    if O::TWO_INPUTS {
+                        lb[u] = load(&b, v);
+                    }
+                    valid[u] = true;
+                }
+            }
+            for u in 0..UNROLL {
+                if valid[u] {
+                    widen::<T>(la[u], &mut xs, 0);
+                    widen::<T>(lb[u], &mut ys, 0);
+                    acc = acc.merge(O::chunk(&xs[..lanes], &ys[..lanes]));
+                }
+            }
+        }
+        // Fewer than one vector's worth left at the end: the last block, one per thread.
+        let tail = head + vectors * lanes;
+        if block == grid - 1 && tail + tid < n {
+            // SAFETY: `tail + tid < n`, tested just above.
+            let x = unsafe { a.get_unchecked(tail + tid) };
+            acc = acc.merge(O::item(to_f64(x), other(tail + tid)));
+        }
+    }
+
+    let block_total = block_merge::<O::Acc, BLOCK>(acc, smem);
+    let write = |v: O::Acc| {
+        for i in 0..WORDS {
+            out.set(i, v.word(i)); // checked: `out` holds WORDS doubles
+        }
+    };
+    if grid == 1 {
+        if tid == 0 {
+            write(block_total);
+        }
+        return;
+    }
+    // Publish this block's partial, then take a ticket (stage 8's protocol: the ticket's release
+    // half publishes the partial to whoever acquires a later ticket).
+    let mut last_ticket = false;
+    if tid == 0 {
+        for i in 0..WORDS {
+            // SAFETY: `WORDS * block + i < WORDS * grid <= partials.len()` (entry check).
+            unsafe { partials.set_unchecked(WORDS * block + i, block_total.word(i)) };
+        }
+        last_ticket = counter.take_ticket() as usize == grid - 1;
+    }
+    if sync_threads_or(last_ticket) {
+        // Thread `tid` merges blocks `tid, tid + BLOCK, …` in that order, then the block merge
+        // keeps thread order: a fixed tree for a given grid (Chan's update does not care which
+        // elements a triple covers, only that the order is the same every run).
+        let mut acc = O::Acc::empty();
+        let mut i = tid;
+        while i < grid {
+            // SAFETY: `WORDS * i + k < WORDS * grid <= partials.len()` for `k < WORDS` (loop
+            // condition, entry check).
+            let word = |k: usize| unsafe { partials.get_unchecked(WORDS * i + k) };
+            acc = acc.merge(O::Acc::from_words([word(0), word(1), word(2)]));
+            i += BLOCK;
+        }
+        let total = block_merge::<O::Acc, BLOCK>(acc, smem);
+        if tid == 0 {
+            write(total);
+            counter.reset();
+        }
+    }
+}
