@@ -38,6 +38,7 @@ pub mod plan;
 pub mod prepared;
 pub mod record;
 pub mod reducer;
+pub mod reference;
 pub mod stage;
 pub mod streaming;
 pub(crate) mod streams;
@@ -57,7 +58,9 @@ pub use pinned::PinnedBuffer;
 pub use plan::{plan, LaunchOverrides, Plan};
 pub use prepared::{Prepared, ResultIn, Workspace};
 pub use record::{ErrorRecord, Record, TimingRecord, TwinRecord};
+pub use reducer::COUNT_CHUNK;
 pub use reducer::{run_stage, Reducer, MAX_CACHED_PLANS, MEAN_CHUNK};
+pub use reference::reference_nanmean;
 pub use stage::Stage;
 pub use streaming::{
     policy::StreamPolicy,

@@ -19,7 +19,7 @@ pub fn run_stage<T: Scalar>(
     n: usize,
     overrides: LaunchOverrides,
 ) -> Result<T> {
-    if op == Op::Mean {
+    if op.is_mean() {
         return Err(mean_is_not_a_t());
     }
     if n > input.len() {
@@ -28,7 +28,7 @@ pub fn run_stage<T: Scalar>(
             input.len()
         )));
     }
-    if n == 0 && matches!(op, Op::Min | Op::Max) {
+    if n == 0 && op.is_extreme() {
         return Err(ReduceError::EmptyInput { op });
     }
     let p = plan(stage, T::TYPE, op, n, overrides, backend.caps())?;
@@ -37,7 +37,8 @@ pub fn run_stage<T: Scalar>(
 
 fn mean_is_not_a_t() -> ReduceError {
     ReduceError::InvalidArgument(
-        "a mean is an f64, not a value of the element type: use Reducer::mean".into(),
+        "a mean is an f64, not a value of the element type: use Reducer::mean or Reducer::nanmean"
+            .into(),
     )
 }
 
@@ -103,8 +104,9 @@ impl<'b> Reducer<'b> {
             .expect("cache key includes the type"))
     }
 
-    /// `op` over `input[offset..offset + len]`. `None` for min/max of nothing; a sum of nothing
-    /// is 0. [`Op::Mean`] is an error (a mean is not a `T`): use [`Reducer::mean`].
+    /// `op` over `input[offset..offset + len]`. `None` for min/max (and `nanmin`/`nanmax`) of
+    /// nothing; a sum or count of nothing is 0, a product 1. [`Op::Mean`] and [`Op::NanMean`] are
+    /// errors (a mean is not a `T`): use [`Reducer::mean`] and [`Reducer::nanmean`].
     pub fn reduce_range<T: Scalar>(
         &mut self,
         op: Op,
@@ -112,7 +114,7 @@ impl<'b> Reducer<'b> {
         offset: usize,
         len: usize,
     ) -> Result<Option<T>> {
-        if op == Op::Mean {
+        if op.is_mean() {
             return Err(mean_is_not_a_t());
         }
         input.check_owner(self.backend.id(), "the input buffer")?;
@@ -122,7 +124,7 @@ impl<'b> Reducer<'b> {
                 input.len()
             )));
         }
-        if len == 0 && op != Op::Sum {
+        if len == 0 && op.is_extreme() {
             return Ok(None);
         }
         let backend = self.backend;
@@ -143,6 +145,81 @@ impl<'b> Reducer<'b> {
     /// Maximum; `None` for an empty buffer.
     pub fn max<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<Option<T>> {
         self.reduce_range(Op::Max, input, 0, input.len())
+    }
+    /// Product (wrapping for integers); 1 for an empty buffer.
+    pub fn prod<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<T> {
+        Ok(self
+            .reduce_range(Op::Prod, input, 0, input.len())?
+            .unwrap_or(T::ONE))
+    }
+    /// Minimum ignoring NaN (`np.nanmin`); `None` for an empty buffer, NaN if every element is.
+    pub fn nanmin<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<Option<T>> {
+        self.reduce_range(Op::NanMin, input, 0, input.len())
+    }
+    /// Maximum ignoring NaN (`np.nanmax`); `None` for an empty buffer, NaN if every element is.
+    pub fn nanmax<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<Option<T>> {
+        self.reduce_range(Op::NanMax, input, 0, input.len())
+    }
+    /// Sum with every NaN element read as 0 (`np.nansum`); 0 for an empty buffer.
+    pub fn nansum<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<T> {
+        Ok(self
+            .reduce_range(Op::NanSum, input, 0, input.len())?
+            .unwrap_or_default())
+    }
+    /// How many elements of `input[offset..offset + len]` are not NaN, exactly: one device count
+    /// per [`COUNT_CHUNK`] elements (a count in `f32` is exact up to 2^24), added on the host.
+    pub fn count_range<T: Scalar>(
+        &mut self,
+        input: &Buffer<T>,
+        offset: usize,
+        len: usize,
+    ) -> Result<u64> {
+        self.check_range(input, offset, len)?;
+        if !T::TYPE.is_float() {
+            return Ok(len as u64);
+        }
+        let (mut count, mut done) = (0u64, 0);
+        while done < len {
+            let chunk = COUNT_CHUNK.min(len - done);
+            let c = self.reduce_range(Op::Count, input, offset + done, chunk)?;
+            count += c.unwrap_or_default().to_f64() as u64;
+            done += chunk;
+        }
+        Ok(count)
+    }
+    /// Mean of the elements that are not NaN, as `f64` (`np.nanmean`): the device's `nansum`
+    /// divided by the exact count ([`Reducer::count_range`]); NaN if every element is NaN; an
+    /// error for an empty buffer. Integers have no NaN: [`Reducer::mean`].
+    pub fn nanmean<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<f64> {
+        self.nanmean_range(input, 0, input.len())
+    }
+    /// [`Reducer::nanmean`] of `input[offset..offset + len]`.
+    pub fn nanmean_range<T: Scalar>(
+        &mut self,
+        input: &Buffer<T>,
+        offset: usize,
+        len: usize,
+    ) -> Result<f64> {
+        self.check_range(input, offset, len)?;
+        if len == 0 {
+            return Err(ReduceError::EmptyInput { op: Op::NanMean });
+        }
+        if !T::TYPE.is_float() {
+            return self.mean_range(input, offset, len);
+        }
+        let sum = self.reduce_range(Op::NanSum, input, offset, len)?;
+        let count = self.count_range(input, offset, len)?;
+        Ok(sum.unwrap_or_default().to_f64() / count as f64)
+    }
+    fn check_range<T: Scalar>(&self, input: &Buffer<T>, offset: usize, len: usize) -> Result<()> {
+        input.check_owner(self.backend.id(), "the input buffer")?;
+        if offset.checked_add(len).is_none_or(|e| e > input.len()) {
+            return Err(ReduceError::InvalidArgument(format!(
+                "range {offset}..{offset}+{len} is outside the {}-element buffer",
+                input.len()
+            )));
+        }
+        Ok(())
     }
     /// Mean as `f64`, as NumPy's `np.mean` gives it (to `f64` rounding); an error for an empty
     /// buffer.
@@ -214,3 +291,7 @@ impl<'b> Reducer<'b> {
 
 /// Elements per host copy in [`Reducer::mean`] of integers (bounds its host memory).
 pub const MEAN_CHUNK: usize = 1 << 24;
+
+/// Elements per device count in [`Reducer::count_range`]: an `f32` sum of ones is exact up to
+/// 2^24.
+pub const COUNT_CHUNK: usize = 1 << 24;

@@ -367,6 +367,10 @@ fn bundle() -> Result<()> {
         root.join("benches/axis-on-gpu.sh"),
         dest.join("axis-on-gpu.sh"),
     )?;
+    std::fs::copy(
+        root.join("benches/toolbox-ops-on-gpu.sh"),
+        dest.join("toolbox-ops-on-gpu.sh"),
+    )?;
     println!(
         "bundle ready: {} (copy it to the GPU machine and run `bash run-on-gpu.sh`)",
         dest.display()

@@ -144,7 +144,7 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
     let head = input.misaligned_head();
     if block == 0 && tid < head {
         // SAFETY: `tid < head <= input.len()` (`misaligned_head` is at most the length).
-        acc = O::combine(acc, unsafe { input.get_unchecked(tid) });
+        acc = O::combine(acc, O::lift(unsafe { input.get_unchecked(tid) }));
     }
 
     // The body: whole 16-byte vectors in tiles of BLOCK * UNROLL. Each block owns one contiguous
@@ -200,7 +200,7 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
     let tail = head + vectors * lanes;
     if block == grid - 1 && tail + tid < n {
         // SAFETY: `tail + tid < n`, tested just above.
-        acc = O::combine(acc, unsafe { input.get_unchecked(tail + tid) });
+        acc = O::combine(acc, O::lift(unsafe { input.get_unchecked(tail + tid) }));
     }
 
     let block_total = block_reduce::<T, O, BLOCK>(acc, smem);

@@ -43,6 +43,16 @@ pub enum OpKind {
     Min,
     /// [`crate::Max`]
     Max,
+    /// [`crate::Prod`]
+    Prod,
+    /// [`crate::NanMin`]
+    NanMin,
+    /// [`crate::NanMax`]
+    NanMax,
+    /// [`crate::NanSum`]
+    NanSum,
+    /// [`crate::Count`]
+    Count,
 }
 
 impl OpKind {
@@ -52,6 +62,11 @@ impl OpKind {
             OpKind::Sum => "sum",
             OpKind::Min => "min",
             OpKind::Max => "max",
+            OpKind::Prod => "prod",
+            OpKind::NanMin => "nanmin",
+            OpKind::NanMax => "nanmax",
+            OpKind::NanSum => "nansum",
+            OpKind::Count => "count",
         }
     }
 }

@@ -76,6 +76,8 @@ macro_rules! kernel_table {
             use crate::stages::*;
             use crate::axis::*;
             use crate::{Max, Min, Sum};
+            #[allow(unused_imports)]
+            use crate::{Count, NanMax, NanMin, NanSum, Prod};
             if T::KIND != id.ty || !id.is_built() {
                 return None;
             }
@@ -93,6 +95,8 @@ macro_rules! kernel_table {
             use crate::stages::*;
             use crate::axis::*;
             use crate::{Max, Min, Sum};
+            #[allow(unused_imports)]
+            use crate::{Count, NanMax, NanMin, NanSum, Prod};
             use super::SINGLE_PASS_UNROLL;
             $( kernel_table!(@export $abi $mode $stem [$($t),*] [$($op),*] $blocks $module $func); )*
         }
@@ -219,7 +223,7 @@ kernel_table! {
         => s6_complete_unroll::reduce;
     S7 reduce_s7_grid_stride MultiPass const [f32, i32] [Sum] [64, 128, 256, 512, 1024]
         => s7_grid_stride::reduce;
-    S8 reduce_s8 SinglePass const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256, 512, 1024]
+    S8 reduce_s8 SinglePass const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [256, 512, 1024]
         => s8_shuffle_vectorized::reduce;
     BrokenRacyLastWarp reduce_broken_racy_last_warp MultiPass any [f32, i32] [Sum] [64, 128, 256, 512, 1024]
         => broken::reduce_racy_last_warp;
