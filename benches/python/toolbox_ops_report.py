@@ -14,8 +14,10 @@ CASES = [
     ("max_f32_nan", ("rust_s8_kernel", "max", "f32"), "f32 max, NaN-propagating (torch amax)"),
     ("nanmax_f32", ("rust_s8_kernel", "nanmax", "f32"), "f32 nanmax (torch: nan_to_num + amax)"),
     ("nansum_f32", ("rust_s8_kernel", "nansum", "f32"), "f32 nansum"),
+    ("sum_i32_i64", ("rust_s8_wide_kernel", "sum", "i32"),
+     "i32 sum into i64 (ours: 64-bit accumulator; torch promotes)"),
     ("sum_i32_i64", ("rust_s8_kernel", "sum", "i32"),
-     "i32 sum: ours wraps in i32 (CUB), torch promotes to i64"),
+     "i32 sum: ours wraps in i32 (CUB's), torch promotes to i64"),
     ("sum_bf16", None, "bf16 sum (ours: not built yet)"),
     ("sum_f16", None, "f16 sum (ours: not built yet)"),
 ]

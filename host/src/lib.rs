@@ -45,6 +45,7 @@ pub(crate) mod streams;
 pub mod transfer;
 pub mod types;
 pub mod verify;
+pub mod wide;
 
 pub use axis::{log_uniform_segments, PreparedAxis, Segments};
 pub use axis_plan::{AxisKind, AxisPlan, AxisPolicy};
@@ -69,3 +70,4 @@ pub use streaming::{
 };
 pub use types::{matches_reference, reference, reference_mean, ElemType, Op, Reference, Scalar};
 pub use verify::{verify, Expected};
+pub use wide::{PreparedWide, Wide};

@@ -7,6 +7,7 @@ use crate::plan::{plan, LaunchOverrides};
 use crate::prepared::Prepared;
 use crate::stage::Stage;
 use crate::types::{ElemType, Op, Scalar};
+use crate::wide::{PreparedWide, Wide};
 
 /// Run any stage on the first `n` elements of `input` and return the single result (every pass on
 /// the device). `op` is `Sum`, `Min` or `Max`; [`Op::Mean`] is an error here (its value is not a
@@ -51,6 +52,8 @@ pub struct Reducer<'b> {
     backend: &'b Backend,
     overrides: LaunchOverrides,
     cache: std::collections::HashMap<(ElemType, Op, usize), Box<dyn std::any::Any>>,
+    /// Prepared wide sums ([`Reducer::sum_wide`]), per (type, length).
+    wide: std::collections::HashMap<(ElemType, usize), Box<dyn std::any::Any>>,
 }
 
 impl<'b> Reducer<'b> {
@@ -60,6 +63,7 @@ impl<'b> Reducer<'b> {
             backend,
             overrides: LaunchOverrides::default(),
             cache: Default::default(),
+            wide: Default::default(),
         }
     }
 
@@ -145,6 +149,45 @@ impl<'b> Reducer<'b> {
     /// Maximum; `None` for an empty buffer.
     pub fn max<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<Option<T>> {
         self.reduce_range(Op::Max, input, 0, input.len())
+    }
+    /// Sum with NumPy's and PyTorch's result type: `i32` and `u32` are summed in a 64-bit
+    /// accumulator into an `i64` / `u64` (exact for up to 2^32 elements; the wide stage-8 kernel,
+    /// [`crate::wide`]); every other type as [`Reducer::sum`] (already 64-bit, or a float).
+    /// 0 for an empty buffer.
+    pub fn sum_wide<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<Wide<T>>
+    where
+        Wide<T>: Scalar,
+    {
+        self.sum_wide_range(input, 0, input.len())
+    }
+    /// [`Reducer::sum_wide`] of `input[offset..offset + len]`.
+    pub fn sum_wide_range<T: Scalar>(
+        &mut self,
+        input: &Buffer<T>,
+        offset: usize,
+        len: usize,
+    ) -> Result<Wide<T>>
+    where
+        Wide<T>: Scalar,
+    {
+        self.check_range(input, offset, len)?;
+        if !matches!(T::TYPE, ElemType::I32 | ElemType::U32) {
+            let v = self.reduce_range(Op::Sum, input, offset, len)?;
+            // `Wide<T>` is `T` itself for these types.
+            return Ok(reduce_kernels::Element::widen(v.unwrap_or_default()));
+        }
+        let key = (T::TYPE, len);
+        if !self.wide.contains_key(&key) {
+            if self.wide.len() >= MAX_CACHED_PLANS {
+                self.wide.clear();
+            }
+            let p = PreparedWide::<T>::new(self.backend, len, self.overrides)?;
+            self.wide.insert(key, Box::new(p));
+        }
+        self.wide[&key]
+            .downcast_ref::<PreparedWide<T>>()
+            .expect("keyed by the type")
+            .run(self.backend, input, offset)
     }
     /// Product (wrapping for integers); 1 for an empty buffer.
     pub fn prod<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<T> {

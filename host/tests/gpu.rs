@@ -334,14 +334,23 @@ fn semantics_nan_positions_every_op() -> Result<(), Failed> {
     Ok(())
 }
 
-/// Products on the device: floats within the rounding bound, integers wrapping; and the exact
-/// non-NaN count and nanmean past 2^24 elements (where an f32 count alone would round).
+/// Products on the device: floats within the rounding bound, integers wrapping; the exact
+/// non-NaN count and nanmean past 2^24 elements (where an f32 count alone would round); i32/u32
+/// sums with the 64-bit accumulator.
 fn semantics_products_and_counts() -> Result<(), Failed> {
     let b = gpu();
     let sizes = [1, 33, 4100, 100_003, 1 << 20];
     semantics_checks::products(&b, &sizes, LaunchOverrides::default())?;
     semantics_checks::nanmean_counts(&b, (1 << 25) + 7)?;
-    println!("prod f32/f64/i64/u32 at {sizes:?}; count and nanmean of 2^25 + 7: exact");
+    semantics_checks::wide_sums(
+        &b,
+        &[1, 4099, 1 << 20, (1 << 26) + 1],
+        LaunchOverrides::default(),
+    )?;
+    println!(
+        "prod f32/f64/i64/u32 at {sizes:?}; count and nanmean of 2^25 + 7: exact; i32/u32 wide \
+         sums up to 2^26 + 1: exact"
+    );
     Ok(())
 }
 

@@ -250,3 +250,29 @@ fn ops_parse_by_their_numpy_names() {
     assert!(Stage::S8.ops().contains(&Op::NanMean));
     assert!(!Stage::S3.ops().contains(&Op::Prod));
 }
+
+#[test]
+fn i32_and_u32_sums_with_a_64_bit_accumulator() {
+    let b = emu();
+    for o in shapes() {
+        wide_sums(&b, &[0, 1, 5, 33, 4099, 30_001], o).unwrap();
+    }
+    let mut r = Reducer::new(&b);
+    // The same-type sum wraps (CUB); the wide one does not (NumPy, PyTorch).
+    let big = b.upload(&[i32::MAX; 1000]).unwrap();
+    assert_eq!(r.sum(&big).unwrap(), i32::MAX.wrapping_mul(1000));
+    assert_eq!(r.sum_wide(&big).unwrap(), 1000 * i32::MAX as i64);
+    // Other types: the plain sum, already 64-bit or float.
+    let f = b.upload(&[1.5f32, 2.0]).unwrap();
+    assert_eq!(r.sum_wide(&f).unwrap(), 3.5);
+    assert!(matches!(
+        PreparedWide::<i64>::new(&b, 10, LaunchOverrides::default()),
+        Err(ReduceError::InvalidArgument(_))
+    ));
+    let other = emu();
+    let foreign = other.upload(&[1i32]).unwrap();
+    assert!(matches!(
+        r.sum_wide(&foreign),
+        Err(ReduceError::ForeignBuffer { .. })
+    ));
+}

@@ -78,6 +78,11 @@ pub trait Element:
     fn nan_minimum(self, other: Self) -> Self;
     /// Larger of two values, ignoring a NaN (IEEE `maxNum`, NumPy's `fmax`).
     fn nan_maximum(self, other: Self) -> Self;
+    /// What a wide sum of this type accumulates in and returns: `i64` / `u64` for `i32` / `u32`
+    /// (NumPy's and PyTorch's promotion of integer sums), the type itself otherwise.
+    type Wide: Element;
+    /// `self` as [`Element::Wide`] (sign- or zero-extended).
+    fn widen(self) -> Self::Wide;
     /// The raw bits, zero-extended to 64.
     fn to_bits64(self) -> u64;
     /// Inverse of [`Element::to_bits64`].
@@ -103,11 +108,32 @@ pub trait Element:
             O::combine(e(0), e(2))
         }
     }
+    /// [`Element::reduce_vec4`] in [`Element::Wide`].
+    #[inline(always)]
+    fn reduce_vec4_wide<O: ReduceOp>(v: gpu::Vec4) -> Self::Wide {
+        reduce_vec4_wide::<Self, O>(v)
+    }
+}
+
+/// Combine the elements packed in one 16-byte vector as [`Element::Wide`] values, each widened
+/// and [lifted](ReduceOp::lift) first.
+#[inline(always)]
+fn reduce_vec4_wide<T: Element, O: ReduceOp>(v: gpu::Vec4) -> T::Wide {
+    let w = v.0;
+    if core::mem::size_of::<T>() == 4 {
+        let e = |i: usize| O::lift(T::from_bits64(w[i] as u64).widen());
+        O::combine(O::combine(e(0), e(1)), O::combine(e(2), e(3)))
+    } else {
+        let e = |i: usize| O::lift(T::from_bits64(w[i] as u64 | ((w[i + 1] as u64) << 32)).widen());
+        O::combine(e(0), e(2))
+    }
 }
 
 macro_rules! int_element {
-    ($($t:ident $bits:ident $kind:ident),*) => {$(
+    ($($t:ident $bits:ident $kind:ident $wide:ident),*) => {$(
         impl Element for $t {
+            type Wide = $wide;
+            #[inline(always)] fn widen(self) -> $wide { self as $wide }
             const NAME: &'static str = stringify!($t);
             const KIND: crate::table::ElemKind = crate::table::ElemKind::$kind;
             const ZERO: Self = 0;
@@ -128,11 +154,13 @@ macro_rules! int_element {
         }
     )*};
 }
-int_element!(i32 u32 I32, u32 u32 U32, i64 u64 I64, u64 u64 U64);
+int_element!(i32 u32 I32 i64, u32 u32 U32 u64, i64 u64 I64 i64, u64 u64 U64 u64);
 
 macro_rules! float_element {
     ($($t:ident $bits:ident $kind:ident),*) => {$(
         impl Element for $t {
+            type Wide = $t;
+            #[inline(always)] fn widen(self) -> $t { self }
             const NAME: &'static str = stringify!($t);
             const KIND: crate::table::ElemKind = crate::table::ElemKind::$kind;
             const ZERO: Self = 0.0;

@@ -111,3 +111,46 @@ pub fn nanmean_counts(b: &Backend, n: usize) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// [`Reducer::sum_wide_range`] against the exact sum: `i32` and `u32` into `i64` / `u64`, with
+/// data whose same-type sum wraps (values near the type's extremes), misaligned starts and forced
+/// grids.
+pub fn wide_sums(b: &Backend, sizes: &[usize], o: LaunchOverrides) -> Result<(), String> {
+    for &n in sizes {
+        let d: Vec<i32> = data::<i32>(n + 3, n as u64)
+            .into_iter()
+            .map(|x| if x >= 0 { i32::MAX - x } else { i32::MIN - x })
+            .collect();
+        let u: Vec<u32> = data::<u32>(n + 3, n as u64)
+            .into_iter()
+            .map(|x| u32::MAX - x)
+            .collect();
+        let (di, du) = (
+            b.upload(&d).map_err(|e| e.to_string())?,
+            b.upload(&u).map_err(|e| e.to_string())?,
+        );
+        let mut r = Reducer::new(b).with_overrides(o);
+        for offset in [0, 3] {
+            let len = n + 3 - offset;
+            let got = r
+                .sum_wide_range(&di, offset, len)
+                .map_err(|e| e.to_string())?;
+            let want: i64 = d[offset..].iter().map(|&x| x as i64).sum();
+            if got != want {
+                return Err(format!(
+                    "i32 wide sum n={len} +{offset} {o:?}: {got} != {want}"
+                ));
+            }
+            let got = r
+                .sum_wide_range(&du, offset, len)
+                .map_err(|e| e.to_string())?;
+            let want: u64 = u[offset..].iter().map(|&x| x as u64).sum();
+            if got != want {
+                return Err(format!(
+                    "u32 wide sum n={len} +{offset} {o:?}: {got} != {want}"
+                ));
+            }
+        }
+    }
+    Ok(())
+}

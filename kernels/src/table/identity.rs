@@ -100,6 +100,9 @@ pub enum Family {
     AxisSegments,
     /// [`crate::axis::columns::columns`]: one result per column.
     AxisColumns,
+    /// [`crate::stages::s8_shuffle_vectorized::reduce_wide`]: stage 8 summing 32-bit integers
+    /// into a 64-bit result.
+    S8Wide,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).
@@ -114,6 +117,9 @@ pub enum Abi {
     /// size_t count, size_t len, size_t parts, size_t group)`: the reductions along an axis
     /// ([`crate::axis`]).
     Axis,
+    /// `(const T* input, size_t n, W* partials, unsigned* counter, W* out)` with `W` the wide
+    /// type ([`crate::Element::Wide`]): stage 8 with a 64-bit accumulator.
+    SinglePassWide,
 }
 
 /// One row of the table.

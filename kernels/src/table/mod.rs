@@ -34,13 +34,15 @@ pub use identity::*;
 /// A kernel's Rust function, as the emulator calls it.
 #[cfg(not(target_arch = "nvptx64"))]
 #[derive(Clone, Copy)]
-pub enum Body<T> {
+pub enum Body<T: Element> {
     /// [`Abi::MultiPass`].
     MultiPass(fn(Global<T>, GlobalMut<T>)),
     /// [`Abi::SinglePass`].
     SinglePass(fn(Global<T>, Coherent<T>, Counter, GlobalMut<T>)),
     /// [`Abi::Axis`].
     Axis(AxisBody<T>),
+    /// [`Abi::SinglePassWide`].
+    SinglePassWide(fn(Global<T>, Coherent<T::Wide>, Counter, GlobalMut<T::Wide>)),
 }
 
 /// An axis kernel's Rust function: `(input, begin, end, out, params)`.
@@ -91,7 +93,7 @@ macro_rules! kernel_table {
         /// shape the host's plan gives (block size, shared memory).
         #[cfg(target_arch = "nvptx64")]
         mod ptx_entry_points {
-            use crate::exports::{axis, multi_pass, single_pass};
+            use crate::exports::{axis, multi_pass, single_pass, single_pass_wide};
             use crate::stages::*;
             use crate::axis::*;
             use crate::{Max, Min, Sum};
@@ -139,6 +141,19 @@ macro_rules! kernel_table {
     (@emu_ax $id:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
         match $id.block {
             $($b => Some(Body::Axis($module::$func::<T, $op, $b>)),)*
+            _ => None,
+        }
+    };
+    (@emu SinglePassWide const $id:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
+        match $id.op {
+            $(OpKind::$op => kernel_table!(@emu_spw $id $op $blocks $module $func),)*
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    };
+    (@emu_spw $id:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
+        match $id.block {
+            $($b => Some(Body::SinglePassWide($module::$func::<T, $op, $b, SINGLE_PASS_UNROLL>)),)*
             _ => None,
         }
     };
@@ -195,6 +210,25 @@ macro_rules! kernel_table {
             }
         )* }
     };
+    (@export SinglePassWide const $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
+        $( kernel_table!(@export_spw_t $stem $t $ops $blocks $module $func); )*
+    };
+    (@export_spw_t $stem:ident $t:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
+        $( kernel_table!(@export_spw $stem $t $op $blocks $module $func); )*
+    };
+    (@export_spw $stem:ident $t:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
+        paste::paste! { $(
+            #[no_mangle]
+            pub unsafe extern "ptx-kernel" fn [<$stem _ $op:lower _b $b _ $t>](
+                input: *const $t, n: usize, partials: *mut <$t as crate::Element>::Wide,
+                counter: *mut u32, out: *mut <$t as crate::Element>::Wide,
+            ) {
+                single_pass_wide(
+                    $module::$func::<$t, $op, $b, SINGLE_PASS_UNROLL>, input, n, partials, counter, out,
+                )
+            }
+        )* }
+    };
     (@export_sp $stem:ident $t:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
         paste::paste! { $(
             #[no_mangle]
@@ -235,6 +269,8 @@ kernel_table! {
         => segments::segments;
     AxisColumns reduce_cols Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => columns::columns;
+    S8Wide reduce_s8_wide SinglePassWide const [i32, u32] [Sum] [256, 512, 1024]
+        => s8_shuffle_vectorized::reduce_wide;
 }
 
 #[cfg(test)]
