@@ -42,8 +42,14 @@ pub enum Body<T: Element> {
     /// [`Abi::Axis`].
     Axis(AxisBody<T>),
     /// [`Abi::SinglePassWide`].
-    SinglePassWide(fn(Global<T>, Coherent<T::Wide>, Counter, GlobalMut<T::Wide>)),
+    SinglePassWide(WideBody<T>),
 }
+
+/// A wide stage-8 kernel's Rust function: `(input, partials, counter, out)`, the partials and the
+/// result in [`Element::Wide`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub type WideBody<T> =
+    fn(Global<T>, Coherent<<T as Element>::Wide>, Counter, GlobalMut<<T as Element>::Wide>);
 
 /// An axis kernel's Rust function: `(input, begin, end, out, params)`.
 #[cfg(not(target_arch = "nvptx64"))]
