@@ -44,6 +44,12 @@
 //! combines the partials in block order through a fixed tree. For the same input, length, device
 //! and configuration the result is **bit-identical on every run** — no floating-point atomics.
 //!
+//! Operators and accumulators: the body is generic over the operator ([`crate::ReduceOp`]: sum,
+//! min, max, prod, the NaN-ignoring forms, count) and over the accumulator type — [`reduce`]
+//! accumulates in the element type, [`reduce_wide`] sums 32-bit integers in 64 bits. Each element
+//! is [lifted](crate::ReduceOp::lift) once as it is loaded (the identity for every operator but
+//! `nansum` and `count`, so those kernels' PTX is what it was without the hook).
+//!
 //! Tails and alignment: elements before the first 16-byte boundary (a sub-slice may start
 //! anywhere) and after the last whole vector are read one by one by block 0 and the last block.
 //!

@@ -17,7 +17,8 @@
 //! Symbol names: `{stem}[_{op}][_b{BLOCK}]_{type}` — the operator only for stage 8 and the axis
 //! families (the ones with more than one), the block size only for `const` families. E.g.
 //! `reduce_s3_sequential_f32`, `reduce_s6_complete_unroll_b256_i32`, `reduce_s8_max_b512_f64`,
-//! `reduce_rows_sum_b256_f32`.
+//! `reduce_rows_sum_b256_f32`, `reduce_s8_nanmax_b512_f32`, and the wide sums of 32-bit integers
+//! (input type in the name, 64-bit result) `reduce_s8_wide_sum_b512_i32`.
 
 #[cfg(not(target_arch = "nvptx64"))]
 use crate::gpu::{Coherent, Counter, Global, GlobalMut};
