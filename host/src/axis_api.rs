@@ -52,8 +52,8 @@ impl Reducer<'_> {
 
     /// `op` (sum, min or max) of each row of the row-major `rows × cols` matrix in
     /// `input[..rows·cols]`: `rows` results. A row of nothing (`cols == 0`) gives the identity:
-    /// 0 for a sum; the type's largest value for an integer min, its smallest for a max; NaN
-    /// ("no number", the identity of IEEE `minNum`/`maxNum`) for a float min or max.
+    /// 0 for a sum; the type's largest value for an integer min, its smallest for a max; +inf
+    /// / −inf for a float min / max (the identities of the NaN-propagating min and max).
     pub fn reduce_rows<T: Scalar>(
         &mut self,
         op: Op,

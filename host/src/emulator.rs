@@ -90,6 +90,37 @@ impl Emulator {
                 })
             }
             (
+                Body::SinglePassWide(f),
+                KernelArgs::SinglePass {
+                    input,
+                    n,
+                    partials,
+                    counter,
+                    out,
+                },
+            ) => {
+                use reduce_kernels::exports::single_pass_wide;
+                type W<T> = <T as reduce_kernels::Element>::Wide;
+                let (i, p, c, o) = (
+                    input as usize,
+                    partials as usize,
+                    counter as usize,
+                    out as usize,
+                );
+                // SAFETY: as above, with the partials and the result of the wide type (the
+                // contract of a wide kernel's launch).
+                run(&|| unsafe {
+                    single_pass_wide(
+                        f,
+                        i as *const T,
+                        n,
+                        p as *mut W<T>,
+                        c as *mut u32,
+                        o as *mut W<T>,
+                    )
+                })
+            }
+            (
                 Body::Axis(f),
                 KernelArgs::Axis {
                     input,

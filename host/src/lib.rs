@@ -41,6 +41,7 @@ pub(crate) mod policy_settings;
 pub mod prepared;
 pub mod record;
 pub mod reducer;
+pub mod reference;
 pub mod stage;
 pub mod streaming;
 pub(crate) mod streams;
@@ -48,6 +49,7 @@ pub mod transfer;
 pub mod transform;
 pub mod types;
 pub mod verify;
+pub mod wide;
 
 pub use axis::{log_uniform_segments, PreparedAxis, Segments};
 pub use axis_plan::{AxisKind, AxisPlan, AxisPolicy};
@@ -61,7 +63,9 @@ pub use pinned::PinnedBuffer;
 pub use plan::{plan, LaunchOverrides, Plan};
 pub use prepared::{Prepared, ResultIn, Workspace};
 pub use record::{ErrorRecord, Record, TimingRecord, TwinRecord};
+pub use reducer::COUNT_CHUNK;
 pub use reducer::{run_stage, Reducer, MAX_CACHED_PLANS, MEAN_CHUNK};
+pub use reference::reference_nanmean;
 pub use stage::Stage;
 pub use streaming::{
     policy::StreamPolicy,
@@ -72,3 +76,4 @@ pub use transform::reference::TransformReference;
 pub use transform::{plan_transform, Moments, PreparedTransform, TransformKind, TransformPlan};
 pub use types::{matches_reference, reference, reference_mean, ElemType, Op, Reference, Scalar};
 pub use verify::{verify, Expected};
+pub use wide::{PreparedWide, Wide};

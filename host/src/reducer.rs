@@ -7,6 +7,7 @@ use crate::plan::{plan, LaunchOverrides};
 use crate::prepared::Prepared;
 use crate::stage::Stage;
 use crate::types::{ElemType, Op, Scalar};
+use crate::wide::{PreparedWide, Wide};
 
 /// Run any stage on the first `n` elements of `input` and return the single result (every pass on
 /// the device). `op` is `Sum`, `Min` or `Max`; [`Op::Mean`] is an error here (its value is not a
@@ -19,7 +20,7 @@ pub fn run_stage<T: Scalar>(
     n: usize,
     overrides: LaunchOverrides,
 ) -> Result<T> {
-    if op == Op::Mean {
+    if op.is_mean() {
         return Err(mean_is_not_a_t());
     }
     if n > input.len() {
@@ -28,7 +29,7 @@ pub fn run_stage<T: Scalar>(
             input.len()
         )));
     }
-    if n == 0 && matches!(op, Op::Min | Op::Max) {
+    if n == 0 && op.is_extreme() {
         return Err(ReduceError::EmptyInput { op });
     }
     let p = plan(stage, T::TYPE, op, n, overrides, backend.caps())?;
@@ -37,7 +38,8 @@ pub fn run_stage<T: Scalar>(
 
 fn mean_is_not_a_t() -> ReduceError {
     ReduceError::InvalidArgument(
-        "a mean is an f64, not a value of the element type: use Reducer::mean".into(),
+        "a mean is an f64, not a value of the element type: use Reducer::mean or Reducer::nanmean"
+            .into(),
     )
 }
 
@@ -50,6 +52,8 @@ pub struct Reducer<'b> {
     backend: &'b Backend,
     overrides: LaunchOverrides,
     cache: std::collections::HashMap<(ElemType, Op, usize), Box<dyn std::any::Any>>,
+    /// Prepared wide sums ([`Reducer::sum_wide`]), per (type, length).
+    wide: std::collections::HashMap<(ElemType, usize), Box<dyn std::any::Any>>,
 }
 
 impl<'b> Reducer<'b> {
@@ -59,6 +63,7 @@ impl<'b> Reducer<'b> {
             backend,
             overrides: LaunchOverrides::default(),
             cache: Default::default(),
+            wide: Default::default(),
         }
     }
 
@@ -103,8 +108,9 @@ impl<'b> Reducer<'b> {
             .expect("cache key includes the type"))
     }
 
-    /// `op` over `input[offset..offset + len]`. `None` for min/max of nothing; a sum of nothing
-    /// is 0. [`Op::Mean`] is an error (a mean is not a `T`): use [`Reducer::mean`].
+    /// `op` over `input[offset..offset + len]`. `None` for min/max (and `nanmin`/`nanmax`) of
+    /// nothing; a sum or count of nothing is 0, a product 1. [`Op::Mean`] and [`Op::NanMean`] are
+    /// errors (a mean is not a `T`): use [`Reducer::mean`] and [`Reducer::nanmean`].
     pub fn reduce_range<T: Scalar>(
         &mut self,
         op: Op,
@@ -112,7 +118,7 @@ impl<'b> Reducer<'b> {
         offset: usize,
         len: usize,
     ) -> Result<Option<T>> {
-        if op == Op::Mean {
+        if op.is_mean() {
             return Err(mean_is_not_a_t());
         }
         input.check_owner(self.backend.id(), "the input buffer")?;
@@ -122,7 +128,7 @@ impl<'b> Reducer<'b> {
                 input.len()
             )));
         }
-        if len == 0 && op != Op::Sum {
+        if len == 0 && op.is_extreme() {
             return Ok(None);
         }
         let backend = self.backend;
@@ -143,6 +149,120 @@ impl<'b> Reducer<'b> {
     /// Maximum; `None` for an empty buffer.
     pub fn max<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<Option<T>> {
         self.reduce_range(Op::Max, input, 0, input.len())
+    }
+    /// Sum with NumPy's and PyTorch's result type: `i32` and `u32` are summed in a 64-bit
+    /// accumulator into an `i64` / `u64` (exact for up to 2^32 elements; the wide stage-8 kernel,
+    /// [`crate::wide`]); every other type as [`Reducer::sum`] (already 64-bit, or a float).
+    /// 0 for an empty buffer.
+    pub fn sum_wide<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<Wide<T>>
+    where
+        Wide<T>: Scalar,
+    {
+        self.sum_wide_range(input, 0, input.len())
+    }
+    /// [`Reducer::sum_wide`] of `input[offset..offset + len]`.
+    pub fn sum_wide_range<T: Scalar>(
+        &mut self,
+        input: &Buffer<T>,
+        offset: usize,
+        len: usize,
+    ) -> Result<Wide<T>>
+    where
+        Wide<T>: Scalar,
+    {
+        self.check_range(input, offset, len)?;
+        if !matches!(T::TYPE, ElemType::I32 | ElemType::U32) {
+            let v = self.reduce_range(Op::Sum, input, offset, len)?;
+            // `Wide<T>` is `T` itself for these types.
+            return Ok(reduce_kernels::Element::widen(v.unwrap_or_default()));
+        }
+        let key = (T::TYPE, len);
+        if !self.wide.contains_key(&key) {
+            if self.wide.len() >= MAX_CACHED_PLANS {
+                self.wide.clear();
+            }
+            let p = PreparedWide::<T>::new(self.backend, len, self.overrides)?;
+            self.wide.insert(key, Box::new(p));
+        }
+        self.wide[&key]
+            .downcast_ref::<PreparedWide<T>>()
+            .expect("keyed by the type")
+            .run(self.backend, input, offset)
+    }
+    /// Product (wrapping for integers); 1 for an empty buffer.
+    pub fn prod<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<T> {
+        Ok(self
+            .reduce_range(Op::Prod, input, 0, input.len())?
+            .unwrap_or(T::ONE))
+    }
+    /// Minimum ignoring NaN (`np.nanmin`); `None` for an empty buffer, NaN if every element is.
+    pub fn nanmin<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<Option<T>> {
+        self.reduce_range(Op::NanMin, input, 0, input.len())
+    }
+    /// Maximum ignoring NaN (`np.nanmax`); `None` for an empty buffer, NaN if every element is.
+    pub fn nanmax<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<Option<T>> {
+        self.reduce_range(Op::NanMax, input, 0, input.len())
+    }
+    /// Sum with every NaN element read as 0 (`np.nansum`); 0 for an empty buffer.
+    pub fn nansum<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<T> {
+        Ok(self
+            .reduce_range(Op::NanSum, input, 0, input.len())?
+            .unwrap_or_default())
+    }
+    /// How many elements of `input[offset..offset + len]` are not NaN, exactly: one device count
+    /// per [`COUNT_CHUNK`] elements (a count in `f32` is exact up to 2^24), added on the host.
+    pub fn count_range<T: Scalar>(
+        &mut self,
+        input: &Buffer<T>,
+        offset: usize,
+        len: usize,
+    ) -> Result<u64> {
+        self.check_range(input, offset, len)?;
+        if !T::TYPE.is_float() {
+            return Ok(len as u64);
+        }
+        let (mut count, mut done) = (0u64, 0);
+        while done < len {
+            let chunk = COUNT_CHUNK.min(len - done);
+            let c = self.reduce_range(Op::Count, input, offset + done, chunk)?;
+            count += c.unwrap_or_default().to_f64() as u64;
+            done += chunk;
+        }
+        Ok(count)
+    }
+    /// Mean of the elements that are not NaN, as `f64` (`np.nanmean`): the device's `nansum`
+    /// divided by the exact count ([`Reducer::count_range`]); NaN if every element is NaN; an
+    /// error for an empty buffer. Integers have no NaN: [`Reducer::mean`].
+    pub fn nanmean<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<f64> {
+        self.nanmean_range(input, 0, input.len())
+    }
+    /// [`Reducer::nanmean`] of `input[offset..offset + len]`.
+    pub fn nanmean_range<T: Scalar>(
+        &mut self,
+        input: &Buffer<T>,
+        offset: usize,
+        len: usize,
+    ) -> Result<f64> {
+        self.check_range(input, offset, len)?;
+        if len == 0 {
+            return Err(ReduceError::EmptyInput { op: Op::NanMean });
+        }
+        if !T::TYPE.is_float() {
+            return self.mean_range(input, offset, len);
+        }
+        let sum = self.reduce_range(Op::NanSum, input, offset, len)?;
+        let count = self.count_range(input, offset, len)?;
+        Ok(sum.unwrap_or_default().to_f64() / count as f64)
+    }
+    fn check_range<T: Scalar>(&self, input: &Buffer<T>, offset: usize, len: usize) -> Result<()> {
+        input.check_owner(self.backend.id(), "the input buffer")?;
+        if offset.checked_add(len).is_none_or(|e| e > input.len()) {
+            return Err(ReduceError::InvalidArgument(format!(
+                "range {offset}..{offset}+{len} is outside the {}-element buffer",
+                input.len()
+            )));
+        }
+        Ok(())
     }
     /// Mean as `f64`, as NumPy's `np.mean` gives it (to `f64` rounding); an error for an empty
     /// buffer.
@@ -214,3 +334,7 @@ impl<'b> Reducer<'b> {
 
 /// Elements per host copy in [`Reducer::mean`] of integers (bounds its host memory).
 pub const MEAN_CHUNK: usize = 1 << 24;
+
+/// Elements per device count in [`Reducer::count_range`]: an `f32` sum of ones is exact up to
+/// 2^24.
+pub const COUNT_CHUNK: usize = 1 << 24;

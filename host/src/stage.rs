@@ -142,6 +142,11 @@ impl Stage {
                             Op::Mean => {
                                 row.abi == Abi::SinglePass && row.ops.contains(&OpKind::Sum)
                             }
+                            Op::NanMean => {
+                                row.abi == Abi::SinglePass
+                                    && row.ops.contains(&OpKind::NanSum)
+                                    && row.ops.contains(&OpKind::Count)
+                            }
                             _ => row.ops.contains(&o.kind()),
                         })
                         .collect()

@@ -85,23 +85,50 @@ impl std::str::FromStr for ElemType {
     }
 }
 
-/// Reduction operators.
+/// Reduction operators. The README's "Semantics: which library each default follows" has the
+/// table of what each does on floats and integers, beside NumPy, PyTorch and CUB.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Op {
     /// Sum (wrapping for integers).
     Sum,
-    /// Minimum.
+    /// Minimum; for floats, NaN if any element is NaN (NumPy's `min`, PyTorch's `amin`).
     Min,
-    /// Maximum.
+    /// Maximum; for floats, NaN if any element is NaN (NumPy's `max`, PyTorch's `amax`).
     Max,
     /// Arithmetic mean, as `f64` (the device computes the sum).
     Mean,
+    /// Product (wrapping for integers).
+    Prod,
+    /// Minimum ignoring NaN (NumPy's `nanmin`): NaN only if every element is NaN.
+    NanMin,
+    /// Maximum ignoring NaN (NumPy's `nanmax`).
+    NanMax,
+    /// Sum with every NaN element read as 0 (NumPy's `nansum`).
+    NanSum,
+    /// Mean of the elements that are not NaN, as `f64` (NumPy's `nanmean`; NaN if there are
+    /// none). The device computes [`Op::NanSum`] and [`Op::Count`].
+    NanMean,
+    /// How many elements are not NaN, as a value of the element type (a device sum of ones:
+    /// exact while the count fits the type's integers, 2^24 for `f32`, and checked against the
+    /// float-sum bound beyond). [`crate::Reducer::nanmean`] counts exactly, in chunks.
+    Count,
 }
 
 impl Op {
-    /// All four.
-    pub const ALL: [Op; 4] = [Op::Sum, Op::Min, Op::Max, Op::Mean];
+    /// All of them.
+    pub const ALL: [Op; 10] = [
+        Op::Sum,
+        Op::Min,
+        Op::Max,
+        Op::Mean,
+        Op::Prod,
+        Op::NanMin,
+        Op::NanMax,
+        Op::NanSum,
+        Op::NanMean,
+        Op::Count,
+    ];
     /// Name (`sum` …).
     pub fn name(self) -> &'static str {
         match self {
@@ -109,14 +136,36 @@ impl Op {
             Op::Min => "min",
             Op::Max => "max",
             Op::Mean => "mean",
+            Op::Prod => "prod",
+            Op::NanMin => "nanmin",
+            Op::NanMax => "nanmax",
+            Op::NanSum => "nansum",
+            Op::NanMean => "nanmean",
+            Op::Count => "count",
         }
     }
-    /// The operator the device runs (`mean` runs `sum`).
+    /// The operator the device runs (`mean` runs `sum`, `nanmean` runs `nansum` and `count`).
     pub fn device_op(self) -> Op {
-        if self == Op::Mean {
-            Op::Sum
-        } else {
-            self
+        match self {
+            Op::Mean => Op::Sum,
+            Op::NanMean => Op::NanSum,
+            _ => self,
+        }
+    }
+    /// Is it a mean (an `f64`, not a value of the element type)?
+    pub fn is_mean(self) -> bool {
+        matches!(self, Op::Mean | Op::NanMean)
+    }
+    /// Is it a minimum or a maximum (undefined on an empty input)?
+    pub fn is_extreme(self) -> bool {
+        matches!(self, Op::Min | Op::Max | Op::NanMin | Op::NanMax)
+    }
+    /// The operator that combines partial results of this one (the streamed chunks' partials):
+    /// partial sums of `nansum` and partial counts are added, not lifted again.
+    pub fn combine_op(self) -> Op {
+        match self.device_op() {
+            Op::NanSum | Op::Count => Op::Sum,
+            op => op,
         }
     }
     /// The kernel table's name for the operator the device runs.
@@ -125,6 +174,11 @@ impl Op {
             Op::Sum | Op::Mean => OpKind::Sum,
             Op::Min => OpKind::Min,
             Op::Max => OpKind::Max,
+            Op::Prod => OpKind::Prod,
+            Op::NanMin => OpKind::NanMin,
+            Op::NanMax => OpKind::NanMax,
+            Op::NanSum | Op::NanMean => OpKind::NanSum,
+            Op::Count => OpKind::Count,
         }
     }
 }
@@ -141,7 +195,12 @@ impl std::str::FromStr for Op {
         Self::ALL
             .into_iter()
             .find(|o| o.name() == s)
-            .ok_or_else(|| format!("unknown operator `{s}` (expected sum, min, max or mean)"))
+            .ok_or_else(|| {
+                format!(
+                    "unknown operator `{s}` (expected sum, min, max, mean, prod, nanmin, nanmax, \
+                 nansum, nanmean or count)"
+                )
+            })
     }
 }
 
@@ -185,123 +244,9 @@ macro_rules! float_scalar {
 }
 float_scalar!(f32 F32, f64 F64);
 
-/// The exact answer, computed on the CPU, that a device result is checked against.
-///
-/// It is written independently of the kernels' fold: it uses none of the kernels' operators or
-/// identities (an oracle that starts from the same identity as the kernel cannot catch a wrong
-/// identity), only Rust's integer arithmetic in `i128`, `f64` and explicit NaN rules.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Reference<T> {
-    /// The value in the element type: exact for integers (wrapping sum, min, max) and for float
-    /// min/max; for float sums, the `f64` sum rounded to `T`.
-    pub value: T,
-    /// For float sums: the sum computed in `f64`.
-    pub sum_f64: f64,
-    /// For float sums: `Σ|x|` in `f64`, which scales the error bound.
-    pub sum_abs: f64,
-    /// For integers: the exact (not wrapped) sum. 0 for floats.
-    pub sum_exact: i128,
-}
-
-/// CPU reference for `op` over `data` (`Mean` gives the reference of the sum; see
-/// [`reference_mean`] for the mean itself). `None` for min/max of nothing.
-pub fn reference<T: Scalar>(op: Op, data: &[T]) -> Option<Reference<T>> {
-    let is_float = T::TYPE.is_float();
-    let (sum_f64, sum_abs) = if is_float {
-        (
-            neumaier_sum(data.iter().map(|x| x.to_f64())),
-            data.iter().map(|x| x.to_f64().abs()).sum(),
-        )
-    } else {
-        (0.0, 0.0)
-    };
-    // Exact: |x| < 2^64 and a slice holds fewer than 2^61 elements, so the sum fits in i128.
-    let sum_exact: i128 = data.iter().filter_map(|x| x.to_i128()).sum();
-    let value = match op {
-        Op::Sum | Op::Mean if is_float => T::from_f64(sum_f64),
-        Op::Sum | Op::Mean => T::wrap_i128(sum_exact),
-        Op::Min | Op::Max => extreme(op == Op::Max, data)?,
-    };
-    Some(Reference {
-        value,
-        sum_f64,
-        sum_abs,
-        sum_exact,
-    })
-}
-
-/// The smallest (or largest) element under IEEE `minNum`/`maxNum`: NaNs are skipped, and only an
-/// input of nothing but NaNs gives NaN. `None` for an empty input.
-fn extreme<T: Scalar>(largest: bool, data: &[T]) -> Option<T> {
-    let mut best: Option<T> = None;
-    for &x in data {
-        if x.to_f64().is_nan() {
-            continue;
-        }
-        best = Some(match best {
-            Some(b) if (largest && b >= x) || (!largest && b <= x) => b,
-            _ => x,
-        });
-    }
-    // Not empty and no number in it: every element is NaN.
-    best.or_else(|| data.first().copied())
-}
-
-/// The mean of `data` as NumPy's `np.mean` computes it, to `f64` rounding: the exact sum (integers
-/// in `i128`, floats compensated in `f64`) divided by the length. `None` for an empty input.
-pub fn reference_mean<T: Scalar>(data: &[T]) -> Option<f64> {
-    let r = reference(Op::Sum, data)?;
-    if data.is_empty() {
-        return None;
-    }
-    let sum = if T::TYPE.is_float() {
-        r.sum_f64
-    } else {
-        r.sum_exact as f64
-    };
-    Some(sum / data.len() as f64)
-}
-
-/// Compensated (Neumaier) summation: the sum of `f64` values with an error of about one rounding,
-/// independent of the length, so the reference for `f64` data is not itself the least accurate
-/// party in the comparison.
-pub fn neumaier_sum(values: impl Iterator<Item = f64>) -> f64 {
-    let (mut sum, mut c) = (0.0f64, 0.0f64);
-    for x in values {
-        let t = sum + x;
-        if sum.abs() >= x.abs() {
-            c += (sum - t) + x;
-        } else {
-            c += (x - t) + sum;
-        }
-        sum = t;
-    }
-    sum + c
-}
-
-/// Does `got` match `reference` for `op`?
-///
-/// Integers and min/max must match exactly. A float sum computed in any order by additions in
-/// precision `u` (2^-24 for f32, 2^-53 for f64) where no element passes through more than `depth`
-/// additions is within `depth · u · Σ|x|` of the exact sum (Higham, *Accuracy and Stability of
-/// Numerical Algorithms*, §4.2); the check allows that plus one rounding of the result. `depth` comes
-/// from the launch plan ([`crate::plan()`]).
-pub fn matches_reference<T: Scalar>(op: Op, got: T, r: &Reference<T>, depth: usize) -> bool {
-    if op.device_op() != Op::Sum || !T::TYPE.is_float() {
-        return got == r.value || (got.to_f64().is_nan() && r.value.to_f64().is_nan());
-    }
-    let u = if T::TYPE == ElemType::F32 {
-        f32::EPSILON as f64 / 2.0
-    } else {
-        f64::EPSILON / 2.0
-    };
-    let bound = depth as f64 * u * r.sum_abs + 2.0 * u * r.sum_f64.abs();
-    let g = got.to_f64();
-    if g.is_nan() || r.sum_f64.is_nan() {
-        return g.is_nan() && r.sum_f64.is_nan();
-    }
-    (g - r.sum_f64).abs() <= bound
-}
+pub use crate::reference::{
+    matches_reference, neumaier_sum, reference, reference_mean, reference_nanmean, Reference,
+};
 
 /// Run `$body` with the type alias `$T` bound to the Rust type of an [`ElemType`] value: the one
 /// place where a run-time element type becomes a compile-time one.

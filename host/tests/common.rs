@@ -93,18 +93,21 @@ pub fn check_reducer<T: Scalar>(
     if op == Op::Mean {
         return check_mean(&mut r, &input, slice, offset, o);
     }
+    if op == Op::NanMean {
+        return check_nanmean(&mut r, &input, slice, offset, o);
+    }
     let got = r
         .reduce_range(op, &input, offset, len)
         .map_err(|e| e.to_string())?;
     // The reference of the sum; min, max and mean of nothing are `None`.
-    let want = if len == 0 && op != Op::Sum {
+    let want = if len == 0 && op.is_extreme() {
         None
     } else {
         reference(op.device_op(), slice)
     };
     match (got, want) {
         (None, None) => Ok(()),
-        (Some(_), None) if op == Op::Sum => Ok(()),
+        (Some(_), None) if !op.is_extreme() => Ok(()),
         (Some(g), Some(w)) => {
             let depth = plan(Stage::S8, T::TYPE, op, len, o, b.caps())
                 .map_err(|e| e.to_string())?
@@ -166,6 +169,50 @@ fn check_mean<T: Scalar>(
     } else {
         Err(format!(
             "s8 mean {} n={len} offset={offset}: got {got}, want {want}",
+            T::TYPE
+        ))
+    }
+}
+
+/// [`Reducer::nanmean_range`] against [`reference_nanmean`]: for floats within the `nansum`'s error
+/// bound divided by the count (exact); for integers (no NaN) exactly the mean.
+fn check_nanmean<T: Scalar>(
+    r: &mut Reducer,
+    input: &Buffer<T>,
+    slice: &[T],
+    offset: usize,
+    o: LaunchOverrides,
+) -> Result<(), String> {
+    let len = slice.len();
+    let got = r.nanmean_range(input, offset, len);
+    let Some(want) = reference_nanmean(slice) else {
+        return match got {
+            Err(ReduceError::EmptyInput { op: Op::NanMean }) => Ok(()),
+            other => Err(format!("nanmean of nothing: got {other:?}")),
+        };
+    };
+    let got = got.map_err(|e| e.to_string())?;
+    let ok = if T::TYPE.is_float() {
+        let sum = reference(Op::NanSum, slice).expect("non-empty");
+        let count = slice.iter().filter(|x| !x.to_f64().is_nan()).count() as f64;
+        let depth = plan(Stage::S8, T::TYPE, Op::NanSum, len, o, r.backend().caps())
+            .map_err(|e| e.to_string())?
+            .depth;
+        let u = if T::TYPE == ElemType::F32 {
+            2f64.powi(-24)
+        } else {
+            2f64.powi(-53)
+        };
+        let bound = (depth as f64 * u * sum.sum_abs + 2.0 * u * sum.sum_f64.abs()) / count;
+        (want.is_nan() && got.is_nan()) || (got - want).abs() <= bound + f64::EPSILON * want.abs()
+    } else {
+        got == want
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "s8 nanmean {} n={len} offset={offset}: got {got}, want {want}",
             T::TYPE
         ))
     }

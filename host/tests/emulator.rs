@@ -177,11 +177,14 @@ fn empty_and_special_values() {
     // Integer sums wrap, exactly like the CPU reference.
     let big = b.upload(&[i32::MAX, 1, 5]).unwrap();
     assert_eq!(r.sum(&big).unwrap(), i32::MIN.wrapping_add(5));
-    // NaN propagates through sums; min/max ignore it (IEEE minNum/maxNum).
+    // NaN propagates through sums and min/max (NumPy, PyTorch); nanmin/nanmax/nansum ignore it.
     let nan = b.upload(&[1.0f32, f32::NAN, -3.0]).unwrap();
     assert!(r.sum(&nan).unwrap().is_nan());
-    assert_eq!(r.min(&nan).unwrap(), Some(-3.0));
-    assert_eq!(r.max(&nan).unwrap(), Some(1.0));
+    assert!(r.min(&nan).unwrap().unwrap().is_nan());
+    assert!(r.max(&nan).unwrap().unwrap().is_nan());
+    assert_eq!(r.nanmin(&nan).unwrap(), Some(-3.0));
+    assert_eq!(r.nanmax(&nan).unwrap(), Some(1.0));
+    assert_eq!(r.nansum(&nan).unwrap(), -2.0);
     let m = b.upload(&[1u64, 2, 3, 4]).unwrap();
     assert_eq!(r.mean(&m).unwrap(), 2.5);
 }
@@ -369,7 +372,7 @@ proptest! {
         n in 0usize..20_000,
         seed in any::<u64>(),
         ty in 0usize..6,
-        op in 0usize..4,
+        op in 0usize..Op::ALL.len(),
         offset in 0usize..4,
         grid in proptest::option::of(1usize..9),
     ) {

@@ -6,6 +6,7 @@ mod axis_checks;
 mod common;
 mod host_stream;
 mod transform_checks;
+mod semantics_checks;
 
 use common::*;
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -319,6 +320,41 @@ fn nan_extremes_wide_means_and_empty_buffers() -> Result<(), Failed> {
     Ok(())
 }
 
+/// NumPy/PyTorch semantics on the device: NaN at the first, middle, last or every element for
+/// min/max (propagating), nanmin/nanmax/nansum/nanmean/count, sum and prod, f32 and f64, up to
+/// 2^20 + 3 elements and on many-block grids.
+fn semantics_nan_positions_every_op() -> Result<(), Failed> {
+    let b = gpu();
+    let sizes = [1, 5, 33, 4099, 100_003, (1 << 20) + 3];
+    let mut f = semantics_checks::nan_positions::<f32>(&b, &sizes, 100_003);
+    f.extend(semantics_checks::nan_positions::<f64>(&b, &sizes, 100_003));
+    if !f.is_empty() {
+        return Err(format!("{} failures:\n{}", f.len(), f.join("\n")).into());
+    }
+    println!("NaN at first/middle/last/all/none x 9 ops x 6 sizes x f32/f64: all match");
+    Ok(())
+}
+
+/// Products on the device: floats within the rounding bound, integers wrapping; the exact
+/// non-NaN count and nanmean past 2^24 elements (where an f32 count alone would round); i32/u32
+/// sums with the 64-bit accumulator.
+fn semantics_products_and_counts() -> Result<(), Failed> {
+    let b = gpu();
+    let sizes = [1, 33, 4100, 100_003, 1 << 20];
+    semantics_checks::products(&b, &sizes, LaunchOverrides::default())?;
+    semantics_checks::nanmean_counts(&b, (1 << 25) + 7)?;
+    semantics_checks::wide_sums(
+        &b,
+        &[1, 4099, 1 << 20, (1 << 26) + 1],
+        LaunchOverrides::default(),
+    )?;
+    println!(
+        "prod f32/f64/i64/u32 at {sizes:?}; count and nanmean of 2^25 + 7: exact; i32/u32 wide \
+         sums up to 2^26 + 1: exact"
+    );
+    Ok(())
+}
+
 /// The streamed host-input path: every op and type across chunk boundaries (small chunks), a
 /// large input with the default policy from pageable and pinned memory (bit-equal to the chunked
 /// device-resident reduction), determinism, and a foreign pinned buffer refused.
@@ -510,6 +546,14 @@ fn main() {
             nan_extremes_wide_means_and_empty_buffers,
         ),
         ("streamed_host_input", streamed_host_input),
+        (
+            "semantics_nan_positions_every_op",
+            semantics_nan_positions_every_op,
+        ),
+        (
+            "semantics_products_and_counts",
+            semantics_products_and_counts,
+        ),
         (
             "axis_rows_cols_segments_every_op_and_type",
             axis_rows_cols_segments_every_op_and_type,

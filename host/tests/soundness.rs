@@ -31,12 +31,14 @@ fn all_nan_min_and_max_are_nan_on_every_path() {
         let mut r3 = Reducer::new(&b).with_overrides(grid);
         assert!(r3.max(&i32b).unwrap().unwrap().is_nan(), "3 blocks n={n}");
     }
-    // One number among NaNs wins, wherever it is.
+    // One number among NaNs wins for nanmin/nanmax, wherever it is; min/max propagate the NaN.
     let mut d = vec![f32::NAN; 5000];
     d[4321] = -2.5;
     let buf = b.upload(&d).unwrap();
-    assert_eq!(r.min(&buf).unwrap(), Some(-2.5));
-    assert_eq!(r.max(&buf).unwrap(), Some(-2.5));
+    assert_eq!(r.nanmin(&buf).unwrap(), Some(-2.5));
+    assert_eq!(r.nanmax(&buf).unwrap(), Some(-2.5));
+    assert!(r.min(&buf).unwrap().unwrap().is_nan());
+    assert!(r.max(&buf).unwrap().unwrap().is_nan());
 }
 
 #[test]
@@ -45,13 +47,17 @@ fn the_reference_is_independent_of_the_kernels_fold() {
     let nan = reference(Op::Min, &[f32::NAN, f32::NAN]).unwrap();
     assert!(nan.value.is_nan());
     assert_eq!(
-        reference(Op::Max, &[f64::NAN, 1.0, f64::NAN])
+        reference(Op::NanMax, &[f64::NAN, 1.0, f64::NAN])
             .unwrap()
             .value,
         1.0
     );
+    assert!(reference(Op::Max, &[f64::NAN, 1.0, f64::NAN])
+        .unwrap()
+        .value
+        .is_nan());
     assert_eq!(
-        reference(Op::Min, &[f32::INFINITY, f32::NAN])
+        reference(Op::NanMin, &[f32::INFINITY, f32::NAN])
             .unwrap()
             .value,
         f32::INFINITY

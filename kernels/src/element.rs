@@ -1,16 +1,29 @@
 //! Element types and reduction operators.
 //!
 //! The multi-pass stages (1–7) are the seeds' *sum* for `f32` (blog) and `i32` (lesson). The final
-//! stage is generic over an operator ([`Sum`], [`Min`], [`Max`]) and six element types.
+//! stage is generic over an operator ([`Sum`], [`Min`], [`Max`], [`Prod`], the NaN-ignoring
+//! [`NanMin`], [`NanMax`], [`NanSum`], and [`Count`]) and six element types.
 //!
-//! Semantics, identical on the GPU, in the emulator and in the host's CPU reference:
-//! * integer sums **wrap** (two's complement, modulo 2^bits), exactly like CUDA's `+` on `int`;
-//! * float sums are ordinary IEEE additions in the element type (order differs from a sequential
-//!   loop, so results differ from it by rounding; NaN and ±inf propagate);
-//! * float `min`/`max` follow IEEE `minNum`/`maxNum` (PTX `min.f32`/`max.f32`, Rust `f32::min`): a
-//!   NaN is ignored unless every element is NaN, and then the result is NaN. That is why the
-//!   identity of float `min`/`max` is NaN, not ±inf: `minNum(NaN, x) == x` for every `x`
-//!   (including NaN), while a fold that starts from +inf turns an all-NaN input into +inf.
+//! Semantics, identical on the GPU, in the emulator and in the host's CPU reference (they follow
+//! NumPy and PyTorch; the README's "Semantics" section has the table):
+//! * integer sums and products **wrap** (two's complement, modulo 2^bits), exactly like CUDA's
+//!   `+` and `*` on `int`;
+//! * float sums and products are ordinary IEEE operations in the element type (order differs from
+//!   a sequential loop, so results differ from it by rounding; NaN and ±inf propagate);
+//! * float `min`/`max` **propagate NaN**, as `np.min` and `torch.amin` do: one NaN anywhere makes
+//!   the result NaN. The combine is `if a or b is NaN { NaN } else { minNum(a, b) }` — a `setp.nan`
+//!   and a `selp` beside the `min.f32`, so it costs nothing in a memory-bound kernel, and it is
+//!   deterministic (the result is the canonical NaN, whichever NaN came first). Its identity is
+//!   +inf for `min` (−inf for `max`): `min(+inf, x) == x` for every `x`, NaN included;
+//! * [`NanMin`]/[`NanMax`] (`np.nanmin`/`np.nanmax`) ignore NaN: IEEE `minNum`/`maxNum` (PTX
+//!   `min.f32`, Rust `f32::min`), whose identity is NaN (`minNum(NaN, x) == x`), so only an input
+//!   of nothing but NaN gives NaN;
+//! * [`NanSum`] (`np.nansum`) adds the elements with every NaN *element* read as 0 (a NaN made by
+//!   the sum itself, `inf + -inf`, stays NaN); [`Count`] counts the elements that are not NaN
+//!   (pandas' `count`), the denominator of `nanmean`. Both apply [`ReduceOp::lift`] to each
+//!   element as it is loaded, then add.
+//!
+//! For integers the NaN variants are the plain operators (no integer is NaN).
 
 use crate::gpu;
 
@@ -38,18 +51,38 @@ pub trait Element:
     const KIND: crate::table::ElemKind;
     /// Additive identity.
     const ZERO: Self;
-    /// Identity of `max`: the smallest value for integers; NaN for floats (IEEE `maxNum` ignores
-    /// a NaN operand, so NaN is its identity, and an all-NaN input reduces to NaN).
+    /// Multiplicative identity.
+    const ONE: Self;
+    /// Identity of `max`: the smallest value for integers; −inf for floats (the NaN-propagating
+    /// `max` turns any NaN operand into NaN, so only −inf leaves every value as it is).
     const MAX_IDENTITY: Self;
-    /// Identity of `min`: the largest value for integers; NaN for floats (see
-    /// [`Element::MAX_IDENTITY`]).
+    /// Identity of `min`: the largest value for integers; +inf for floats.
     const MIN_IDENTITY: Self;
+    /// Identity of `nanmax` / `nanmin`: the smallest / largest value for integers; NaN for floats
+    /// (IEEE `maxNum` ignores a NaN operand, so NaN is its identity, and an all-NaN input reduces
+    /// to NaN).
+    const NAN_MAX_IDENTITY: Self;
+    /// Identity of `nanmin` (see [`Element::NAN_MAX_IDENTITY`]).
+    const NAN_MIN_IDENTITY: Self;
     /// Addition; wrapping for integers.
     fn plus(self, other: Self) -> Self;
-    /// Smaller of two values (IEEE `minNum` for floats).
+    /// Multiplication; wrapping for integers.
+    fn times(self, other: Self) -> Self;
+    /// Is it NaN? (`false` for integers.)
+    fn is_nan(self) -> bool;
+    /// Smaller of two values; NaN if either is NaN (NumPy's `minimum`).
     fn minimum(self, other: Self) -> Self;
-    /// Larger of two values (IEEE `maxNum` for floats).
+    /// Larger of two values; NaN if either is NaN (NumPy's `maximum`).
     fn maximum(self, other: Self) -> Self;
+    /// Smaller of two values, ignoring a NaN (IEEE `minNum`, NumPy's `fmin`).
+    fn nan_minimum(self, other: Self) -> Self;
+    /// Larger of two values, ignoring a NaN (IEEE `maxNum`, NumPy's `fmax`).
+    fn nan_maximum(self, other: Self) -> Self;
+    /// What a wide sum of this type accumulates in and returns: `i64` / `u64` for `i32` / `u32`
+    /// (NumPy's and PyTorch's promotion of integer sums), the type itself otherwise.
+    type Wide: Element;
+    /// `self` as [`Element::Wide`] (sign- or zero-extended).
+    fn widen(self) -> Self::Wide;
     /// The raw bits, zero-extended to 64.
     fn to_bits64(self) -> u64;
     /// Inverse of [`Element::to_bits64`].
@@ -62,49 +95,92 @@ pub trait Element:
         // that all 32 lanes call it is a correctness rule, as for `gpu::shfl_down_u32`.
         unsafe { crate::warp::shfl_down_sync(crate::warp::FULL_MASK, self, delta) }
     }
-    /// Combine the elements packed in one 16-byte vector (4 × 32-bit or 2 × 64-bit).
+    /// Combine the elements packed in one 16-byte vector (4 × 32-bit or 2 × 64-bit), each
+    /// [lifted](ReduceOp::lift) first.
     #[inline(always)]
     fn reduce_vec4<O: ReduceOp>(v: gpu::Vec4) -> Self {
         let w = v.0;
         if core::mem::size_of::<Self>() == 4 {
-            let e = |i: usize| Self::from_bits64(w[i] as u64);
+            let e = |i: usize| O::lift(Self::from_bits64(w[i] as u64));
             O::combine(O::combine(e(0), e(1)), O::combine(e(2), e(3)))
         } else {
-            let e = |i: usize| Self::from_bits64(w[i] as u64 | ((w[i + 1] as u64) << 32));
+            let e = |i: usize| O::lift(Self::from_bits64(w[i] as u64 | ((w[i + 1] as u64) << 32)));
             O::combine(e(0), e(2))
         }
+    }
+    /// [`Element::reduce_vec4`] in [`Element::Wide`].
+    #[inline(always)]
+    fn reduce_vec4_wide<O: ReduceOp>(v: gpu::Vec4) -> Self::Wide {
+        reduce_vec4_wide::<Self, O>(v)
+    }
+}
+
+/// Combine the elements packed in one 16-byte vector as [`Element::Wide`] values, each widened
+/// and [lifted](ReduceOp::lift) first.
+#[inline(always)]
+fn reduce_vec4_wide<T: Element, O: ReduceOp>(v: gpu::Vec4) -> T::Wide {
+    let w = v.0;
+    if core::mem::size_of::<T>() == 4 {
+        let e = |i: usize| O::lift(T::from_bits64(w[i] as u64).widen());
+        O::combine(O::combine(e(0), e(1)), O::combine(e(2), e(3)))
+    } else {
+        let e = |i: usize| O::lift(T::from_bits64(w[i] as u64 | ((w[i + 1] as u64) << 32)).widen());
+        O::combine(e(0), e(2))
     }
 }
 
 macro_rules! int_element {
-    ($($t:ident $bits:ident $kind:ident),*) => {$(
+    ($($t:ident $bits:ident $kind:ident $wide:ident),*) => {$(
         impl Element for $t {
+            type Wide = $wide;
+            #[inline(always)] fn widen(self) -> $wide { self as $wide }
             const NAME: &'static str = stringify!($t);
             const KIND: crate::table::ElemKind = crate::table::ElemKind::$kind;
             const ZERO: Self = 0;
+            const ONE: Self = 1;
             const MAX_IDENTITY: Self = $t::MIN;
             const MIN_IDENTITY: Self = $t::MAX;
+            const NAN_MAX_IDENTITY: Self = $t::MIN;
+            const NAN_MIN_IDENTITY: Self = $t::MAX;
             #[inline(always)] fn plus(self, o: Self) -> Self { self.wrapping_add(o) }
+            #[inline(always)] fn times(self, o: Self) -> Self { self.wrapping_mul(o) }
+            #[inline(always)] fn is_nan(self) -> bool { false }
             #[inline(always)] fn minimum(self, o: Self) -> Self { if o < self { o } else { self } }
             #[inline(always)] fn maximum(self, o: Self) -> Self { if o > self { o } else { self } }
+            #[inline(always)] fn nan_minimum(self, o: Self) -> Self { self.minimum(o) }
+            #[inline(always)] fn nan_maximum(self, o: Self) -> Self { self.maximum(o) }
             #[inline(always)] fn to_bits64(self) -> u64 { self as $bits as u64 }
             #[inline(always)] fn from_bits64(b: u64) -> Self { b as $bits as $t }
         }
     )*};
 }
-int_element!(i32 u32 I32, u32 u32 U32, i64 u64 I64, u64 u64 U64);
+int_element!(i32 u32 I32 i64, u32 u32 U32 u64, i64 u64 I64 i64, u64 u64 U64 u64);
 
 macro_rules! float_element {
     ($($t:ident $bits:ident $kind:ident),*) => {$(
         impl Element for $t {
+            type Wide = $t;
+            #[inline(always)] fn widen(self) -> $t { self }
             const NAME: &'static str = stringify!($t);
             const KIND: crate::table::ElemKind = crate::table::ElemKind::$kind;
             const ZERO: Self = 0.0;
-            const MAX_IDENTITY: Self = $t::NAN;
-            const MIN_IDENTITY: Self = $t::NAN;
+            const ONE: Self = 1.0;
+            const MAX_IDENTITY: Self = $t::NEG_INFINITY;
+            const MIN_IDENTITY: Self = $t::INFINITY;
+            const NAN_MAX_IDENTITY: Self = $t::NAN;
+            const NAN_MIN_IDENTITY: Self = $t::NAN;
             #[inline(always)] fn plus(self, o: Self) -> Self { self + o }
-            #[inline(always)] fn minimum(self, o: Self) -> Self { self.min(o) }
-            #[inline(always)] fn maximum(self, o: Self) -> Self { self.max(o) }
+            #[inline(always)] fn times(self, o: Self) -> Self { self * o }
+            #[inline(always)] fn is_nan(self) -> bool { $t::is_nan(self) }
+            // `a != a || b != b` is one unordered compare (`setp.nan`); then a select.
+            #[inline(always)] fn minimum(self, o: Self) -> Self {
+                if $t::is_nan(self) || $t::is_nan(o) { $t::NAN } else { self.min(o) }
+            }
+            #[inline(always)] fn maximum(self, o: Self) -> Self {
+                if $t::is_nan(self) || $t::is_nan(o) { $t::NAN } else { self.max(o) }
+            }
+            #[inline(always)] fn nan_minimum(self, o: Self) -> Self { self.min(o) }
+            #[inline(always)] fn nan_maximum(self, o: Self) -> Self { self.max(o) }
             #[inline(always)] fn to_bits64(self) -> u64 { self.to_bits() as u64 }
             #[inline(always)] fn from_bits64(b: u64) -> Self { $t::from_bits(b as $bits) }
         }
@@ -120,6 +196,13 @@ pub trait ReduceOp: Copy + Send + Sync + 'static {
     fn identity<T: Element>() -> T;
     /// The operator.
     fn combine<T: Element>(a: T, b: T) -> T;
+    /// What an input element counts as, applied once to each element as it is loaded (never to
+    /// partial results): the element itself, except for [`NanSum`] (NaN → 0) and [`Count`]
+    /// (NaN → 0, anything else → 1).
+    #[inline(always)]
+    fn lift<T: Element>(x: T) -> T {
+        x
+    }
 }
 
 /// `a + b` (wrapping for integers).
@@ -131,6 +214,22 @@ pub struct Min;
 /// `max(a, b)`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Max;
+/// `a * b` (wrapping for integers).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Prod;
+/// `min(a, b)` ignoring NaN (IEEE `minNum`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NanMin;
+/// `max(a, b)` ignoring NaN (IEEE `maxNum`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NanMax;
+/// The sum of the elements with every NaN element read as 0.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NanSum;
+/// How many elements are not NaN (a sum of ones, so exact while the count fits the type's
+/// integers: 2^24 for `f32`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Count;
 
 impl ReduceOp for Sum {
     const NAME: &'static str = "sum";
@@ -163,5 +262,76 @@ impl ReduceOp for Max {
     #[inline(always)]
     fn combine<T: Element>(a: T, b: T) -> T {
         a.maximum(b)
+    }
+}
+impl ReduceOp for Prod {
+    const NAME: &'static str = "prod";
+    #[inline(always)]
+    fn identity<T: Element>() -> T {
+        T::ONE
+    }
+    #[inline(always)]
+    fn combine<T: Element>(a: T, b: T) -> T {
+        a.times(b)
+    }
+}
+impl ReduceOp for NanMin {
+    const NAME: &'static str = "nanmin";
+    #[inline(always)]
+    fn identity<T: Element>() -> T {
+        T::NAN_MIN_IDENTITY
+    }
+    #[inline(always)]
+    fn combine<T: Element>(a: T, b: T) -> T {
+        a.nan_minimum(b)
+    }
+}
+impl ReduceOp for NanMax {
+    const NAME: &'static str = "nanmax";
+    #[inline(always)]
+    fn identity<T: Element>() -> T {
+        T::NAN_MAX_IDENTITY
+    }
+    #[inline(always)]
+    fn combine<T: Element>(a: T, b: T) -> T {
+        a.nan_maximum(b)
+    }
+}
+impl ReduceOp for NanSum {
+    const NAME: &'static str = "nansum";
+    #[inline(always)]
+    fn identity<T: Element>() -> T {
+        T::ZERO
+    }
+    #[inline(always)]
+    fn combine<T: Element>(a: T, b: T) -> T {
+        a.plus(b)
+    }
+    #[inline(always)]
+    fn lift<T: Element>(x: T) -> T {
+        if x.is_nan() {
+            T::ZERO
+        } else {
+            x
+        }
+    }
+}
+impl ReduceOp for Count {
+    const NAME: &'static str = "count";
+    #[inline(always)]
+    fn identity<T: Element>() -> T {
+        T::ZERO
+    }
+    #[inline(always)]
+    fn combine<T: Element>(a: T, b: T) -> T {
+        a.plus(b)
+    }
+    #[inline(always)]
+    fn lift<T: Element>(x: T) -> T {
+        if x.is_nan() {
+            T::ZERO
+        } else {
+            T::ONE
+        }
     }
 }

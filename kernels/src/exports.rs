@@ -66,6 +66,33 @@ pub unsafe fn single_pass<T: Element>(
     body(input, partials, counter, out)
 }
 
+/// Wide stage-8 ABI → safe views: [`single_pass`] with the partials and the result in
+/// [`Element::Wide`].
+///
+/// # Safety
+/// `input` holds `n` elements of `T`; `partials` holds `gridDim.x` elements of `T::Wide` (unused
+/// with one block); `counter` is a zeroed `u32`; `out` holds one `T::Wide`.
+#[inline(always)]
+pub unsafe fn single_pass_wide<T: Element>(
+    body: impl Fn(Global<T>, Coherent<T::Wide>, Counter, GlobalMut<T::Wide>),
+    input: *const T,
+    n: usize,
+    partials: *mut T::Wide,
+    counter: *mut u32,
+    out: *mut T::Wide,
+) {
+    // SAFETY: the caller's contract, as for `single_pass`.
+    let (input, partials, counter, out) = unsafe {
+        (
+            Global::from_raw(input, n),
+            Coherent::from_raw(partials, grid_dim() as usize),
+            Counter::from_raw(counter),
+            GlobalMut::from_raw(out, 1),
+        )
+    };
+    body(input, partials, counter, out)
+}
+
 /// Axis ABI → safe views (see [`crate::axis`]).
 ///
 /// # Safety

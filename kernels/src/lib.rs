@@ -66,6 +66,7 @@ pub mod warp;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emu;
 
+pub use element::{Count, NanMax, NanMin, NanSum, Prod};
 pub use element::{Element, Max, Min, ReduceOp, Sum};
 
 #[cfg(target_arch = "nvptx64")]

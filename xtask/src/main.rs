@@ -375,6 +375,10 @@ fn bundle() -> Result<()> {
         root.join("benches/toolbox-transform-on-gpu.sh"),
         dest.join("toolbox-transform-on-gpu.sh"),
     )?;
+    std::fs::copy(
+        root.join("benches/toolbox-ops-on-gpu.sh"),
+        dest.join("toolbox-ops-on-gpu.sh"),
+    )?;
     println!(
         "bundle ready: {} (copy it to the GPU machine and run `bash run-on-gpu.sh`)",
         dest.display()

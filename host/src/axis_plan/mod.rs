@@ -186,6 +186,11 @@ fn device_op(op: Op) -> Result<Op> {
                 .into(),
         ));
     }
+    if !matches!(op, Op::Sum | Op::Min | Op::Max) {
+        return Err(ReduceError::InvalidArgument(format!(
+            "the axis kernels compute sum, min and max; {op} is a whole-input reduction (Reducer)"
+        )));
+    }
     Ok(op)
 }
 

@@ -238,7 +238,7 @@ impl<'b> HostReducer<'b> {
         input: HostInput<'_, T>,
         spans: Option<&mut Vec<timeline::Span>>,
     ) -> Result<Option<T>> {
-        if op == Op::Mean {
+        if op.is_mean() {
             return Err(ReduceError::InvalidArgument(
                 "a mean is an f64, not a value of the element type: use HostReducer::mean_host"
                     .into(),
@@ -264,7 +264,11 @@ impl<'b> HostReducer<'b> {
             }
         };
         if src.data().is_empty() {
-            return Ok((op == Op::Sum).then(T::default));
+            return Ok(match op {
+                _ if op.is_extreme() => None,
+                Op::Prod => Some(T::ONE),
+                _ => Some(T::default()),
+            });
         }
         let backend = self.backend;
         let policy = &self.policy;

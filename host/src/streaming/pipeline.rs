@@ -139,7 +139,7 @@ impl<T: Scalar> Lanes<T> {
         self.prepare(backend, op, chunk)?;
         self.prepare(backend, op, n - (k - 1) * chunk)?;
         if k > 1 {
-            self.prepare(backend, op, k)?;
+            self.prepare(backend, op.combine_op(), k)?;
         }
         if self.partials.len() < k {
             self.partials = backend.zeroed(k.next_power_of_two())?;
@@ -268,7 +268,7 @@ fn run_chunks<T: Scalar>(
     }
     let last = if k > 1 {
         let span = Recorder::gpu_start(rec, main)?;
-        let p = &lanes.plans[&(op, k)];
+        let p = &lanes.plans[&(op.combine_op(), k)];
         p.enqueue(backend, &lanes.partials, 0)?;
         Recorder::gpu_end(rec, span, Lane::Combine, k, main)?;
         p
@@ -302,7 +302,7 @@ pub(crate) fn reduce_emulated<T: Scalar>(
         return Ok(partials[0]);
     }
     backend.write(&mut lanes.partials, &partials)?;
-    lanes.plans[&(op, k)].run(backend, &lanes.partials, 0)
+    lanes.plans[&(op.combine_op(), k)].run(backend, &lanes.partials, 0)
 }
 
 #[cfg(test)]

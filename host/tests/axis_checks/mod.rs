@@ -24,11 +24,10 @@ pub fn data<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
         .collect()
 }
 
-/// What an empty run gives: 0 for a sum; for integers the type's largest value (min) or smallest
-/// (max), as CUB; for floats NaN, "no number" (the identity of IEEE minNum/maxNum).
+/// What an empty run gives: 0 for a sum; the type's largest value (min) or smallest (max), as
+/// CUB — for floats ±inf, the identity of the NaN-propagating min/max.
 pub fn identity<T: Scalar>(op: Op) -> T {
     match op {
-        _ if op != Op::Sum && T::TYPE.is_float() => T::from_f64(f64::NAN),
         Op::Min => T::from_f64(f64::INFINITY), // integers: `as` saturates to MAX
         Op::Max => T::from_f64(f64::NEG_INFINITY),
         _ => T::from_f64(0.0),

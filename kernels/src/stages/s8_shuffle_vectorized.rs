@@ -44,6 +44,12 @@
 //! combines the partials in block order through a fixed tree. For the same input, length, device
 //! and configuration the result is **bit-identical on every run** — no floating-point atomics.
 //!
+//! Operators and accumulators: the body is generic over the operator ([`crate::ReduceOp`]: sum,
+//! min, max, prod, the NaN-ignoring forms, count) and over the accumulator type — [`reduce`]
+//! accumulates in the element type, [`reduce_wide`] sums 32-bit integers in 64 bits. Each element
+//! is [lifted](crate::ReduceOp::lift) once as it is loaded (the identity for every operator but
+//! `nansum` and `count`, so those kernels' PTX is what it was without the hook).
+//!
 //! Tails and alignment: elements before the first 16-byte boundary (a sub-slice may start
 //! anywhere) and after the last whole vector are read one by one by block 0 and the last block.
 //!
@@ -124,12 +130,55 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
+    reduce_into::<T, T, O, BLOCK, UNROLL>(
+        input,
+        partials,
+        counter,
+        out,
+        |x| O::lift(x),
+        T::reduce_vec4::<O>,
+    )
+}
+
+/// [`reduce`] with a 64-bit accumulator and result for 32-bit integers (`T::Wide`: `i32` → `i64`,
+/// `u32` → `u64`, as NumPy and PyTorch promote integer sums): the same loads of 4 × 32 bits, each
+/// element sign- or zero-extended before it is combined, so the sum of up to 2^32 `i32` cannot
+/// wrap. The warp shuffles, the shared memory (`BLOCK / 32` elements of `T::Wide`) and the
+/// partials are 64-bit. The cost: a `cvt` per element and two shuffles per step instead of one, in
+/// a kernel bound by memory bandwidth.
+pub fn reduce_wide<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
+    input: Global<T>,
+    partials: Coherent<T::Wide>,
+    counter: Counter,
+    out: GlobalMut<T::Wide>,
+) {
+    reduce_into::<T, T::Wide, O, BLOCK, UNROLL>(
+        input,
+        partials,
+        counter,
+        out,
+        |x| O::lift(x.widen()),
+        T::reduce_vec4_wide::<O>,
+    )
+}
+
+/// The body of [`reduce`] and [`reduce_wide`]: elements of `T` are read as accumulators of `A`
+/// by `one` (a single element) and `vec` (a 16-byte vector of them), then combined in `A`.
+#[inline(always)]
+fn reduce_into<T: Element, A: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
+    input: Global<T>,
+    partials: Coherent<A>,
+    counter: Counter,
+    out: GlobalMut<A>,
+    one: impl Fn(T) -> A,
+    vec: impl Fn(Vec4) -> A,
+) {
     // The proofs below need `tid < BLOCK` and `blockIdx.x < partials.len()`: check both once.
     if thread::block_dim_x() as usize != BLOCK || partials.len() < thread::grid_dim_x() as usize {
         fail("stage 8 needs blockDim.x == BLOCK and gridDim.x partials");
     }
     // SAFETY: the launch reserves `BLOCK / 32` elements of shared memory (see the host's plan).
-    let smem = unsafe { Shared::<T>::dynamic(BLOCK as u32 / WARP_SIZE) };
+    let smem = unsafe { Shared::<A>::dynamic(BLOCK as u32 / WARP_SIZE) };
     let tid = thread::thread_idx_x() as usize;
     let (block, grid) = (
         thread::block_idx_x() as usize,
@@ -138,13 +187,13 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
     let n = input.len();
     let lanes = 16 / core::mem::size_of::<T>();
 
-    let mut acc = O::identity::<T>();
+    let mut acc = O::identity::<A>();
 
     // Elements before the first 16-byte boundary: block 0, one per thread.
     let head = input.misaligned_head();
     if block == 0 && tid < head {
         // SAFETY: `tid < head <= input.len()` (`misaligned_head` is at most the length).
-        acc = O::combine(acc, unsafe { input.get_unchecked(tid) });
+        acc = O::combine(acc, one(unsafe { input.get_unchecked(tid) }));
     }
 
     // The body: whole 16-byte vectors in tiles of BLOCK * UNROLL. Each block owns one contiguous
@@ -172,7 +221,7 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
         }
         // … then the arithmetic.
         for x in &loaded {
-            acc = O::combine(acc, T::reduce_vec4::<O>(*x));
+            acc = O::combine(acc, vec(*x));
         }
         t += tile;
     }
@@ -191,7 +240,7 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
         }
         for u in 0..UNROLL {
             if valid[u] {
-                acc = O::combine(acc, T::reduce_vec4::<O>(loaded[u]));
+                acc = O::combine(acc, vec(loaded[u]));
             }
         }
     }
@@ -200,10 +249,10 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
     let tail = head + vectors * lanes;
     if block == grid - 1 && tail + tid < n {
         // SAFETY: `tail + tid < n`, tested just above.
-        acc = O::combine(acc, unsafe { input.get_unchecked(tail + tid) });
+        acc = O::combine(acc, one(unsafe { input.get_unchecked(tail + tid) }));
     }
 
-    let block_total = block_reduce::<T, O, BLOCK>(acc, smem);
+    let block_total = block_reduce::<A, O, BLOCK>(acc, smem);
     if grid == 1 {
         if tid == 0 {
             out.set(0, block_total);
@@ -222,14 +271,14 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
     // Every thread learns whether its block drew the last ticket. The barrier also orders thread
     // 0's acquire before the other threads' loads below (and lets `smem` be reused).
     if sync_threads_or(last_ticket) {
-        let mut acc = O::identity::<T>();
+        let mut acc = O::identity::<A>();
         let mut i = tid;
         while i < grid {
             // SAFETY: `i < grid <= partials.len()` (loop condition, entry check).
             acc = O::combine(acc, unsafe { partials.get_unchecked(i) });
             i += BLOCK;
         }
-        let total = block_reduce::<T, O, BLOCK>(acc, smem);
+        let total = block_reduce::<A, O, BLOCK>(acc, smem);
         if tid == 0 {
             out.set(0, total);
             counter.reset();

@@ -51,6 +51,16 @@ pub enum OpKind {
     Dot,
     /// [`crate::transform::Moments`]: count, mean, M2 (transform family only).
     Moments,
+    /// [`crate::Prod`]
+    Prod,
+    /// [`crate::NanMin`]
+    NanMin,
+    /// [`crate::NanMax`]
+    NanMax,
+    /// [`crate::NanSum`]
+    NanSum,
+    /// [`crate::Count`]
+    Count,
 }
 
 impl OpKind {
@@ -64,6 +74,11 @@ impl OpKind {
             OpKind::L1 => "l1",
             OpKind::Dot => "dot",
             OpKind::Moments => "moments",
+            OpKind::Prod => "prod",
+            OpKind::NanMin => "nanmin",
+            OpKind::NanMax => "nanmax",
+            OpKind::NanSum => "nansum",
+            OpKind::Count => "count",
         }
     }
 }
@@ -100,6 +115,9 @@ pub enum Family {
     /// [`crate::transform::one_pass::reduce`]: transform-reduce in one pass (norms, dot,
     /// moments).
     Transform,
+    /// [`crate::stages::s8_shuffle_vectorized::reduce_wide`]: stage 8 summing 32-bit integers
+    /// into a 64-bit result.
+    S8Wide,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).
@@ -118,6 +136,9 @@ pub enum Abi {
     /// transform-reduce in one pass ([`crate::transform`]); `b` is null for one-input ops,
     /// `partials` holds `3 * gridDim.x` doubles, `out` three.
     Transform,
+    /// `(const T* input, size_t n, W* partials, unsigned* counter, W* out)` with `W` the wide
+    /// type ([`crate::Element::Wide`]): stage 8 with a 64-bit accumulator.
+    SinglePassWide,
 }
 
 /// One row of the table.

@@ -17,7 +17,8 @@
 //! Symbol names: `{stem}[_{op}][_b{BLOCK}]_{type}` — the operator only for stage 8 and the axis
 //! families (the ones with more than one), the block size only for `const` families. E.g.
 //! `reduce_s3_sequential_f32`, `reduce_s6_complete_unroll_b256_i32`, `reduce_s8_max_b512_f64`,
-//! `reduce_rows_sum_b256_f32`.
+//! `reduce_rows_sum_b256_f32`, `reduce_s8_nanmax_b512_f32`, and the wide sums of 32-bit integers
+//! (input type in the name, 64-bit result) `reduce_s8_wide_sum_b512_i32`.
 
 #[cfg(not(target_arch = "nvptx64"))]
 use crate::gpu::{Coherent, Counter, Global, GlobalMut};
@@ -34,7 +35,7 @@ pub use identity::*;
 /// A kernel's Rust function, as the emulator calls it.
 #[cfg(not(target_arch = "nvptx64"))]
 #[derive(Clone, Copy)]
-pub enum Body<T> {
+pub enum Body<T: Element> {
     /// [`Abi::MultiPass`].
     MultiPass(fn(Global<T>, GlobalMut<T>)),
     /// [`Abi::SinglePass`].
@@ -43,11 +44,19 @@ pub enum Body<T> {
     Axis(AxisBody<T>),
     /// [`Abi::Transform`].
     Transform(TransformBody<T>),
+    /// [`Abi::SinglePassWide`].
+    SinglePassWide(WideBody<T>),
 }
 
 /// A transform kernel's Rust function: `(a, b, partials, counter, out)` ([`crate::transform`]).
 #[cfg(not(target_arch = "nvptx64"))]
 pub type TransformBody<T> = fn(Global<T>, Global<T>, Coherent<f64>, Counter, GlobalMut<f64>);
+
+/// A wide stage-8 kernel's Rust function: `(input, partials, counter, out)`, the partials and the
+/// result in [`Element::Wide`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub type WideBody<T> =
+    fn(Global<T>, Coherent<<T as Element>::Wide>, Counter, GlobalMut<<T as Element>::Wide>);
 
 /// An axis kernel's Rust function: `(input, begin, end, out, params)`.
 #[cfg(not(target_arch = "nvptx64"))]
@@ -83,6 +92,8 @@ macro_rules! kernel_table {
             use crate::axis::*;
             use crate::transform::{one_pass, Dot, Moments, SumSq, L1};
             use crate::{Max, Min, Sum};
+            #[allow(unused_imports)]
+            use crate::{Count, NanMax, NanMin, NanSum, Prod};
             if T::KIND != id.ty || !id.is_built() {
                 return None;
             }
@@ -96,11 +107,13 @@ macro_rules! kernel_table {
         /// shape the host's plan gives (block size, shared memory).
         #[cfg(target_arch = "nvptx64")]
         mod ptx_entry_points {
-            use crate::exports::{axis, multi_pass, single_pass};
+            use crate::exports::{axis, multi_pass, single_pass, single_pass_wide};
             use crate::stages::*;
             use crate::axis::*;
             use crate::transform::{entry as transform_entry, one_pass, Dot, Moments, SumSq, L1};
             use crate::{Max, Min, Sum};
+            #[allow(unused_imports)]
+            use crate::{Count, NanMax, NanMin, NanSum, Prod};
             use super::SINGLE_PASS_UNROLL;
             $( kernel_table!(@export $abi $mode $stem [$($t),*] [$($op),*] $blocks $module $func); )*
         }
@@ -156,6 +169,19 @@ macro_rules! kernel_table {
     (@emu_ax $id:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
         match $id.block {
             $($b => Some(Body::Axis($module::$func::<T, $op, $b>)),)*
+            _ => None,
+        }
+    };
+    (@emu SinglePassWide const $id:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
+        match $id.op {
+            $(OpKind::$op => kernel_table!(@emu_spw $id $op $blocks $module $func),)*
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    };
+    (@emu_spw $id:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
+        match $id.block {
+            $($b => Some(Body::SinglePassWide($module::$func::<T, $op, $b, SINGLE_PASS_UNROLL>)),)*
             _ => None,
         }
     };
@@ -229,6 +255,25 @@ macro_rules! kernel_table {
             }
         )* }
     };
+    (@export SinglePassWide const $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
+        $( kernel_table!(@export_spw_t $stem $t $ops $blocks $module $func); )*
+    };
+    (@export_spw_t $stem:ident $t:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
+        $( kernel_table!(@export_spw $stem $t $op $blocks $module $func); )*
+    };
+    (@export_spw $stem:ident $t:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
+        paste::paste! { $(
+            #[no_mangle]
+            pub unsafe extern "ptx-kernel" fn [<$stem _ $op:lower _b $b _ $t>](
+                input: *const $t, n: usize, partials: *mut <$t as crate::Element>::Wide,
+                counter: *mut u32, out: *mut <$t as crate::Element>::Wide,
+            ) {
+                single_pass_wide(
+                    $module::$func::<$t, $op, $b, SINGLE_PASS_UNROLL>, input, n, partials, counter, out,
+                )
+            }
+        )* }
+    };
     (@export_sp $stem:ident $t:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
         paste::paste! { $(
             #[no_mangle]
@@ -257,7 +302,7 @@ kernel_table! {
         => s6_complete_unroll::reduce;
     S7 reduce_s7_grid_stride MultiPass const [f32, i32] [Sum] [64, 128, 256, 512, 1024]
         => s7_grid_stride::reduce;
-    S8 reduce_s8 SinglePass const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256, 512, 1024]
+    S8 reduce_s8 SinglePass const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [256, 512, 1024]
         => s8_shuffle_vectorized::reduce;
     BrokenRacyLastWarp reduce_broken_racy_last_warp MultiPass any [f32, i32] [Sum] [64, 128, 256, 512, 1024]
         => broken::reduce_racy_last_warp;
@@ -271,6 +316,8 @@ kernel_table! {
         => columns::columns;
     Transform reduce_transform Transform const [f32, f64] [SumSq, L1, Dot, Moments] [256, 512, 1024]
         => one_pass::reduce;
+    S8Wide reduce_s8_wide SinglePassWide const [i32, u32] [Sum] [256, 512, 1024]
+        => s8_shuffle_vectorized::reduce_wide;
 }
 
 #[cfg(test)]

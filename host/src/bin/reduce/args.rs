@@ -216,6 +216,10 @@ pub enum Cmd {
         /// latency) or `gated` (queued behind a gate kernel, nvbench-style: GPU time only).
         #[arg(long, value_enum, default_value_t = ProtocolArg::Plain)]
         protocol: ProtocolArg,
+        /// Also time the i32/u32 sums of `--types` with the 64-bit accumulator
+        /// (`rust_s8_wide_kernel`, result in device memory, kernel only).
+        #[arg(long)]
+        wide: bool,
     },
     /// Rust kernels against their CUDA C twins (PTX built by nvcc), same launches, side by side.
     Twins {

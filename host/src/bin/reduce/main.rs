@@ -74,8 +74,10 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
             grid,
             devmem,
             protocol,
+            wide,
         } => {
             let sweep = commands::sweep::Sweep {
+                wide,
                 ops,
                 stages: data::stages_of_listed(&stages)?,
                 warmup,

@@ -4,8 +4,8 @@ use crate::args::Common;
 use crate::data::{default_n, make_data, stages_of};
 use crate::output::verdict;
 use reduce_host::{
-    reference_mean, with_elem_type, Backend, Buffer, Expected, LaunchOverrides, Op, Plan,
-    ReduceError, Reducer, Reference, Scalar, Stage,
+    reference_mean, reference_nanmean, with_elem_type, Backend, Buffer, Expected, LaunchOverrides,
+    Op, Plan, ReduceError, Reducer, Reference, Scalar, Stage,
 };
 
 pub fn run(backend: &Backend, common: &Common, op: Op) -> Result<bool, ReduceError> {
@@ -30,6 +30,8 @@ fn run_typed<T: Scalar>(backend: &Backend, c: &Common, op: Op) -> Result<bool, R
         };
         let (good, shown) = if op == Op::Mean {
             mean_of(backend, stage, &input, &data, overrides, &plan)?
+        } else if op == Op::NanMean {
+            nanmean_of(backend, stage, &input, &data, overrides, &plan)?
         } else {
             let got = reduce_host::run_stage(backend, stage, op, &input, n, overrides)?;
             (expected.matches(got, &plan), got.to_string())
@@ -38,7 +40,7 @@ fn run_typed<T: Scalar>(backend: &Backend, c: &Common, op: Op) -> Result<bool, R
         println!(
             "{stage}: {op} of {n} {} = {shown}   reference {}   {}",
             T::TYPE,
-            wanted(op, n, r),
+            wanted(op, &data, r),
             verdict(good)
         );
     }
@@ -74,8 +76,35 @@ fn mean_of<T: Scalar>(
     Ok((Some(got) == reference_mean(data), format!("{got}")))
 }
 
+/// `nanmean` with stage 8 and whether it is right: the device's `nansum` (judged by the sum's
+/// error bound) over the exact count of numbers ([`Reducer::nanmean_range`]).
+fn nanmean_of<T: Scalar>(
+    backend: &Backend,
+    stage: Stage,
+    input: &Buffer<T>,
+    data: &[T],
+    overrides: LaunchOverrides,
+    plan: &Plan,
+) -> Result<(bool, String), ReduceError> {
+    if stage != Stage::S8 {
+        return Err(ReduceError::UnsupportedOp {
+            stage,
+            op: Op::NanMean,
+        });
+    }
+    let n = data.len();
+    let mut r = Reducer::new(backend).with_overrides(overrides);
+    let got = r.nanmean_range(input, 0, n)?;
+    let sum = r.reduce_range(Op::NanSum, input, 0, n)?.unwrap_or_default();
+    let count = r.count_range(input, 0, n)?;
+    let numbers = data.iter().filter(|x| !x.to_f64().is_nan()).count() as u64;
+    let good = Expected::of(Op::NanSum, data).matches(sum, plan) && count == numbers;
+    Ok((good, format!("{got}")))
+}
+
 /// The reference as `run` shows it.
-fn wanted<T: Scalar>(op: Op, n: usize, r: &Reference<T>) -> String {
+fn wanted<T: Scalar>(op: Op, data: &[T], r: &Reference<T>) -> String {
+    let n = data.len();
     if op == Op::Mean {
         let sum = if T::TYPE.is_float() {
             r.sum_f64
@@ -83,6 +112,8 @@ fn wanted<T: Scalar>(op: Op, n: usize, r: &Reference<T>) -> String {
             r.sum_exact as f64
         };
         format!("{}", sum / n as f64)
+    } else if op == Op::NanMean {
+        format!("{}", reference_nanmean(data).unwrap_or(f64::NAN))
     } else if T::TYPE.is_float() && op == Op::Sum {
         format!("{} (f64 sum)", r.sum_f64)
     } else {

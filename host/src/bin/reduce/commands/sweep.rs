@@ -5,8 +5,8 @@ use crate::args::Data;
 use crate::data::make_data;
 use reduce_host::measure::{self, Protocol, Scope, TimingSpec};
 use reduce_host::{
-    with_elem_type, Backend, ElemType, Expected, LaunchOverrides, Op, Prepared, Record,
-    ReduceError, ResultIn, Scalar, Stage, TimingRecord,
+    with_elem_type, Backend, ElemType, Expected, LaunchOverrides, Op, Prepared, PreparedWide,
+    Record, ReduceError, ResultIn, Scalar, Stage, TimingRecord, Wide,
 };
 
 /// What to sweep besides the sizes and types.
@@ -21,6 +21,8 @@ pub struct Sweep {
     /// Also time stage 8 with its result in device memory.
     pub devmem: bool,
     pub protocol: Protocol,
+    /// Also time the i32/u32 sums with the 64-bit accumulator.
+    pub wide: bool,
 }
 
 /// Stage 8's variants: the row name, where the result goes, what is timed.
@@ -45,6 +47,11 @@ impl Sweep {
         for &e in exps {
             for &ty in types {
                 ok &= with_elem_type!(ty, T => self.one_size::<T>(backend, 1usize << e)?);
+                ok &= match (self.wide, ty) {
+                    (true, ElemType::I32) => self.wide_sum::<i32>(backend, 1usize << e)?,
+                    (true, ElemType::U32) => self.wide_sum::<u32>(backend, 1usize << e)?,
+                    _ => true,
+                };
             }
         }
         Ok(ok)
@@ -109,5 +116,43 @@ impl Sweep {
             println!("{}", Record::from(record).to_json_line());
         }
         Ok(ok)
+    }
+
+    /// The wide sum of `n` elements of `T` (`i32`/`u32` into `i64`/`u64`), kernel only, checked
+    /// against the exact sum; one [`TimingRecord`] line (`rust_s8_wide_kernel`, type = the input's).
+    fn wide_sum<T: Scalar>(&self, backend: &Backend, n: usize) -> Result<bool, ReduceError>
+    where
+        Wide<T>: Scalar,
+    {
+        let data = make_data::<T>(n, Data::Random, 7)?;
+        let input = backend.upload(&data)?;
+        let p = PreparedWide::<T>::new(backend, n, self.overrides)?;
+        let value = p.run(backend, &input, 0)?;
+        let exact: i128 = data.iter().filter_map(|x| x.to_i128()).sum();
+        let good = value.to_i128() == Some(exact);
+        let spec = self.spec(Scope::Kernels);
+        let timing = measure::time_queued(backend, &spec, || p.enqueue(backend, &input, 0))?;
+        let plan = reduce_host::plan(
+            Stage::S8,
+            <Wide<T> as Scalar>::TYPE,
+            Op::Sum,
+            n,
+            self.overrides,
+            backend.caps(),
+        )?;
+        let record = TimingRecord {
+            ty: T::TYPE,
+            ..TimingRecord::rust(
+                "rust_s8_wide_kernel",
+                Op::Sum,
+                &plan,
+                &timing,
+                Scope::Kernels,
+                self.protocol,
+            )
+        }
+        .checked(value.to_f64(), exact as f64, good);
+        println!("{}", Record::from(record).to_json_line());
+        Ok(good)
     }
 }
