@@ -125,6 +125,12 @@ pub enum ReduceError {
     /// A buffer or argument does not match what the call expects.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// Argmin/argmax of nothing (NumPy raises too).
+    #[error("{op} of an empty input is undefined (there is no index to return)")]
+    EmptyArgInput {
+        /// `argmin` or `argmax`.
+        op: &'static str,
+    },
 }
 
 /// Attach "what we were doing" to a CUDA error.

@@ -22,12 +22,17 @@
 //! * [`Reducer::reduce_rows`], [`Reducer::reduce_cols`], [`Reducer::reduce_segments`] — one result
 //!   per row, column or segment ([`axis_api`]).
 //! * [`measure`] — CUDA-event timing, the blog's benchmark and profile tables.
+//! * [`Reducer::argmax`], [`Reducer::argmin`] — `(index, value)` with NumPy's rules
+//!   ([`argreduce`]); [`CustomReduction`] — a user's own reduction built on the device primitives
+//!   ([`custom`]).
 
+pub mod argreduce;
 pub mod axis;
 pub mod axis_api;
 pub mod axis_plan;
 pub mod backend;
 pub mod buffer;
+pub mod custom;
 pub mod emulator;
 pub mod error;
 pub mod gpu;
@@ -45,10 +50,12 @@ pub mod transfer;
 pub mod types;
 pub mod verify;
 
+pub use argreduce::{reference_arg, ArgOp, PreparedArg};
 pub use axis::{log_uniform_segments, PreparedAxis, Segments};
 pub use axis_plan::{AxisKind, AxisPlan, AxisPolicy};
 pub use backend::{Backend, BackendChoice, DeviceCaps, KernelArgs, Launch};
 pub use buffer::{BackendId, Buffer};
+pub use custom::{CustomKernel, CustomReduction, PreparedCustom};
 pub use emulator::Emulator;
 pub use error::{ReduceError, Result};
 pub use gpu::Gpu;

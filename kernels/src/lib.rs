@@ -49,6 +49,7 @@
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate std;
 
+pub mod argreduce;
 pub mod axis;
 pub mod bench_gate;
 pub mod element;
@@ -56,6 +57,7 @@ pub mod exports;
 pub mod gpu;
 mod memory;
 pub mod porting;
+pub mod primitives;
 pub mod shared;
 pub mod stages;
 pub mod table;

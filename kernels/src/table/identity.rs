@@ -43,6 +43,10 @@ pub enum OpKind {
     Min,
     /// [`crate::Max`]
     Max,
+    /// [`crate::argreduce::ArgMin`]: the (index, value) of the smallest element.
+    ArgMin,
+    /// [`crate::argreduce::ArgMax`]: the (index, value) of the largest element.
+    ArgMax,
 }
 
 impl OpKind {
@@ -52,6 +56,8 @@ impl OpKind {
             OpKind::Sum => "sum",
             OpKind::Min => "min",
             OpKind::Max => "max",
+            OpKind::ArgMin => "argmin",
+            OpKind::ArgMax => "argmax",
         }
     }
 }
@@ -85,6 +91,8 @@ pub enum Family {
     AxisSegments,
     /// [`crate::axis::columns::columns`]: one result per column.
     AxisColumns,
+    /// Argmin / argmax on the device primitives ([`crate::argreduce`]).
+    ArgReduce,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).
@@ -99,6 +107,10 @@ pub enum Abi {
     /// size_t count, size_t len, size_t parts, size_t group)`: the reductions along an axis
     /// ([`crate::axis`]).
     Axis,
+    /// `(const T* input, size_t n, u32* partials, u32* counter, u32* out)`: an item kernel on the
+    /// device primitives ([`crate::primitives::device::item_pass`]); partials and result are
+    /// items stored as 32-bit words.
+    Item,
 }
 
 /// One row of the table.

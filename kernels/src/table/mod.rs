@@ -41,6 +41,8 @@ pub enum Body<T> {
     SinglePass(fn(Global<T>, Coherent<T>, Counter, GlobalMut<T>)),
     /// [`Abi::Axis`].
     Axis(AxisBody<T>),
+    /// [`Abi::Item`]: the raw entry point itself (it makes its own views).
+    Item(crate::primitives::device::ItemEntry<T>),
 }
 
 /// An axis kernel's Rust function: `(input, begin, end, out, params)`.
@@ -76,6 +78,8 @@ macro_rules! kernel_table {
             use crate::stages::*;
             use crate::axis::*;
             use crate::{Max, Min, Sum};
+            #[allow(unused_imports)]
+            use crate::argreduce::{self, ArgMax, ArgMin};
             if T::KIND != id.ty || !id.is_built() {
                 return None;
             }
@@ -93,6 +97,8 @@ macro_rules! kernel_table {
             use crate::stages::*;
             use crate::axis::*;
             use crate::{Max, Min, Sum};
+            #[allow(unused_imports)]
+            use crate::argreduce::{self, ArgMax, ArgMin};
             use super::SINGLE_PASS_UNROLL;
             $( kernel_table!(@export $abi $mode $stem [$($t),*] [$($op),*] $blocks $module $func); )*
         }
@@ -129,6 +135,19 @@ macro_rules! kernel_table {
         match $id.op {
             $(OpKind::$op => kernel_table!(@emu_ax $id $op $blocks $module $func),)*
             #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    };
+    (@emu Item const $id:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
+        match $id.op {
+            $(OpKind::$op => kernel_table!(@emu_it $id $op $blocks $module $func),)*
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    };
+    (@emu_it $id:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
+        match $id.block {
+            $($b => Some(Body::Item($module::$func::<T, $op, $b>)),)*
             _ => None,
         }
     };
@@ -191,6 +210,23 @@ macro_rules! kernel_table {
             }
         )* }
     };
+    (@export Item const $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
+        $( kernel_table!(@export_it_t $stem $t $ops $blocks $module $func); )*
+    };
+    (@export_it_t $stem:ident $t:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
+        $( kernel_table!(@export_it $stem $t $op $blocks $module $func); )*
+    };
+    (@export_it $stem:ident $t:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
+        paste::paste! { $(
+            #[no_mangle]
+            pub unsafe extern "ptx-kernel" fn [<$stem _ $op:lower _b $b _ $t>](
+                input: *const $t, n: usize, partials: *mut u32, counter: *mut u32, out: *mut u32,
+            ) {
+                // SAFETY: the entry point's contract is the item ABI's, this kernel's.
+                unsafe { $module::$func::<$t, $op, $b>(input, n, partials, counter, out) }
+            }
+        )* }
+    };
     (@export_sp $stem:ident $t:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
         paste::paste! { $(
             #[no_mangle]
@@ -231,6 +267,8 @@ kernel_table! {
         => segments::segments;
     AxisColumns reduce_cols Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => columns::columns;
+    ArgReduce reduce Item const [f32, f64, i32, u32, i64, u64] [ArgMin, ArgMax] [256]
+        => argreduce::entry;
 }
 
 #[cfg(test)]
