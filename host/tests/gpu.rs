@@ -2,6 +2,7 @@
 //! reason printed first (never passed silently). The same logic runs on the CPU emulator in
 //! `tests/emulator.rs`.
 
+mod arg_checks;
 mod axis_checks;
 mod common;
 mod host_stream;
@@ -409,6 +410,48 @@ fn axis_results_are_bit_identical() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Argmin/argmax: every type and op at the edge sizes (misaligned offsets too) and at sizes with
+/// a full grid, NaN/inf/-0.0/subnormals, integer extremes, the empty-input error.
+fn argmin_argmax_every_type_size_offset_and_special_value() -> Result<(), Failed> {
+    let b = gpu();
+    let mut sizes = edge_sizes(256);
+    sizes.extend([1_000_003, (1 << 24) + 5]);
+    arg_checks::every_type(&b, &sizes)?;
+    for n in [1, 2, 33, 4099, 1 << 22] {
+        arg_checks::floats(&b, n)?;
+        arg_checks::integers(&b, n.max(2))?;
+    }
+    arg_checks::empty_is_an_error(&b)?;
+    println!(
+        "argmin/argmax: {} sizes × 6 types × 3 offsets, specials: ok",
+        sizes.len()
+    );
+    Ok(())
+}
+
+/// Argmax of 2^28 floats with many ties, twice: the same (index, bits), the reference's.
+fn argmax_is_deterministic_at_2e28() -> Result<(), Failed> {
+    let b = gpu();
+    let d = arg_checks::tied::<f32>(1 << 28, 11);
+    let input = b.upload(&d)?;
+    let p = PreparedArg::<f32>::new(&b, ArgOp::ArgMax, d.len())?;
+    let first = p.run(&b, &input, 0)?;
+    let want = reference_arg(ArgOp::ArgMax, &d).unwrap();
+    println!(
+        "argmax of 2^28 tied floats: {first:?} (reference {want:?}), grid {}",
+        p.grid()
+    );
+    for _ in 0..5 {
+        if p.run(&b, &input, 0)? != first {
+            return Err("two runs differ".into());
+        }
+    }
+    if first != want {
+        return Err(format!("got {first:?}, want {want:?}").into());
+    }
+    Ok(())
+}
+
 fn main() {
     let mut args = Arguments::from_args();
     args.test_threads = Some(1); // one GPU: keep large allocations and timings apart
@@ -458,6 +501,14 @@ fn main() {
         (
             "axis_results_are_bit_identical",
             axis_results_are_bit_identical,
+        ),
+        (
+            "argmin_argmax_every_type_size_offset_and_special_value",
+            argmin_argmax_every_type_size_offset_and_special_value,
+        ),
+        (
+            "argmax_is_deterministic_at_2e28",
+            argmax_is_deterministic_at_2e28,
         ),
     ];
     let missing = match Gpu::open() {
