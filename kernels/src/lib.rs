@@ -45,6 +45,11 @@
     )
 )]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
+// Without the `entry-points` feature (a user's kernel crate) nothing here is `extern "ptx-kernel"`.
+#![cfg_attr(
+    all(target_arch = "nvptx64", not(feature = "entry-points")),
+    allow(unused_features)
+)]
 
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate std;

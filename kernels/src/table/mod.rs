@@ -91,7 +91,9 @@ macro_rules! kernel_table {
         /// The PTX entry points. Each is an `unsafe extern "ptx-kernel" fn` whose contract is
         /// that of [`crate::exports::multi_pass`] / [`crate::exports::single_pass`] plus the launch
         /// shape the host's plan gives (block size, shared memory).
-        #[cfg(target_arch = "nvptx64")]
+        /// (Behind the `entry-points` feature, on by default: a user's crate built on
+        /// [`crate::primitives`] turns it off so that its PTX holds its own kernels only.)
+        #[cfg(all(target_arch = "nvptx64", feature = "entry-points"))]
         mod ptx_entry_points {
             use crate::exports::{axis, multi_pass, single_pass};
             use crate::stages::*;
