@@ -397,6 +397,26 @@ fn bundle() -> Result<()> {
         root.join("benches/axis-on-gpu.sh"),
         dest.join("axis-on-gpu.sh"),
     )?;
+    // Issue #14 part A: argmin/argmax vs torch and CUB, and the custom-operator example (a user's
+    // crate built to PTX by `build-ptx --crate`, launched by its example binary).
+    let custom_ptx = ptx::build_crate_ptx("custom-op", "custom_op", true)?;
+    std::fs::copy(&custom_ptx, dest.join("custom_op.ptx"))?;
+    status(cargo().current_dir(&root).args([
+        "build",
+        "--release",
+        "--package",
+        "custom-op",
+        "--example",
+        "run",
+    ]))?;
+    std::fs::copy(
+        root.join("target/release/examples/run"),
+        dest.join("bin/custom-op-run"),
+    )?;
+    std::fs::copy(
+        root.join("benches/toolbox-lib-on-gpu.sh"),
+        dest.join("toolbox-lib-on-gpu.sh"),
+    )?;
     println!(
         "bundle ready: {} (copy it to the GPU machine and run `bash run-on-gpu.sh`)",
         dest.display()
