@@ -84,10 +84,14 @@ impl ItemWorkspace {
                 "an item must be 1..={MAX_WORDS} words, not {words}"
             )));
         }
+        // The default policy's threads per SM (see `DEFAULT_POLICY`), in blocks of `block`.
+        let d = reduce_kernels::primitives::DEFAULT_POLICY;
         let policy = Policy {
             block,
-            unroll: reduce_kernels::primitives::DEFAULT_POLICY.unroll,
-            blocks_per_sm: (backend.caps().max_threads_per_sm / block).max(1),
+            unroll: d.unroll,
+            blocks_per_sm: (d.block * d.blocks_per_sm / block)
+                .min(backend.caps().max_threads_per_sm / block)
+                .max(1),
         };
         let grid = policy.grid(n, backend.caps().sm_count);
         Ok(ItemWorkspace {

@@ -208,6 +208,6 @@ fn items_round_trip_through_words() {
     assert_eq!(back.1 .0, v.1 .0);
     assert_eq!(back.1 .1.to_bits(), v.1 .1.to_bits());
     assert_eq!(DEFAULT_POLICY.grid(0, 132), 1);
-    assert_eq!(DEFAULT_POLICY.grid(1 << 30, 132), 132 * 8);
+    assert_eq!(DEFAULT_POLICY.grid(1 << 30, 132), 132 * 4);
     assert_eq!(DEFAULT_POLICY.grid(1025, 132), 2);
 }
