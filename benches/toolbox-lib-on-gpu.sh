@@ -12,7 +12,7 @@
 #     bytes read without the index;
 # then the custom-operator example (`bin/custom-op-run custom_op.ptx N`: a user's own crate's
 # (min, max, max-abs) kernel loaded from its PTX through `CustomReduction`, checked against a CPU
-# fold) and the argmin/argmax GPU tests (`bin/gpu-tests arg`).
+# fold) and the argmin/argmax and custom-op GPU tests (`bin/gpu-tests arg`, `bin/gpu-tests custom_op`).
 # Writes OUTDIR/toolbox-lib.jsonl, OUTDIR/toolbox-lib.md (the table), OUTDIR/custom-op.txt,
 # OUTDIR/arg-gpu-tests.txt; logs in OUTDIR/logs/. Exit status non-zero if anything failed.
 set -u
@@ -85,7 +85,9 @@ grep -v '^{' "$OUT/custom-op.txt" >&2
 
 if [ -x "$HERE/bin/gpu-tests" ]; then
     "$HERE/bin/gpu-tests" arg > "$OUT/arg-gpu-tests.txt" 2>&1 || { echo "argmin/argmax GPU tests FAILED" >&2; status=1; }
-    tail -3 "$OUT/arg-gpu-tests.txt" >&2
+    REDUCE_CUSTOM_OP_PTX="$HERE/custom_op.ptx" "$HERE/bin/gpu-tests" custom_op >> "$OUT/arg-gpu-tests.txt" 2>&1 \
+        || { echo "custom-op GPU test FAILED" >&2; status=1; }
+    grep -E '^test |test result|custom' "$OUT/arg-gpu-tests.txt" >&2
 fi
 
 python3 - "$J" > "$OUT/toolbox-lib.md" <<'PY' || status=1

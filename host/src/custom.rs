@@ -262,8 +262,9 @@ pub struct CustomKernel<'a, T> {
     pub symbol: &'a str,
     /// The module's PTX text, as `cargo xtask build-ptx --crate` writes it.
     pub ptx: &'a str,
-    /// The same kernel as a Rust function, run by the emulator.
-    pub emulated: ItemEntry<T>,
+    /// The same kernel as a Rust function, run by the emulator (`None`: a PTX-only kernel, which
+    /// the emulator cannot run).
+    pub emulated: Option<ItemEntry<T>>,
     /// `BLOCK`, the block size the kernel is instantiated for.
     pub block: usize,
 }
@@ -295,7 +296,13 @@ impl<'b, T: Scalar, I: Item> CustomReduction<'b, T, I> {
         let () = reduce_kernels::primitives::ItemCheck::<I>::OK;
         let code = match backend {
             Backend::Emulator(_) => ItemCode::Rust {
-                entry: kernel.emulated,
+                entry: kernel.emulated.ok_or_else(|| {
+                    ReduceError::InvalidArgument(format!(
+                        "{} has no host build (CustomKernel::emulated is None): the emulator runs \
+                         a kernel's Rust function, not its PTX",
+                        kernel.symbol
+                    ))
+                })?,
                 symbol: kernel.symbol.to_string(),
             },
             Backend::Gpu(_) => {

@@ -452,6 +452,82 @@ fn argmax_is_deterministic_at_2e28() -> Result<(), Failed> {
     Ok(())
 }
 
+/// `custom_op.ptx` (examples/custom-op built by `cargo xtask build-ptx --crate
+/// examples/custom-op`): `$REDUCE_CUSTOM_OP_PTX`, else next to the bundle's `bin/`, else the
+/// workspace's `target/ptx/`.
+fn custom_op_ptx() -> Result<String, Failed> {
+    let mut candidates: Vec<std::path::PathBuf> = Vec::new();
+    if let Ok(p) = std::env::var("REDUCE_CUSTOM_OP_PTX") {
+        candidates.push(p.into());
+    }
+    if let Some(bundle) = std::env::current_exe()?.parent().and_then(|b| b.parent()) {
+        candidates.push(bundle.join("custom_op.ptx"));
+    }
+    candidates
+        .push(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/ptx/custom_op.ptx"));
+    for c in &candidates {
+        if let Ok(text) = std::fs::read_to_string(c) {
+            println!("custom op PTX: {}", c.display());
+            return Ok(text);
+        }
+    }
+    Err(format!(
+        "custom_op.ptx not found (looked at {candidates:?}); build it with \
+         `cargo xtask build-ptx --crate examples/custom-op`"
+    )
+    .into())
+}
+
+/// A user's own operator from its own PTX module (examples/custom-op's `(min, max, max |x|)` of
+/// f32, read back as the `((f32, f32), f32)` item it is word for word) through `CustomReduction`,
+/// against a CPU fold, at awkward sizes and offsets; a missing symbol is a typed error.
+fn custom_op_from_its_own_ptx() -> Result<(), Failed> {
+    let b = gpu();
+    let ptx = custom_op_ptx()?;
+    let kernel = CustomKernel::<f32> {
+        symbol: "custom_minmaxabs_f32",
+        ptx: &ptx,
+        emulated: None,
+        block: 256,
+    };
+    // SAFETY: examples/custom-op's `custom_minmaxabs_f32` is an item kernel for f32 whose item is
+    // three f32 words (min, max, max |x|), which is `((f32, f32), f32)`'s layout, with 256 threads.
+    let op = unsafe { CustomReduction::<f32, ((f32, f32), f32)>::load(&b, kernel) }?;
+    for n in [1usize, 33, 4097, 1_000_003, 1 << 24] {
+        let x: Vec<f32> = (0..n + 3)
+            .map(|i| ((i as u64 * 2_654_435_761 % 100_003) as f32 - 50_001.5) * 0.37)
+            .collect();
+        let input = b.upload(&x)?;
+        for offset in [0, 3] {
+            let p = op.prepare(n)?;
+            p.enqueue(&input, offset)?;
+            let got = p.read()?;
+            let s = &x[offset..offset + n];
+            let want = (
+                (
+                    s.iter().copied().fold(f32::INFINITY, f32::min),
+                    s.iter().copied().fold(f32::NEG_INFINITY, f32::max),
+                ),
+                s.iter().map(|v| v.abs()).fold(0.0, f32::max),
+            );
+            if got != want {
+                return Err(format!("n = {n}, offset {offset}: got {got:?}, want {want:?}").into());
+            }
+        }
+    }
+    println!("custom_minmaxabs_f32 from its PTX: 5 sizes x 2 offsets match the CPU fold");
+    let missing = CustomKernel::<f32> {
+        symbol: "no_such_kernel",
+        ..kernel
+    };
+    // SAFETY: as above; the symbol is not in the module, so nothing is launched.
+    match unsafe { CustomReduction::<f32, ((f32, f32), f32)>::load(&b, missing) } {
+        Err(ReduceError::MissingKernel { .. }) => Ok(()),
+        Err(e) => Err(format!("a missing symbol gave {e}").into()),
+        Ok(_) => Err("a missing symbol loaded".into()),
+    }
+}
+
 fn main() {
     let mut args = Arguments::from_args();
     args.test_threads = Some(1); // one GPU: keep large allocations and timings apart
@@ -510,6 +586,7 @@ fn main() {
             "argmax_is_deterministic_at_2e28",
             argmax_is_deterministic_at_2e28,
         ),
+        ("custom_op_from_its_own_ptx", custom_op_from_its_own_ptx),
     ];
     let missing = match Gpu::open() {
         Ok(_) => None,

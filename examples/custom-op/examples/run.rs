@@ -35,7 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let kernel = CustomKernel {
         symbol: "custom_minmaxabs_f32",
         ptx: &ptx,
-        emulated: custom_op::custom_minmaxabs_f32,
+        emulated: Some(custom_op::custom_minmaxabs_f32),
         block: BLOCK,
     };
     // SAFETY: `custom_minmaxabs_f32` (this crate, in the PTX and compiled for the host) is an item

@@ -13,7 +13,7 @@ fn minmaxabs() -> CustomKernel<'static, f32> {
     CustomKernel {
         symbol: "custom_minmaxabs_f32",
         ptx: "",
-        emulated: custom_op::custom_minmaxabs_f32,
+        emulated: Some(custom_op::custom_minmaxabs_f32),
         block: BLOCK,
     }
 }
@@ -51,7 +51,7 @@ fn max_abs_f64_and_offsets() {
     let k = CustomKernel {
         symbol: "custom_maxabs_f64",
         ptx: "",
-        emulated: custom_op::custom_maxabs_f64,
+        emulated: Some(custom_op::custom_maxabs_f64),
         block: BLOCK,
     };
     // SAFETY: `custom_maxabs_f64` is an item kernel for f64 → f64 with BLOCK threads.
@@ -91,6 +91,14 @@ fn a_block_size_the_primitives_cannot_run_is_a_typed_error() {
             "block {block}"
         );
     }
+    // A PTX-only kernel cannot run on the emulator.
+    let k = CustomKernel {
+        emulated: None,
+        ..minmaxabs()
+    };
+    // SAFETY: as above.
+    let r = unsafe { CustomReduction::<f32, MinMaxAbs>::load(&b, k) };
+    assert!(matches!(r, Err(ReduceError::InvalidArgument(_))));
     // A block size the kernel was not built for: the kernel stops, reported as an error.
     let k = CustomKernel {
         block: 128,
