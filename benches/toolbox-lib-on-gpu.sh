@@ -14,7 +14,7 @@
 # (min, max, max-abs) kernel loaded from its PTX through `CustomReduction`, checked against a CPU
 # fold) and the argmin/argmax and custom-op GPU tests (`bin/gpu-tests arg`, `bin/gpu-tests custom_op`).
 # Writes OUTDIR/toolbox-lib.jsonl, OUTDIR/toolbox-lib.md (the table), OUTDIR/custom-op.txt,
-# OUTDIR/arg-gpu-tests.txt; logs in OUTDIR/logs/. Exit status non-zero if anything failed.
+# OUTDIR/arg-gpu-tests.txt, OUTDIR/arg-sanitize-{memcheck,racecheck}.log; logs in OUTDIR/logs/. Exit status non-zero if anything failed.
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="${1:-${OUT:-./results}}"
@@ -88,6 +88,17 @@ if [ -x "$HERE/bin/gpu-tests" ]; then
     REDUCE_CUSTOM_OP_PTX="$HERE/custom_op.ptx" "$HERE/bin/gpu-tests" custom_op >> "$OUT/arg-gpu-tests.txt" 2>&1 \
         || { echo "custom-op GPU test FAILED" >&2; status=1; }
     grep -E '^test |test result|custom' "$OUT/arg-gpu-tests.txt" >&2
+fi
+
+# compute-sanitizer memcheck and racecheck over small argmin/argmax runs (one block, a few
+# blocks, misaligned tails; every element type): OUTDIR/arg-sanitize-*.log.
+if command -v compute-sanitizer > /dev/null 2>&1; then
+    for tool in memcheck racecheck; do
+        compute-sanitizer --tool "$tool" --error-exitcode 9 "$R" --backend gpu arg --exps 5,17 \
+            --types f32,i64 --warmup 0 --runs 1 > "$OUT/arg-sanitize-$tool.log" 2>&1 \
+            || { echo "$tool: reduce arg FAILED" >&2; status=1; }
+        grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/arg-sanitize-$tool.log" >&2
+    done
 fi
 
 python3 - "$J" > "$OUT/toolbox-lib.md" <<'PY' || status=1
