@@ -91,7 +91,7 @@ if [ -x "$HERE/bin/gpu-tests" ]; then
 fi
 
 # compute-sanitizer memcheck and racecheck over small argmin/argmax runs (one block, a few
-# blocks, misaligned tails; every element type): OUTDIR/arg-sanitize-*.log.
+# blocks; a 4- and an 8-byte type): OUTDIR/arg-sanitize-*.log.
 if command -v compute-sanitizer > /dev/null 2>&1; then
     for tool in memcheck racecheck; do
         compute-sanitizer --tool "$tool" --error-exitcode 9 "$R" --backend gpu arg --exps 5,17 \
