@@ -152,6 +152,12 @@ pub enum ReduceError {
         /// Delta degrees of freedom.
         ddof: u64,
     },
+    /// Argmin/argmax of nothing (NumPy raises too).
+    #[error("{op} of an empty input is undefined (there is no index to return)")]
+    EmptyArgInput {
+        /// `argmin` or `argmax`.
+        op: &'static str,
+    },
 }
 
 /// Attach "what we were doing" to a CUDA error.

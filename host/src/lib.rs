@@ -24,12 +24,17 @@
 //! * [`Reducer::norm2`], [`Reducer::dot`], [`Reducer::moments`], [`Reducer::var`] … — transform-
 //!   reduces in one pass: norms, dot products, mean and variance ([`transform`]).
 //! * [`measure`] — CUDA-event timing, the blog's benchmark and profile tables.
+//! * [`Reducer::argmax`], [`Reducer::argmin`] — `(index, value)` with NumPy's rules
+//!   ([`argreduce`]); [`CustomReduction`] — a user's own reduction built on the device primitives
+//!   ([`custom`]).
 
+pub mod argreduce;
 pub mod axis;
 pub mod axis_api;
 pub mod axis_plan;
 pub mod backend;
 pub mod buffer;
+pub mod custom;
 pub mod emulator;
 pub mod error;
 pub mod gpu;
@@ -51,10 +56,12 @@ pub mod types;
 pub mod verify;
 pub mod wide;
 
+pub use argreduce::{reference_arg, ArgOp, PreparedArg};
 pub use axis::{log_uniform_segments, PreparedAxis, Segments};
 pub use axis_plan::{AxisKind, AxisPlan, AxisPolicy};
 pub use backend::{Backend, BackendChoice, DeviceCaps, KernelArgs, Launch};
 pub use buffer::{BackendId, Buffer};
+pub use custom::{CustomKernel, CustomReduction, PreparedCustom};
 pub use emulator::Emulator;
 pub use error::{ReduceError, Result};
 pub use gpu::Gpu;

@@ -2,6 +2,7 @@
 //! reason printed first (never passed silently). The same logic runs on the CPU emulator in
 //! `tests/emulator.rs`.
 
+mod arg_checks;
 mod axis_checks;
 mod common;
 mod host_stream;
@@ -504,6 +505,124 @@ fn transform_results_are_bit_identical() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Argmin/argmax: every type and op at the edge sizes (misaligned offsets too) and at sizes with
+/// a full grid, NaN/inf/-0.0/subnormals, integer extremes, the empty-input error.
+fn argmin_argmax_every_type_size_offset_and_special_value() -> Result<(), Failed> {
+    let b = gpu();
+    let mut sizes = edge_sizes(256);
+    sizes.extend([1_000_003, (1 << 24) + 5]);
+    arg_checks::every_type(&b, &sizes)?;
+    for n in [1, 2, 33, 4099, 1 << 22] {
+        arg_checks::floats(&b, n)?;
+        arg_checks::integers(&b, n.max(2))?;
+    }
+    arg_checks::empty_is_an_error(&b)?;
+    println!(
+        "argmin/argmax: {} sizes × 6 types × 3 offsets, specials: ok",
+        sizes.len()
+    );
+    Ok(())
+}
+
+/// Argmax of 2^28 floats with many ties, twice: the same (index, bits), the reference's.
+fn argmax_is_deterministic_at_2e28() -> Result<(), Failed> {
+    let b = gpu();
+    let d = arg_checks::tied::<f32>(1 << 28, 11);
+    let input = b.upload(&d)?;
+    let p = PreparedArg::<f32>::new(&b, ArgOp::ArgMax, d.len())?;
+    let first = p.run(&b, &input, 0)?;
+    let want = reference_arg(ArgOp::ArgMax, &d).unwrap();
+    println!(
+        "argmax of 2^28 tied floats: {first:?} (reference {want:?}), grid {}",
+        p.grid()
+    );
+    for _ in 0..5 {
+        if p.run(&b, &input, 0)? != first {
+            return Err("two runs differ".into());
+        }
+    }
+    if first != want {
+        return Err(format!("got {first:?}, want {want:?}").into());
+    }
+    Ok(())
+}
+
+/// `custom_op.ptx` (examples/custom-op built by `cargo xtask build-ptx --crate
+/// examples/custom-op`): `$REDUCE_CUSTOM_OP_PTX`, else next to the bundle's `bin/`, else the
+/// workspace's `target/ptx/`.
+fn custom_op_ptx() -> Result<String, Failed> {
+    let mut candidates: Vec<std::path::PathBuf> = Vec::new();
+    if let Ok(p) = std::env::var("REDUCE_CUSTOM_OP_PTX") {
+        candidates.push(p.into());
+    }
+    if let Some(bundle) = std::env::current_exe()?.parent().and_then(|b| b.parent()) {
+        candidates.push(bundle.join("custom_op.ptx"));
+    }
+    candidates
+        .push(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/ptx/custom_op.ptx"));
+    for c in &candidates {
+        if let Ok(text) = std::fs::read_to_string(c) {
+            println!("custom op PTX: {}", c.display());
+            return Ok(text);
+        }
+    }
+    Err(format!(
+        "custom_op.ptx not found (looked at {candidates:?}); build it with \
+         `cargo xtask build-ptx --crate examples/custom-op`"
+    )
+    .into())
+}
+
+/// A user's own operator from its own PTX module (examples/custom-op's `(min, max, max |x|)` of
+/// f32, read back as the `((f32, f32), f32)` item it is word for word) through `CustomReduction`,
+/// against a CPU fold, at awkward sizes and offsets; a missing symbol is a typed error.
+fn custom_op_from_its_own_ptx() -> Result<(), Failed> {
+    let b = gpu();
+    let ptx = custom_op_ptx()?;
+    let kernel = CustomKernel::<f32> {
+        symbol: "custom_minmaxabs_f32",
+        ptx: &ptx,
+        emulated: None,
+        block: 256,
+    };
+    // SAFETY: examples/custom-op's `custom_minmaxabs_f32` is an item kernel for f32 whose item is
+    // three f32 words (min, max, max |x|), which is `((f32, f32), f32)`'s layout, with 256 threads.
+    let op = unsafe { CustomReduction::<f32, ((f32, f32), f32)>::load(&b, kernel) }?;
+    for n in [1usize, 33, 4097, 1_000_003, 1 << 24] {
+        let x: Vec<f32> = (0..n + 3)
+            .map(|i| ((i as u64 * 2_654_435_761 % 100_003) as f32 - 50_001.5) * 0.37)
+            .collect();
+        let input = b.upload(&x)?;
+        for offset in [0, 3] {
+            let p = op.prepare(n)?;
+            p.enqueue(&input, offset)?;
+            let got = p.read()?;
+            let s = &x[offset..offset + n];
+            let want = (
+                (
+                    s.iter().copied().fold(f32::INFINITY, f32::min),
+                    s.iter().copied().fold(f32::NEG_INFINITY, f32::max),
+                ),
+                s.iter().map(|v| v.abs()).fold(0.0, f32::max),
+            );
+            if got != want {
+                return Err(format!("n = {n}, offset {offset}: got {got:?}, want {want:?}").into());
+            }
+        }
+    }
+    println!("custom_minmaxabs_f32 from its PTX: 5 sizes x 2 offsets match the CPU fold");
+    let missing = CustomKernel::<f32> {
+        symbol: "no_such_kernel",
+        ..kernel
+    };
+    // SAFETY: as above; the symbol is not in the module, so nothing is launched.
+    match unsafe { CustomReduction::<f32, ((f32, f32), f32)>::load(&b, missing) } {
+        Err(ReduceError::MissingKernel { .. }) => Ok(()),
+        Err(e) => Err(format!("a missing symbol gave {e}").into()),
+        Ok(_) => Err("a missing symbol loaded".into()),
+    }
+}
+
 fn main() {
     let mut args = Arguments::from_args();
     args.test_threads = Some(1); // one GPU: keep large allocations and timings apart
@@ -578,6 +697,15 @@ fn main() {
             "transform_results_are_bit_identical",
             transform_results_are_bit_identical,
         ),
+        (
+            "argmin_argmax_every_type_size_offset_and_special_value",
+            argmin_argmax_every_type_size_offset_and_special_value,
+        ),
+        (
+            "argmax_is_deterministic_at_2e28",
+            argmax_is_deterministic_at_2e28,
+        ),
+        ("custom_op_from_its_own_ptx", custom_op_from_its_own_ptx),
     ];
     let missing = match Gpu::open() {
         Ok(_) => None,

@@ -144,7 +144,7 @@ pub unsafe fn axis<T: Element>(
 /// # Safety
 /// `flag` points to two `u32` of mapped host memory that the host writes (`flag[0]`) and reads
 /// (`flag[1]`) with single aligned accesses while the gate runs.
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entry-points"))]
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn bench_gate(flag: *mut u32, timeout_ns: u64) {
     // SAFETY: this function's contract.

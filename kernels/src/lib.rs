@@ -45,10 +45,16 @@
     )
 )]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
+// Without the `entry-points` feature (a user's kernel crate) nothing here is `extern "ptx-kernel"`.
+#![cfg_attr(
+    all(target_arch = "nvptx64", not(feature = "entry-points")),
+    allow(unused_features)
+)]
 
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate std;
 
+pub mod argreduce;
 pub mod axis;
 pub mod bench_gate;
 pub mod element;
@@ -56,6 +62,7 @@ pub mod exports;
 pub mod gpu;
 mod memory;
 pub mod porting;
+pub mod primitives;
 pub mod shared;
 pub mod stages;
 pub mod table;

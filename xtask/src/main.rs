@@ -48,7 +48,8 @@ fn run(args: &[String]) -> Result<()> {
         "build-ptx" => match rest {
             [] => build_ptx(Prebuilt::Refresh, false),
             [flag] if flag == "--check" => build_ptx(Prebuilt::Check, false),
-            _ => bail!("usage: cargo xtask build-ptx [--check] (got {rest:?})"),
+            [flag, dir] if flag == "--crate" => build_crate_ptx(dir),
+            _ => bail!("usage: cargo xtask build-ptx [--check | --crate <dir>] (got {rest:?})"),
         },
         "test" => test(rest),
         "bundle" => bundle(),
@@ -71,6 +72,7 @@ fn run(args: &[String]) -> Result<()> {
             println!(
                 "cargo xtask build-ptx                     kernels -> PTX + sm_90 cubin, refreshes host/prebuilt/\n\
                  cargo xtask build-ptx --check             the same build; fails if host/prebuilt/ differs from it\n\
+                 cargo xtask build-ptx --crate <dir>       a user's kernel crate (examples/custom-op) -> target/ptx/<lib>.ptx + cubin\n\
                  cargo xtask test [cargo test args]        build-ptx --check, then every test\n\
                  cargo xtask bundle                        binaries + PTX + run script in bundle/ for a GPU machine\n\
                  cargo xtask ptx <stage> [options]         a stage's Rust beside its PTX, ptxas registers, SASS\n\
@@ -138,6 +140,34 @@ fn build_ptx(mode: Prebuilt, quiet: bool) -> Result<()> {
                 );
             }
         }
+    }
+    Ok(())
+}
+
+/// `build-ptx --crate <dir>`: a user's `no_std` kernel crate built on `reduce_kernels::primitives`
+/// (e.g. `examples/custom-op`) → `target/ptx/<lib>.ptx`, plus its sm_90 cubin and the ptxas
+/// report when ptxas is found (the host loads the PTX; nothing is copied into `host/prebuilt/`).
+fn build_crate_ptx(dir: &str) -> Result<()> {
+    let root = ptx::workspace_root();
+    let path = std::path::Path::new(dir);
+    let path = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        root.join(path)
+    };
+    let (package, lib) = ptx::crate_names(&path)?;
+    let ptx_path = ptx::build_crate_ptx(&package, &lib, false)?;
+    match ptx::find_ptxas() {
+        Some(ptxas) => {
+            let version = ptx::ptxas_version(&ptxas)?;
+            let kernels = ptx::ptxas_check(&ptxas, &ptx_path)?;
+            print_report(&ptx_path, &ptxas, &version, &kernels);
+            println!("cubin: {}", ptx::cubin_path(&ptx_path).display());
+        }
+        None => println!(
+            "PTX: {} (ptxas not found: no cubin; the driver JIT-compiles the PTX)",
+            ptx_path.display()
+        ),
     }
     Ok(())
 }
@@ -378,6 +408,26 @@ fn bundle() -> Result<()> {
     std::fs::copy(
         root.join("benches/toolbox-ops-on-gpu.sh"),
         dest.join("toolbox-ops-on-gpu.sh"),
+    )?;
+    // Issue #14 part A: argmin/argmax vs torch and CUB, and the custom-operator example (a user's
+    // crate built to PTX by `build-ptx --crate`, launched by its example binary).
+    let custom_ptx = ptx::build_crate_ptx("custom-op", "custom_op", true)?;
+    std::fs::copy(&custom_ptx, dest.join("custom_op.ptx"))?;
+    status(cargo().current_dir(&root).args([
+        "build",
+        "--release",
+        "--package",
+        "custom-op",
+        "--example",
+        "run",
+    ]))?;
+    std::fs::copy(
+        root.join("target/release/examples/run"),
+        dest.join("bin/custom-op-run"),
+    )?;
+    std::fs::copy(
+        root.join("benches/toolbox-lib-on-gpu.sh"),
+        dest.join("toolbox-lib-on-gpu.sh"),
     )?;
     println!(
         "bundle ready: {} (copy it to the GPU machine and run `bash run-on-gpu.sh`)",

@@ -41,6 +41,12 @@ pub fn clean_cargo_command(program: impl AsRef<std::ffi::OsStr>) -> Command {
 
 /// Build the kernels crate for `nvptx64-nvidia-cuda` and return the path of the PTX file.
 pub fn build_ptx(quiet: bool) -> Result<PathBuf> {
+    build_crate_ptx("reduce-kernels", "reduce_kernels", quiet)
+}
+
+/// Build workspace package `package` (library `lib`) for `nvptx64-nvidia-cuda` the same way
+/// (`cargo xtask build-ptx --crate`), into `target/ptx/{lib}.ptx`, and return that path.
+pub fn build_crate_ptx(package: &str, lib: &str, quiet: bool) -> Result<PathBuf> {
     let root = workspace_root();
     let target_dir = root.join("target/nvptx");
     let linker = std::env::current_exe().context("locating the xtask executable")?;
@@ -68,7 +74,7 @@ pub fn build_ptx(quiet: bool) -> Result<PathBuf> {
         .args([
             "rustc",
             "--package",
-            "reduce-kernels",
+            package,
             "--release",
             "--lib",
             "--crate-type",
@@ -89,9 +95,9 @@ pub fn build_ptx(quiet: bool) -> Result<PathBuf> {
     }
     let status = cmd.status().context("starting cargo for the nvptx build")?;
     if !status.success() {
-        bail!("building kernels/ for nvptx64-nvidia-cuda failed ({status})");
+        bail!("building {package} for nvptx64-nvidia-cuda failed ({status})");
     }
-    let built = target_dir.join("nvptx64-nvidia-cuda/release/reduce_kernels.ptx");
+    let built = target_dir.join(format!("nvptx64-nvidia-cuda/release/{lib}.ptx"));
     if !built.exists() {
         bail!(
             "the nvptx build finished but {} is missing",
@@ -111,7 +117,11 @@ pub fn build_ptx(quiet: bool) -> Result<PathBuf> {
             built.display()
         );
     }
-    let dest = root.join(PTX_REL_PATH);
+    let dest = if package == "reduce-kernels" {
+        root.join(PTX_REL_PATH)
+    } else {
+        root.join(format!("target/ptx/{lib}.ptx"))
+    };
     std::fs::create_dir_all(dest.parent().unwrap())?;
     std::fs::copy(&built, &dest)?;
     Ok(dest)
@@ -223,4 +233,34 @@ pub fn ptxas_check(ptxas: &Path, ptx: &Path) -> Result<Vec<KernelResources>> {
         );
     }
     Ok(kernels)
+}
+
+/// The package and library names declared by the `Cargo.toml` in `dir` (`[package] name`, and
+/// `[lib] name` or the package name with `-` made `_`). A line reader, enough for the manifests
+/// of this workspace.
+pub fn crate_names(dir: &Path) -> Result<(String, String)> {
+    let manifest = dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest)
+        .with_context(|| format!("reading {}", manifest.display()))?;
+    let (mut section, mut package, mut lib) = (String::new(), None, None);
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line.to_string();
+        } else if let Some(v) = line.strip_prefix("name") {
+            let v = v
+                .trim_start()
+                .trim_start_matches('=')
+                .trim()
+                .trim_matches('"');
+            match section.as_str() {
+                "[package]" => package = Some(v.to_string()),
+                "[lib]" => lib = Some(v.to_string()),
+                _ => {}
+            }
+        }
+    }
+    let package =
+        package.with_context(|| format!("{} has no [package] name", manifest.display()))?;
+    let lib = lib.unwrap_or_else(|| package.replace('-', "_"));
+    Ok((package, lib))
 }

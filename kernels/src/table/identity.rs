@@ -61,6 +61,10 @@ pub enum OpKind {
     NanSum,
     /// [`crate::Count`]
     Count,
+    /// [`crate::argreduce::ArgMin`]: the (index, value) of the smallest element.
+    ArgMin,
+    /// [`crate::argreduce::ArgMax`]: the (index, value) of the largest element.
+    ArgMax,
 }
 
 impl OpKind {
@@ -79,6 +83,8 @@ impl OpKind {
             OpKind::NanMax => "nanmax",
             OpKind::NanSum => "nansum",
             OpKind::Count => "count",
+            OpKind::ArgMin => "argmin",
+            OpKind::ArgMax => "argmax",
         }
     }
 }
@@ -118,6 +124,8 @@ pub enum Family {
     /// [`crate::stages::s8_shuffle_vectorized::reduce_wide`]: stage 8 summing 32-bit integers
     /// into a 64-bit result.
     S8Wide,
+    /// Argmin / argmax on the device primitives ([`crate::argreduce`]).
+    ArgReduce,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).
@@ -139,6 +147,10 @@ pub enum Abi {
     /// `(const T* input, size_t n, W* partials, unsigned* counter, W* out)` with `W` the wide
     /// type ([`crate::Element::Wide`]): stage 8 with a 64-bit accumulator.
     SinglePassWide,
+    /// `(const T* input, size_t n, u32* partials, u32* counter, u32* out)`: an item kernel on the
+    /// device primitives ([`crate::primitives::device::item_pass`]); partials and result are
+    /// items stored as 32-bit words.
+    Item,
 }
 
 /// One row of the table.

@@ -46,6 +46,8 @@ pub enum Body<T: Element> {
     Transform(TransformBody<T>),
     /// [`Abi::SinglePassWide`].
     SinglePassWide(WideBody<T>),
+    /// [`Abi::Item`]: the raw entry point itself (it makes its own views).
+    Item(crate::primitives::device::ItemEntry<T>),
 }
 
 /// A transform kernel's Rust function: `(a, b, partials, counter, out)` ([`crate::transform`]).
@@ -94,6 +96,7 @@ macro_rules! kernel_table {
             use crate::{Max, Min, Sum};
             #[allow(unused_imports)]
             use crate::{Count, NanMax, NanMin, NanSum, Prod};
+            use crate::argreduce::{self, ArgMax, ArgMin};
             if T::KIND != id.ty || !id.is_built() {
                 return None;
             }
@@ -105,7 +108,9 @@ macro_rules! kernel_table {
         /// The PTX entry points. Each is an `unsafe extern "ptx-kernel" fn` whose contract is
         /// that of [`crate::exports::multi_pass`] / [`crate::exports::single_pass`] plus the launch
         /// shape the host's plan gives (block size, shared memory).
-        #[cfg(target_arch = "nvptx64")]
+        /// (Behind the `entry-points` feature, on by default: a user's crate built on
+        /// [`crate::primitives`] turns it off so that its PTX holds its own kernels only.)
+        #[cfg(all(target_arch = "nvptx64", feature = "entry-points"))]
         mod ptx_entry_points {
             use crate::exports::{axis, multi_pass, single_pass, single_pass_wide};
             use crate::stages::*;
@@ -114,6 +119,7 @@ macro_rules! kernel_table {
             use crate::{Max, Min, Sum};
             #[allow(unused_imports)]
             use crate::{Count, NanMax, NanMin, NanSum, Prod};
+            use crate::argreduce::{self, ArgMax, ArgMin};
             use super::SINGLE_PASS_UNROLL;
             $( kernel_table!(@export $abi $mode $stem [$($t),*] [$($op),*] $blocks $module $func); )*
         }
@@ -160,9 +166,22 @@ macro_rules! kernel_table {
             _ => None,
         }
     };
+    (@emu Item const $id:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
+        match $id.op {
+            $(OpKind::$op => kernel_table!(@emu_it $id $op $blocks $module $func),)*
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    };
     (@emu_tr $id:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
         match $id.block {
             $($b => Some(Body::Transform($module::$func::<T, $op, $b>)),)*
+            _ => None,
+        }
+    };
+    (@emu_it $id:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
+        match $id.block {
+            $($b => Some(Body::Item($module::$func::<T, $op, $b>)),)*
             _ => None,
         }
     };
@@ -274,6 +293,23 @@ macro_rules! kernel_table {
             }
         )* }
     };
+    (@export Item const $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
+        $( kernel_table!(@export_it_t $stem $t $ops $blocks $module $func); )*
+    };
+    (@export_it_t $stem:ident $t:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
+        $( kernel_table!(@export_it $stem $t $op $blocks $module $func); )*
+    };
+    (@export_it $stem:ident $t:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
+        paste::paste! { $(
+            #[no_mangle]
+            pub unsafe extern "ptx-kernel" fn [<$stem _ $op:lower _b $b _ $t>](
+                input: *const $t, n: usize, partials: *mut u32, counter: *mut u32, out: *mut u32,
+            ) {
+                // SAFETY: the entry point's contract is the item ABI's, this kernel's.
+                unsafe { $module::$func::<$t, $op, $b>(input, n, partials, counter, out) }
+            }
+        )* }
+    };
     (@export_sp $stem:ident $t:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
         paste::paste! { $(
             #[no_mangle]
@@ -318,6 +354,8 @@ kernel_table! {
         => one_pass::reduce;
     S8Wide reduce_s8_wide SinglePassWide const [i32, u32] [Sum] [256, 512, 1024]
         => s8_shuffle_vectorized::reduce_wide;
+    ArgReduce reduce Item const [f32, f64, i32, u32, i64, u64] [ArgMin, ArgMax] [256]
+        => argreduce::entry;
 }
 
 #[cfg(test)]

@@ -321,4 +321,32 @@ pub enum Cmd {
     /// Norms, dot products, mean and variance in one pass (sumsq, l1, norm2, dot, mean, var,
     /// std); check each against the CPU reference and its error bound, and time it.
     Transform(crate::commands::transform::TransformArgs),
+    /// Argmin / argmax (NumPy's rules: first occurrence, first NaN wins): check every result
+    /// against the CPU reference and time it (min and median of the runs).
+    Arg {
+        /// Operations.
+        #[arg(long, value_delimiter = ',', default_values_t = [reduce_host::ArgOp::ArgMin, reduce_host::ArgOp::ArgMax])]
+        ops: Vec<reduce_host::ArgOp>,
+        /// Types.
+        #[arg(long, value_delimiter = ',', default_values_t = [ElemType::F32])]
+        types: Vec<ElemType>,
+        /// Exponents: N = 2^e.
+        #[arg(long, value_delimiter = ',', value_parser = exponent(), default_values_t = [12u32, 20])]
+        exps: Vec<u32>,
+        /// Input values.
+        #[arg(long, value_enum, default_value_t = Data::Random)]
+        data: Data,
+        /// Seed for `--data random`.
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Warm-up runs.
+        #[arg(long, value_parser = count(0), default_value_t = 5)]
+        warmup: usize,
+        /// Timed runs.
+        #[arg(long, value_parser = count(1), default_value_t = 50)]
+        runs: usize,
+        /// Output format (`json`: one object per line; `csv` prints JSON too).
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
 }

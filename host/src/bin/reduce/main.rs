@@ -132,5 +132,27 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
         Cmd::Info { n, ty } => commands::info::run(&open()?, n, ty),
         Cmd::Axis(a) => commands::axis::run(&open()?, &a),
         Cmd::Transform(a) => commands::transform::run(&open()?, &a),
+        Cmd::Arg {
+            ops,
+            types,
+            exps,
+            data,
+            seed,
+            warmup,
+            runs,
+            format,
+        } => commands::arg::run(
+            &open()?,
+            &commands::arg::ArgCmd {
+                ops,
+                types,
+                exps,
+                data,
+                seed,
+                warmup,
+                runs,
+                format,
+            },
+        ),
     }
 }

@@ -1,6 +1,7 @@
 //! One file per subcommand; each `run` prints its output and returns whether every result
 //! matched the CPU reference.
 
+pub mod arg;
 pub mod axis;
 pub mod check;
 pub mod host;

@@ -1,0 +1,84 @@
+//! `reduce arg`: argmin/argmax (NumPy's rules) over sizes and types: each result checked against
+//! the CPU reference, then timed with CUDA events (the emulator: the wall clock); one line per
+//! (op, type, size), as text or one JSON object per line.
+
+use crate::args::{Data, Format};
+use crate::data::make_data;
+use crate::output::verdict;
+use reduce_host::measure::{time_queued, TimingSpec};
+use reduce_host::{
+    reference_arg, with_elem_type, ArgOp, Backend, ElemType, PreparedArg, ReduceError, Scalar,
+};
+
+/// What `reduce arg` runs.
+pub struct ArgCmd {
+    pub ops: Vec<ArgOp>,
+    pub types: Vec<ElemType>,
+    pub exps: Vec<u32>,
+    pub data: Data,
+    pub seed: u64,
+    pub warmup: usize,
+    pub runs: usize,
+    pub format: Format,
+}
+
+pub fn run(backend: &Backend, cmd: &ArgCmd) -> Result<bool, ReduceError> {
+    let mut ok = true;
+    for &e in &cmd.exps {
+        for &ty in &cmd.types {
+            ok &= with_elem_type!(ty, T => one::<T>(backend, cmd, 1usize << e)?);
+        }
+    }
+    Ok(ok)
+}
+
+fn one<T: Scalar>(backend: &Backend, cmd: &ArgCmd, n: usize) -> Result<bool, ReduceError> {
+    let data = make_data::<T>(n, cmd.data, cmd.seed)?;
+    let input = backend.upload(&data)?;
+    let mut ok = true;
+    for &op in &cmd.ops {
+        let p = PreparedArg::<T>::new(backend, op, n)?;
+        let got = p.run(backend, &input, 0)?;
+        let want = reference_arg(op, &data).ok_or(ReduceError::EmptyArgInput { op: op.name() })?;
+        let good = got.0 == want.0 && got.1.to_bits64() == want.1.to_bits64();
+        ok &= good;
+        let spec = TimingSpec::kernels(cmd.warmup, cmd.runs);
+        let t = time_queued(backend, &spec, || p.enqueue(backend, &input, 0))?;
+        let bytes = (n * T::TYPE.size()) as f64;
+        let gbps = bytes / (t.min() * 1e-3) / 1e9;
+        if cmd.format == Format::Text {
+            println!(
+                "{op} of 2^{} {}: index {} value {} (reference {} {}) {}   min {:.2} us  median {:.2} us  {:.1} GB/s  grid {}",
+                n.trailing_zeros(),
+                T::TYPE,
+                got.0,
+                got.1,
+                want.0,
+                want.1,
+                verdict(good),
+                t.min() * 1e3,
+                t.median() * 1e3,
+                gbps,
+                p.grid()
+            );
+        } else {
+            let line = serde_json::json!({
+                "impl": format!("rust_{op}"),
+                "op": op.name(),
+                "type": T::TYPE.name(),
+                "n": n,
+                "index": got.0,
+                "value": got.1.to_f64(),
+                "ok": good,
+                "grid": p.grid(),
+                "runs": t.runs_ms.len(),
+                "min_us": t.min() * 1e3,
+                "median_us": t.median() * 1e3,
+                "gbps": gbps,
+                "device": backend.caps().name,
+            });
+            println!("{line}");
+        }
+    }
+    Ok(ok)
+}

@@ -1,0 +1,159 @@
+//! Argmin/argmax checks shared by the emulator suite (`tests/argreduce.rs`) and the GPU suite
+//! (`tests/gpu.rs`): every type × op × awkward size × misaligned offset against
+//! [`reference_arg`] (NumPy's rule written out), NaN/inf/-0.0/subnormal inputs, integer extremes,
+//! and the typed error for an empty input.
+#![allow(dead_code)]
+
+use reduce_host::*;
+
+/// Few distinct values (many ties), deterministic.
+pub fn tied<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = ((x >> 11) % 13) as f64;
+            match T::TYPE {
+                ElemType::U32 | ElemType::U64 => T::from_f64(v),
+                _ => T::from_f64(v - 6.0),
+            }
+        })
+        .collect()
+}
+
+fn check_one<T: Scalar>(
+    b: &Backend,
+    input: &Buffer<T>,
+    data: &[T],
+    offset: usize,
+    len: usize,
+) -> Result<(), String> {
+    let mut r = Reducer::new(b);
+    for op in ArgOp::ALL {
+        let got = r
+            .arg_range(op, input, offset, len)
+            .map_err(|e| format!("{op} {} n={len} offset={offset}: {e}", T::TYPE))?;
+        let want = reference_arg(op, &data[offset..offset + len]).expect("not empty");
+        if got.0 != want.0 || got.1.to_bits64() != want.1.to_bits64() {
+            return Err(format!(
+                "{op} of {len} {} at offset {offset}: got {got:?}, want {want:?}",
+                T::TYPE
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every op at `sizes` (and offsets 0, 1, 3 into a longer buffer), for `T`.
+pub fn sizes_and_offsets<T: Scalar>(b: &Backend, sizes: &[usize]) -> Result<(), String> {
+    for &n in sizes.iter().filter(|&&n| n > 0) {
+        let data = tied::<T>(n + 3, n as u64);
+        let input = b.upload(&data).map_err(|e| e.to_string())?;
+        for offset in [0, 1, 3] {
+            check_one(b, &input, &data, offset, n)?;
+        }
+    }
+    Ok(())
+}
+
+/// Every element type.
+pub fn every_type(b: &Backend, sizes: &[usize]) -> Result<(), String> {
+    sizes_and_offsets::<f32>(b, sizes)?;
+    sizes_and_offsets::<f64>(b, sizes)?;
+    sizes_and_offsets::<i32>(b, sizes)?;
+    sizes_and_offsets::<u32>(b, sizes)?;
+    sizes_and_offsets::<i64>(b, sizes)?;
+    sizes_and_offsets::<u64>(b, sizes)
+}
+
+fn float_specials<T: Scalar>(b: &Backend, n: usize) -> Result<(), String> {
+    let base = tied::<T>(n, 5);
+    let at = |i: usize| i.min(n - 1);
+    let cases: Vec<(&str, Vec<(usize, f64)>)> = vec![
+        ("one NaN", vec![(at(n / 2), f64::NAN)]),
+        (
+            "two NaNs, first wins",
+            vec![(at(n - 1), f64::NAN), (at(n / 3), -f64::NAN)],
+        ),
+        (
+            "+inf and -inf",
+            vec![(at(7), f64::INFINITY), (at(n / 2), f64::NEG_INFINITY)],
+        ),
+        (
+            "NaN before inf",
+            vec![
+                (at(n.saturating_sub(2)), f64::INFINITY),
+                (at(n / 4), f64::NAN),
+            ],
+        ),
+        ("-0.0 then 0.0 as extremes", vec![]),
+        ("subnormals", vec![(at(3), 1e-310), (at(n / 2), -1e-310)]),
+    ];
+    for (what, edits) in cases {
+        let mut d = base.clone();
+        if what.starts_with("-0.0") {
+            // All ≥ 0 except zeros: the max is elsewhere, the min is the first zero (either sign).
+            for v in d.iter_mut() {
+                *v = T::from_f64(v.to_f64().abs() + 1.0);
+            }
+            d[at(n / 3)] = T::from_f64(-0.0);
+            d[at(n / 2)] = T::from_f64(0.0);
+        }
+        for (i, v) in edits {
+            d[i] = T::from_f64(v);
+        }
+        let input = b.upload(&d).map_err(|e| e.to_string())?;
+        check_one(b, &input, &d, 0, n).map_err(|e| format!("{what}: {e}"))?;
+    }
+    // All NaN: index 0 both ways.
+    let d = vec![T::from_f64(f64::NAN); n];
+    let input = b.upload(&d).map_err(|e| e.to_string())?;
+    check_one(b, &input, &d, 0, n).map_err(|e| format!("all NaN: {e}"))
+}
+
+/// NaN, ±inf, -0.0 and subnormals, for both float types, at `n` elements.
+pub fn floats(b: &Backend, n: usize) -> Result<(), String> {
+    float_specials::<f32>(b, n)?;
+    float_specials::<f64>(b, n)
+}
+
+fn int_extremes<T: Scalar>(b: &Backend, n: usize, min: T, max: T) -> Result<(), String> {
+    let mut d = tied::<T>(n, 9);
+    d[n / 2] = max;
+    d[n - 1] = max;
+    d[n / 3] = min;
+    d[1.min(n - 1)] = min;
+    let input = b.upload(&d).map_err(|e| e.to_string())?;
+    check_one(b, &input, &d, 0, n)
+}
+
+/// MIN and MAX of every integer type, each twice (the first occurrence wins).
+pub fn integers(b: &Backend, n: usize) -> Result<(), String> {
+    int_extremes::<i32>(b, n, i32::MIN, i32::MAX)?;
+    int_extremes::<u32>(b, n, u32::MIN, u32::MAX)?;
+    int_extremes::<i64>(b, n, i64::MIN, i64::MAX)?;
+    int_extremes::<u64>(b, n, u64::MIN, u64::MAX)
+}
+
+/// An empty input (or range) is the typed error, not a launch.
+pub fn empty_is_an_error(b: &Backend) -> Result<(), String> {
+    let input = b.upload::<f32>(&[1.0, 2.0]).map_err(|e| e.to_string())?;
+    let mut r = Reducer::new(b);
+    for op in ArgOp::ALL {
+        match r.arg_range(op, &input, 1, 0) {
+            Err(ReduceError::EmptyArgInput { op: name }) if name == op.name() => {}
+            other => return Err(format!("{op} of nothing: {other:?}")),
+        }
+    }
+    let empty = b.upload::<u64>(&[]).map_err(|e| e.to_string())?;
+    match r.argmax(&empty) {
+        Err(ReduceError::EmptyArgInput { .. }) => {}
+        other => return Err(format!("argmax of an empty buffer: {other:?}")),
+    }
+    match r.arg_range(ArgOp::ArgMin, &input, 1, 2) {
+        Err(ReduceError::InvalidArgument(_)) => Ok(()),
+        other => Err(format!("a range past the end: {other:?}")),
+    }
+}
