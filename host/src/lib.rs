@@ -22,6 +22,8 @@
 //! * [`Reducer::reduce_rows`], [`Reducer::reduce_cols`], [`Reducer::reduce_segments`] — one result
 //!   per row, column or segment ([`axis_api`]).
 //! * [`measure`] — CUDA-event timing, the blog's benchmark and profile tables.
+//! * [`MultiReducer`] — data sharded across the GPUs of a host, partials combined through NCCL
+//!   in rank order ([`multi`]).
 
 pub mod axis;
 pub mod axis_api;
@@ -33,6 +35,7 @@ pub mod error;
 pub mod gpu;
 pub mod kernel_image;
 pub mod measure;
+pub mod multi;
 pub mod pinned;
 pub mod plan;
 pub mod prepared;
@@ -53,6 +56,10 @@ pub use emulator::Emulator;
 pub use error::{ReduceError, Result};
 pub use gpu::Gpu;
 pub use measure::TimingSpec;
+pub use multi::{
+    split_even, AnyShard, AnyValue, Collective, InMemory, MultiReducer, MultiResult, MultiTiming,
+    Nccl,
+};
 pub use pinned::PinnedBuffer;
 pub use plan::{plan, LaunchOverrides, Plan};
 pub use prepared::{Prepared, ResultIn, Workspace};

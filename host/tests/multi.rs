@@ -1,0 +1,346 @@
+//! The multi-GPU reducer's sharding and combine logic on emulated ranks (CPU emulators and the
+//! in-process all-gather): results against the single reducer over the concatenation and the
+//! CPU reference, empty and uneven shards, every op × type, determinism, errors and timeouts.
+//! The same code with NCCL on real GPUs is in `tests/gpu.rs`.
+
+mod common;
+
+use common::data;
+use reduce_host::multi::{load_nccl, nccl_candidates};
+use reduce_host::*;
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+/// The same bits, or both NaN.
+fn same<T: Scalar>(a: T, b: T) -> bool {
+    a.to_bits64() == b.to_bits64() || (a.to_f64().is_nan() && b.to_f64().is_nan())
+}
+
+/// `op` over `shards` (host slices, one per rank) on `ranks` emulated ranks, checked against the
+/// single reducer over the concatenation and the CPU reference.
+fn check_shards<T: Scalar>(op: Op, shards: &[Vec<T>]) -> Result<(), String> {
+    let all: Vec<T> = shards.concat();
+    let mut m = MultiReducer::emulated(shards.len()).map_err(|e| e.to_string())?;
+    let bufs = shards
+        .iter()
+        .enumerate()
+        .map(|(r, s)| m.with_rank(r, |b| b.upload(s)))
+        .collect::<Result<Vec<_>>>()
+        .map_err(|e| e.to_string())?;
+    let what = format!(
+        "{op} of {} {} over shards {:?}",
+        all.len(),
+        T::TYPE,
+        shards.iter().map(|s| s.len()).collect::<Vec<_>>()
+    );
+    let single = Backend::open(BackendChoice::Emu).map_err(|e| e.to_string())?;
+    let input = single.upload(&all).map_err(|e| e.to_string())?;
+    let mut reducer = Reducer::new(&single);
+    if op == Op::Mean {
+        let got = m.mean(&bufs);
+        let want = reference_mean(&all);
+        return match (got, want) {
+            (Err(ReduceError::EmptyInput { .. }), None) => Ok(()),
+            (Ok(g), Some(w)) if !T::TYPE.is_float() && g == w => Ok(()),
+            (Ok(g), Some(_)) if T::TYPE.is_float() => {
+                let s = reducer.mean(&input).map_err(|e| e.to_string())?;
+                let r = reference(Op::Sum, &all).unwrap();
+                let sum = m.reduce(Op::Sum, &bufs).map_err(|e| e.to_string())?;
+                if matches_reference(
+                    Op::Sum,
+                    T::from_f64(g * all.len() as f64),
+                    &r,
+                    sum.depth + 1,
+                ) || g == s
+                {
+                    Ok(())
+                } else {
+                    Err(format!("{what}: {g} vs single {s}"))
+                }
+            }
+            (g, w) => Err(format!("{what}: got {g:?}, want {w:?}")),
+        };
+    }
+    let got = m.reduce(op, &bufs).map_err(|e| format!("{what}: {e}"))?;
+    let want = reducer
+        .reduce_range(op, &input, 0, all.len())
+        .map_err(|e| e.to_string())?;
+    if got.per_rank.windows(2).any(|w| !same(w[0], w[1])) {
+        return Err(format!("{what}: ranks disagree: {:?}", got.per_rank.len()));
+    }
+    match (got.value, want) {
+        (None, None) => Ok(()),
+        (Some(g), Some(w)) if op != Op::Sum || !T::TYPE.is_float() => {
+            if same(g, w) {
+                Ok(())
+            } else {
+                Err(format!("{what}: {g} but the single reducer gives {w}"))
+            }
+        }
+        (Some(g), Some(w)) => {
+            let r = reference(op, &all).unwrap();
+            if matches_reference(op, g, &r, got.depth) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{what}: {g} (single {w}) is outside the bound of depth {} around {}",
+                    got.depth, r.sum_f64
+                ))
+            }
+        }
+        (g, w) => Err(format!("{what}: got {g:?}, single reducer {w:?}")),
+    }
+}
+
+fn shards_of<T: Scalar>(sizes: &[usize], seed: u64) -> Vec<Vec<T>> {
+    sizes
+        .iter()
+        .enumerate()
+        .map(|(r, &n)| data::<T>(n, seed + r as u64))
+        .collect()
+}
+
+#[test]
+fn every_op_and_type_on_uneven_and_empty_shards() {
+    let layouts: [&[usize]; 6] = [
+        &[5000],
+        &[3000, 4097],
+        &[0, 7000, 1],
+        &[1, 0, 0, 2, 9999],
+        &[0, 0],
+        &[0, 0, 0],
+    ];
+    let mut failures = Vec::new();
+    for &ty in &ElemType::ALL {
+        for op in Op::ALL {
+            for (i, sizes) in layouts.iter().enumerate() {
+                let r = with_elem_type!(ty, T => check_shards::<T>(op, &shards_of::<T>(sizes, i as u64)));
+                if let Err(e) = r {
+                    failures.push(e);
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn scatter_splits_a_host_slice_evenly_and_reduces_it() {
+    assert_eq!(split_even(10, 3), vec![0..3, 3..6, 6..10]);
+    assert_eq!(split_even(2, 4), vec![0..0, 0..1, 1..1, 1..2]);
+    assert_eq!(split_even(0, 2), vec![0..0, 0..0]);
+    let d = data::<i64>(12_345, 9);
+    let mut m = MultiReducer::emulated(4).unwrap();
+    let shards = m.scatter(&d).unwrap();
+    assert_eq!(
+        shards.iter().map(|s| s.len()).collect::<Vec<_>>(),
+        vec![3086, 3086, 3086, 3087]
+    );
+    let got = m.reduce_host(Op::Sum, &d).unwrap();
+    assert_eq!(got.value, Some(d.iter().sum::<i64>()));
+    assert_eq!(got.per_rank.len(), 4);
+    assert_eq!(got.timing.local_ms.len(), 4);
+    assert_eq!(got.timing.combine_ms.len(), 4);
+}
+
+#[test]
+fn one_rank_and_exact_float_sums_are_bit_identical_to_the_single_reducer() {
+    let single = Backend::open(BackendChoice::Emu).unwrap();
+    let d = data::<f32>(20_011, 3);
+    let want = Reducer::new(&single)
+        .sum(&single.upload(&d).unwrap())
+        .unwrap();
+    let got = MultiReducer::emulated(1)
+        .unwrap()
+        .reduce_host(Op::Sum, &d)
+        .unwrap();
+    assert_eq!(got.value.unwrap().to_bits(), want.to_bits());
+    // Small integers in f64 add exactly in any order: every partition gives the same bits.
+    let ints: Vec<f64> = (0..30_000).map(|i| (i % 17) as f64 - 8.0).collect();
+    let want: f64 = ints.iter().sum();
+    for ranks in 1..=5 {
+        let got = MultiReducer::emulated(ranks)
+            .unwrap()
+            .reduce_host(Op::Sum, &ints)
+            .unwrap();
+        assert_eq!(
+            got.value.unwrap().to_bits(),
+            want.to_bits(),
+            "{ranks} ranks"
+        );
+    }
+}
+
+#[test]
+fn nan_shards_and_empty_shards_follow_min_num() {
+    let mut m = MultiReducer::emulated(3).unwrap();
+    let nan = [f32::NAN, f32::NAN];
+    let shards = [
+        m.with_rank(0, |b| b.upload(&nan)).unwrap(),
+        m.with_rank(1, |b| b.upload::<f32>(&[])).unwrap(),
+        m.with_rank(2, |b| b.upload(&nan)).unwrap(),
+    ];
+    // Every element is NaN: NaN (an empty shard contributes NaN, the identity of minNum, not +inf).
+    assert!(m.reduce(Op::Min, &shards).unwrap().value.unwrap().is_nan());
+    assert!(m.reduce(Op::Max, &shards).unwrap().value.unwrap().is_nan());
+    let shards = [
+        m.with_rank(0, |b| b.upload(&nan)).unwrap(),
+        m.with_rank(1, |b| b.upload(&[3.0f32, -2.0])).unwrap(),
+        m.with_rank(2, |b| b.upload::<f32>(&[])).unwrap(),
+    ];
+    assert_eq!(m.reduce(Op::Min, &shards).unwrap().value, Some(-2.0));
+    assert_eq!(m.reduce(Op::Max, &shards).unwrap().value, Some(3.0));
+}
+
+#[test]
+fn repeated_runs_give_the_same_bits() {
+    let d = data::<f32>(50_000, 5);
+    let mut m = MultiReducer::emulated(3).unwrap();
+    let shards = m.scatter(&d).unwrap();
+    let first = m.reduce(Op::Sum, &shards).unwrap().value.unwrap();
+    for _ in 0..10 {
+        let again = m.reduce(Op::Sum, &shards).unwrap().value.unwrap();
+        assert_eq!(again.to_bits(), first.to_bits());
+    }
+}
+
+#[test]
+fn integer_means_are_exact_even_past_the_wrapping_range() {
+    let d = [i64::MAX, i64::MAX, i64::MIN, 5, i64::MAX];
+    let mut m = MultiReducer::emulated(2).unwrap();
+    let shards = m.scatter(&d).unwrap();
+    assert_eq!(m.mean(&shards).unwrap(), reference_mean(&d).unwrap());
+    let any: Vec<AnyShard> = shards.iter().map(AnyShard::from).collect();
+    assert_eq!(
+        m.reduce_any(Op::Mean, &any).unwrap(),
+        Some(AnyValue::F64(reference_mean(&d).unwrap()))
+    );
+    assert_eq!(
+        m.reduce_any(Op::Max, &any).unwrap(),
+        Some(AnyValue::I64(i64::MAX))
+    );
+}
+
+#[test]
+fn bad_shards_are_typed_errors() {
+    let mut m = MultiReducer::emulated(2).unwrap();
+    let a = m.with_rank(0, |b| b.upload(&[1.0f32])).unwrap();
+    let b = m.with_rank(1, |b| b.upload(&[2u32])).unwrap();
+    // Shards of different types.
+    let e = m
+        .reduce_any(Op::Sum, &[AnyShard::from(&a), AnyShard::from(&b)])
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ReduceError::ShardTypeMismatch {
+                rank: 1,
+                expected: ElemType::F32,
+                found: ElemType::U32
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("shard 1 holds u32"), "{e}");
+    // Too few shards, and a shard of the wrong rank.
+    let e = m.reduce(Op::Sum, &[&a]).unwrap_err();
+    assert!(e.to_string().contains("1 shards for 2 ranks"), "{e}");
+    let c = m.with_rank(0, |b| b.upload(&[3.0f32])).unwrap();
+    let e = m.reduce(Op::Sum, &[&a, &c]).unwrap_err();
+    assert!(matches!(e, ReduceError::ForeignBuffer { .. }), "{e}");
+    assert!(e.to_string().contains("shard 1"), "{e}");
+    // A mean through reduce, the mean of nothing, zero ranks, a rank that is not there.
+    assert!(matches!(
+        m.reduce(Op::Mean, &[&a, &c]),
+        Err(ReduceError::InvalidArgument(_))
+    ));
+    let empty: [Buffer<f32>; 2] = [
+        m.with_rank(0, |b| b.zeroed(0)).unwrap(),
+        m.with_rank(1, |b| b.zeroed(0)).unwrap(),
+    ];
+    assert!(matches!(
+        m.mean(&empty),
+        Err(ReduceError::EmptyInput { op: Op::Mean })
+    ));
+    assert!(MultiReducer::emulated(0).is_err());
+    assert!(m.with_rank(2, |_| Ok(())).is_err());
+}
+
+/// A collective that never finishes (or fails), recording whether it was aborted.
+struct Stuck {
+    fail: bool,
+    aborted: Rc<Cell<bool>>,
+}
+
+impl Collective for Stuck {
+    fn name(&self) -> &'static str {
+        "stuck"
+    }
+    fn all_gather<T: Scalar>(
+        &mut self,
+        ranks: &[&Backend],
+        send: &[&Buffer<T>],
+        recv: &mut [Buffer<T>],
+    ) -> Result<()> {
+        InMemory::new().all_gather(ranks, send, recv)
+    }
+    fn progress(&mut self) -> Result<bool> {
+        if self.fail {
+            Err(ReduceError::InvalidArgument("remote rank died".into()))
+        } else {
+            Ok(false)
+        }
+    }
+    fn abort(&mut self) {
+        self.aborted.set(true);
+    }
+}
+
+#[test]
+fn a_stuck_exchange_times_out_and_aborts_and_a_failed_one_is_an_error() {
+    let aborted = Rc::new(Cell::new(false));
+    let stuck = Stuck {
+        fail: false,
+        aborted: aborted.clone(),
+    };
+    let mut m = MultiReducer::emulated_with(2, stuck)
+        .unwrap()
+        .with_timeout(Duration::from_millis(200));
+    let t = Instant::now();
+    let e = m.reduce_host(Op::Sum, &[1.0f32; 100]).unwrap_err();
+    assert!(matches!(e, ReduceError::Timeout { ms: 200, .. }), "{e}");
+    assert!(t.elapsed() < Duration::from_secs(10));
+    assert!(aborted.get(), "the collective was not aborted");
+
+    let aborted = Rc::new(Cell::new(false));
+    let failing = Stuck {
+        fail: true,
+        aborted: aborted.clone(),
+    };
+    let mut m = MultiReducer::emulated_with(2, failing).unwrap();
+    let e = m.reduce_host(Op::Max, &[1u64; 10]).unwrap_err();
+    assert!(e.to_string().contains("remote rank died"), "{e}");
+    assert!(aborted.get());
+}
+
+#[test]
+fn a_missing_nccl_is_a_typed_error_naming_every_place_tried() {
+    // Only this test touches NCCL_LIBRARY (and the process-wide loader).
+    std::env::set_var("NCCL_LIBRARY", "/nonexistent/libnccl.so.2");
+    assert_eq!(nccl_candidates()[0], "/nonexistent/libnccl.so.2");
+    match load_nccl() {
+        Err(ReduceError::NcclUnavailable { tried }) => {
+            assert!(
+                tried[0].starts_with("/nonexistent/libnccl.so.2: "),
+                "{tried:?}"
+            );
+            assert!(tried.iter().any(|t| t.starts_with("libnccl.so.2: ")));
+            let msg = ReduceError::NcclUnavailable { tried }.to_string();
+            assert!(msg.contains("NCCL_LIBRARY"), "{msg}");
+        }
+        // A machine with NCCL installed finds it elsewhere.
+        Ok(lib) => assert_ne!(lib.path, "/nonexistent/libnccl.so.2"),
+        Err(e) => panic!("unexpected error {e}"),
+    }
+}
