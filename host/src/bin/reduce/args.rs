@@ -307,4 +307,7 @@ pub enum Cmd {
     /// Reduce along an axis of a row-major matrix (one result per row or column), or over ragged
     /// segments; check every result against the CPU reference and time it.
     Axis(crate::commands::axis::AxisArgs),
+    /// One reduction over shards on several GPUs, combined through NCCL in rank order (or on
+    /// emulated ranks with `--backend emu`): checked, timed per phase, bits compared across runs.
+    Multi(crate::commands::multi::MultiArgs),
 }
