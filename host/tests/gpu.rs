@@ -5,6 +5,7 @@
 mod axis_checks;
 mod common;
 mod host_stream;
+mod multi_checks;
 
 use common::*;
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -409,6 +410,90 @@ fn axis_results_are_bit_identical() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Every GPU through NCCL; `None` (the test passes, saying why) when NCCL is not installed,
+/// unless `MULTI_REQUIRE_NCCL` is set (benches/multi-on-gpu.sh sets it).
+fn multi_gpus() -> Result<Option<MultiReducer<Nccl>>, Failed> {
+    match MultiReducer::gpus(None) {
+        Ok(m) => {
+            let lib = m.collective().library();
+            println!(
+                "{} GPU(s), NCCL {} from {}",
+                m.ranks(),
+                lib.version_string(),
+                lib.path
+            );
+            Ok(Some(m))
+        }
+        Err(ReduceError::NcclUnavailable { tried })
+            if std::env::var_os("MULTI_REQUIRE_NCCL").is_none() =>
+        {
+            println!("multi-GPU test not run: NCCL is not available (tried {tried:?})");
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn multi_gpu_every_op_and_type() -> Result<(), Failed> {
+    let Some(mut m) = multi_gpus()? else {
+        return Ok(());
+    };
+    let failures = multi_checks::every_op_and_type(&mut m, 100);
+    if !failures.is_empty() {
+        return Err(failures.join("\n").into());
+    }
+    Ok(())
+}
+
+fn multi_gpu_deterministic_and_typed_errors() -> Result<(), Failed> {
+    let Some(mut m) = multi_gpus()? else {
+        return Ok(());
+    };
+    let d = data::<f32>(10_000_019, 3);
+    let distinct = multi_checks::distinct_sums(&mut m, &d, 100)?;
+    println!(
+        "100 sums of 10000019 f32 over {} GPUs: {distinct} distinct bit pattern(s)",
+        m.ranks()
+    );
+    if distinct != 1 {
+        return Err(format!("{distinct} different results in 100 runs").into());
+    }
+    // 2^28 ones per GPU, filled on the devices: the sum is exact.
+    let n = 1usize << 28;
+    let shards = (0..m.ranks())
+        .map(|r| m.with_rank(r, |b| b.filled(n, 1.0f32)))
+        .collect::<Result<Vec<_>>>()?;
+    let got = m.reduce(Op::Sum, &shards)?;
+    println!(
+        "2^28 ones per GPU: {:?}, timing {:?}",
+        got.value, got.timing
+    );
+    if got.value != Some((n * m.ranks()) as f32) {
+        return Err(format!("sum of 2^28 ones per GPU: {:?}", got.value).into());
+    }
+    drop(shards);
+    let count = Gpu::count()?;
+    match MultiReducer::gpus(Some(count + 1)) {
+        Err(ReduceError::TooFewGpus {
+            requested,
+            available,
+        }) if requested == count + 1 && available == count => {}
+        Err(e) => return Err(format!("asking for {} GPUs: {e}", count + 1).into()),
+        Ok(_) => return Err(format!("{} GPUs of {count} opened", count + 1).into()),
+    }
+    if m.ranks() >= 2 {
+        let a = m.with_rank(0, |b| b.upload(&[1.0f32]))?;
+        let b = m.with_rank(0, |b| b.upload(&[2.0f32]))?;
+        let mut shards: Vec<&Buffer<f32>> = vec![&a; m.ranks()];
+        shards[1] = &b;
+        match m.reduce(Op::Sum, &shards) {
+            Err(ReduceError::ForeignBuffer { what }) if what.contains("shard 1") => {}
+            other => return Err(format!("a shard of rank 0 given as shard 1: {other:?}").into()),
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let mut args = Arguments::from_args();
     args.test_threads = Some(1); // one GPU: keep large allocations and timings apart
@@ -458,6 +543,11 @@ fn main() {
         (
             "axis_results_are_bit_identical",
             axis_results_are_bit_identical,
+        ),
+        ("multi_gpu_every_op_and_type", multi_gpu_every_op_and_type),
+        (
+            "multi_gpu_deterministic_and_typed_errors",
+            multi_gpu_deterministic_and_typed_errors,
         ),
     ];
     let missing = match Gpu::open() {
