@@ -70,8 +70,13 @@ def worker(rank, world, n, runs, port):
                           "local_ms_median": statistics.median(local) * 1e3,
                           "allreduce_ms_median": statistics.median(allreduce) * 1e3,
                           "allreduce_ms_min": min(allreduce) * 1e3,
-                          "nccl": ".".join(map(str, torch.cuda.nccl.version()))}), flush=True)
+                          "nccl": nccl_version()}), flush=True)
     dist.destroy_process_group()
+
+
+def nccl_version():
+    v = torch.cuda.nccl.version()  # a tuple in recent torch, an int (e.g. 22703) in older ones
+    return ".".join(map(str, v)) if isinstance(v, tuple) else str(v)
 
 
 def single(n_total, runs):
