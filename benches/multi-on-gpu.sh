@@ -20,6 +20,9 @@
 # with one GPU it prints "needs 2 GPUs" after part 1 and exits 0. Sized to stay well inside 3
 # minutes on 2 x H200 (an estimate: not yet run there).
 set -u
+# NVLink multicast stays off (on shared GPU hosts a program using it can take the GPUs out of
+# service): NCCL, PyTorch and NVSHMEM, for this script and every process it starts.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="${1:-${OUT:-./results-multi}}"
 mkdir -p "$OUT/logs"
@@ -50,6 +53,7 @@ fi
     nvidia-smi -L 2>/dev/null
     nvidia-smi topo -m 2>/dev/null
     echo "NCCL_LIBRARY=${NCCL_LIBRARY:-<unset: the library searches itself>}"
+    echo "NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE TORCH_SYMM_MEM_DISABLE_MULTICAST=$TORCH_SYMM_MEM_DISABLE_MULTICAST"
 } | tee "$OUT/logs/setup.txt" >&2
 N=1073741824 # 2^30 per GPU
 
