@@ -481,6 +481,29 @@ fn multi_gpu_deterministic_and_typed_errors() -> Result<(), Failed> {
         Err(e) => return Err(format!("asking for {} GPUs: {e}", count + 1).into()),
         Ok(_) => return Err(format!("{} GPUs of {count} opened", count + 1).into()),
     }
+    // Columns of a matrix split by rows (100·r + 3 rows of 1000 on rank r): every rank holds
+    // the column sums of the whole matrix, exact for small integers.
+    let cols = 1000;
+    let blocks: Vec<usize> = (0..m.ranks()).map(|r| 100 * r + 3).collect();
+    let parts: Vec<Vec<i64>> = blocks
+        .iter()
+        .enumerate()
+        .map(|(r, &rows)| multi_checks::axis_data::<i64>(rows * cols, r as u64))
+        .collect();
+    let shards = parts
+        .iter()
+        .enumerate()
+        .map(|(r, p)| m.with_rank(r, |b| b.upload(p)))
+        .collect::<Result<Vec<_>>>()?;
+    let all = parts.concat();
+    let want: Vec<i64> = (0..cols)
+        .map(|c| all.iter().skip(c).step_by(cols).sum())
+        .collect();
+    for (r, got) in m.reduce_cols(Op::Sum, &shards, cols)?.iter().enumerate() {
+        if m.with_rank(r, |b| b.download(got, cols))? != want {
+            return Err(format!("rank {r}: wrong column sums").into());
+        }
+    }
     if m.ranks() >= 2 {
         let a = m.with_rank(0, |b| b.upload(&[1.0f32]))?;
         let b = m.with_rank(0, |b| b.upload(&[2.0f32]))?;

@@ -17,14 +17,16 @@ pub trait Collective {
     /// A short name for reports (`nccl`, `in-memory`).
     fn name(&self) -> &'static str;
 
-    /// Queue: element 0 of `send[r]` (a buffer of rank `r`) goes to element `r` of every
-    /// `recv[q]` (a buffer of rank `q` with at least `ranks.len()` elements). `ranks[r]` is rank
-    /// `r`'s backend; the caller has made no context current.
+    /// Queue: elements `0..count` of `send[r]` (a buffer of rank `r`) go to elements
+    /// `r·count..(r+1)·count` of every `recv[q]` (a buffer of rank `q` with at least
+    /// `ranks.len() · count` elements). `ranks[r]` is rank `r`'s backend; the caller has made no
+    /// context current.
     fn all_gather<T: Scalar>(
         &mut self,
         ranks: &[&Backend],
         send: &[&Buffer<T>],
         recv: &mut [Buffer<T>],
+        count: usize,
     ) -> Result<()>;
 
     /// Whether the collective's own part of the exchange is done (work queued on the ranks'
@@ -37,13 +39,19 @@ pub trait Collective {
 }
 
 /// Check the shapes [`Collective::all_gather`] takes: one send and one receive buffer per rank,
-/// each of its own rank, a send with at least one element and receives with at least one per
-/// rank.
+/// each of its own rank, a send with at least `count` elements and receives with at least
+/// `count` per rank (`count` ≥ 1).
 pub(crate) fn check_gather<T: Scalar>(
     ranks: &[&Backend],
     send: &[&Buffer<T>],
     recv: &[Buffer<T>],
+    count: usize,
 ) -> Result<()> {
+    if count == 0 {
+        return Err(ReduceError::InvalidArgument(
+            "an all-gather of 0 elements per rank".into(),
+        ));
+    }
     let r = ranks.len();
     if send.len() != r || recv.len() != r {
         return Err(ReduceError::InvalidArgument(format!(
@@ -55,10 +63,14 @@ pub(crate) fn check_gather<T: Scalar>(
     for (q, b) in ranks.iter().enumerate() {
         send[q].check_owner(b.id(), &format!("rank {q}'s send buffer"))?;
         recv[q].check_owner(b.id(), &format!("rank {q}'s receive buffer"))?;
-        if send[q].is_empty() || recv[q].len() < r {
+        let total = r.checked_mul(count).ok_or_else(|| {
+            ReduceError::InvalidArgument(format!("{r} ranks × {count} elements overflows"))
+        })?;
+        if send[q].len() < count || recv[q].len() < total {
             return Err(ReduceError::InvalidArgument(format!(
-                "rank {q}: an all-gather of one element over {r} ranks needs a send buffer of \
-                 at least 1 and a receive buffer of at least {r} elements (got {} and {})",
+                "rank {q}: an all-gather of {count} element(s) over {r} ranks needs a send \
+                 buffer of at least {count} and a receive buffer of at least {total} elements \
+                 (got {} and {})",
                 send[q].len(),
                 recv[q].len()
             )));
@@ -101,15 +113,16 @@ impl Collective for InMemory {
         ranks: &[&Backend],
         send: &[&Buffer<T>],
         recv: &mut [Buffer<T>],
+        count: usize,
     ) -> Result<()> {
         if self.aborted {
             return Err(aborted());
         }
-        check_gather(ranks, send, recv)?;
-        let mut gathered = Vec::with_capacity(ranks.len());
+        check_gather(ranks, send, recv, count)?;
+        let mut gathered = Vec::with_capacity(ranks.len() * count);
         for (b, s) in ranks.iter().zip(send) {
             bind(b)?;
-            gathered.push(b.download(s, 1)?[0]);
+            gathered.extend(b.download(s, count)?);
         }
         for (b, r) in ranks.iter().zip(recv.iter_mut()) {
             bind(b)?;

@@ -10,12 +10,16 @@
 //! the combine are queued on each rank's stream, and the host waits once, with a timeout
 //! (polling NCCL's asynchronous errors; aborting the communicators when it passes).
 //!
+//! [`MultiReducer::reduce_cols`] and [`MultiReducer::reduce_rows`] do the same for a matrix
+//! whose rows are split across the ranks.
+//!
 //! Integer sums, min and max equal the single-GPU result over the concatenation bit for bit
 //! (wrapping addition, min and max are associative). A float sum is added in another order
 //! than one GPU would: it is within the bound of [`MultiResult::depth`] (the deepest shard's
 //! plan plus the combine's) of the exact sum, as every float sum of this crate is.
 
 mod any;
+mod axis;
 mod collective;
 mod mean;
 mod nccl;
@@ -306,7 +310,7 @@ impl<C: Collective> MultiReducer<C> {
             })
             .collect::<Result<Vec<_>>>()?;
         let backends: Vec<&Backend> = ranks.iter().map(|r| &r.backend).collect();
-        collective.all_gather(&backends, &sends, recv)?;
+        collective.all_gather(&backends, &sends, recv, 1)?;
         drop(sends);
         for (rank, rb) in ranks.iter_mut().zip(recv.iter()) {
             rank.bind()?;

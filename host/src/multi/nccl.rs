@@ -269,6 +269,7 @@ impl Collective for Nccl {
         ranks: &[&Backend],
         send: &[&Buffer<T>],
         recv: &mut [Buffer<T>],
+        count: usize,
     ) -> Result<()> {
         if self.aborted {
             return Err(ReduceError::Nccl {
@@ -276,7 +277,7 @@ impl Collective for Nccl {
                 message: "the communicators were aborted after a timeout".into(),
             });
         }
-        check_gather(ranks, send, recv)?;
+        check_gather(ranks, send, recv, count)?;
         let mut streams = Vec::with_capacity(ranks.len());
         for (r, b) in ranks.iter().enumerate() {
             match b {
@@ -301,15 +302,15 @@ impl Collective for Nccl {
                 break;
             }
             // SAFETY: `send[r]` and `recv[r]` are live device buffers of rank r's GPU (checked:
-            // owner, and the GPU is this communicator's) holding at least 1 and `ranks.len()`
-            // elements of `T` (check_gather), whose NCCL type is `data_type(T)`; the stream is
-            // that GPU's. The buffers outlive the exchange: freeing device memory waits for the
+            // owner, and the GPU is this communicator's) holding at least `count` and
+            // `ranks.len() · count` elements of `T` (check_gather), whose NCCL type is
+            // `data_type(T)`; the stream is that GPU's. The buffers outlive the exchange: freeing device memory waits for the
             // work queued on it.
             let res = unsafe {
                 (lib.all_gather)(
                     send[r].addr(0) as *const c_void,
                     recv[r].addr(0) as *mut c_void,
-                    1,
+                    count,
                     data_type(T::TYPE),
                     self.comms[r],
                     streams[r],
