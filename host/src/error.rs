@@ -158,6 +158,47 @@ pub enum ReduceError {
         /// `argmin` or `argmax`.
         op: &'static str,
     },
+    /// More GPUs were asked for than the driver reports.
+    #[error("{requested} GPUs were requested but the driver reports {available}; ask for at most {available} (or use emulated ranks)")]
+    TooFewGpus {
+        /// GPUs asked for.
+        requested: usize,
+        /// GPUs the driver reports.
+        available: usize,
+    },
+    /// The NCCL library could not be loaded from any of the places searched.
+    #[error("NCCL is not available: libnccl could not be loaded from any of {tried:?}. Fix: `pip install nvidia-nccl-cu13` (or cu12), or set NCCL_LIBRARY=/path/to/libnccl.so.2")]
+    NcclUnavailable {
+        /// Every path or name tried, each with why it failed.
+        tried: Vec<String>,
+    },
+    /// An NCCL call failed (or a communicator reported an asynchronous error).
+    #[error("NCCL error during {what}: {message}")]
+    Nccl {
+        /// What the library was doing.
+        what: String,
+        /// NCCL's error name and text.
+        message: String,
+    },
+    /// A wait for the devices took longer than its timeout (the communicators were aborted, so
+    /// nothing is left hanging).
+    #[error("timed out after {ms} ms waiting for {what}; the NCCL communicators were aborted")]
+    Timeout {
+        /// What was being waited for.
+        what: String,
+        /// The timeout.
+        ms: u64,
+    },
+    /// The shards of one multi-GPU reduction hold different element types.
+    #[error("shard {rank} holds {found} but shard 0 holds {expected}: every shard of one reduction must hold the same element type")]
+    ShardTypeMismatch {
+        /// The first shard whose type differs.
+        rank: usize,
+        /// Shard 0's type.
+        expected: ElemType,
+        /// This shard's type.
+        found: ElemType,
+    },
 }
 
 /// Attach "what we were doing" to a CUDA error.

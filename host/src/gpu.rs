@@ -20,6 +20,7 @@ pub struct Gpu {
     ptx_origin: String,
     pub(crate) caps: DeviceCaps,
     pub(crate) id: BackendId,
+    ordinal: usize,
     _context: cust::context::Context,
 }
 
@@ -46,6 +47,36 @@ impl Gpu {
     /// this context's device memory and the mapped result, as any CUDA kernel can; it cannot make
     /// the host library read out of bounds (every host-side access is checked).
     pub fn open_with_ptx(ptx: &str, origin: &str) -> Result<Self> {
+        Self::open_device_with_ptx(0, ptx, origin)
+    }
+
+    /// How many GPUs the driver reports (0 without a driver or GPU).
+    pub fn count() -> Result<usize> {
+        cust::init(cust::CudaFlags::empty()).map_err(ReduceError::NoDriver)?;
+        Ok(cust::device::Device::num_devices().during("counting devices")? as usize)
+    }
+
+    /// Open GPU `ordinal` (0-based, in the driver's order) with the embedded kernels. Its primary
+    /// context becomes current on this thread; with several GPUs open in one thread every use of
+    /// one must be preceded by [`Gpu::make_current`], which is why only the multi-GPU reducer
+    /// (`crate::multi`), which does so, opens GPUs other than 0.
+    pub(crate) fn open_device(ordinal: usize) -> Result<Self> {
+        Self::open_device_with_ptx(ordinal, EMBEDDED_PTX, crate::kernel_image::EMBEDDED_ORIGIN)
+    }
+
+    /// Make this GPU's context current on the calling thread: every `cust` call (allocation,
+    /// copy, launch) goes to the current context.
+    pub fn make_current(&self) -> Result<()> {
+        cust::context::CurrentContext::set_current(&self._context)
+            .during("making a GPU's context current")
+    }
+
+    /// The device ordinal this handle opened.
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+
+    fn open_device_with_ptx(ordinal: usize, ptx: &str, origin: &str) -> Result<Self> {
         if !ptx.contains(".entry") || !ptx.contains(".target") {
             return Err(ReduceError::Ptx {
                 path: origin.to_string(),
@@ -57,7 +88,13 @@ impl Gpu {
         if count == 0 {
             return Err(ReduceError::NoDevice);
         }
-        let device = cust::device::Device::get_device(0).during("opening device 0")?;
+        if ordinal >= count as usize {
+            return Err(ReduceError::InvalidArgument(format!(
+                "GPU {ordinal} does not exist: the driver reports {count} GPU(s)"
+            )));
+        }
+        let device = cust::device::Device::get_device(ordinal as u32)
+            .during(format!("opening device {ordinal}"))?;
         let context = cust::context::Context::new(device).during("creating a context")?;
         // The sm_90 cubin for the embedded PTX on an sm_90 device, the PTX otherwise.
         let module = crate::kernel_image::load_module(&device, ptx, origin)?;
@@ -82,6 +119,7 @@ impl Gpu {
             ptx_origin: origin.to_string(),
             caps,
             id: BackendId::fresh(),
+            ordinal,
             _context: context,
         })
     }

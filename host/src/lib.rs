@@ -27,6 +27,8 @@
 //! * [`Reducer::argmax`], [`Reducer::argmin`] — `(index, value)` with NumPy's rules
 //!   ([`argreduce`]); [`CustomReduction`] — a user's own reduction built on the device primitives
 //!   ([`custom`]).
+//! * [`MultiReducer`] — data sharded across the GPUs of a host, partials combined through NCCL
+//!   in rank order ([`multi`]).
 
 pub mod argreduce;
 pub mod axis;
@@ -40,6 +42,7 @@ pub mod error;
 pub mod gpu;
 pub mod kernel_image;
 pub mod measure;
+pub mod multi;
 pub mod pinned;
 pub mod plan;
 pub(crate) mod policy_settings;
@@ -66,6 +69,10 @@ pub use emulator::Emulator;
 pub use error::{ReduceError, Result};
 pub use gpu::Gpu;
 pub use measure::TimingSpec;
+pub use multi::{
+    split_even, AnyShard, AnyValue, Collective, InMemory, MultiReducer, MultiResult, MultiTiming,
+    Nccl,
+};
 pub use pinned::PinnedBuffer;
 pub use plan::{plan, LaunchOverrides, Plan};
 pub use prepared::{Prepared, ResultIn, Workspace};

@@ -6,8 +6,9 @@ mod arg_checks;
 mod axis_checks;
 mod common;
 mod host_stream;
-mod transform_checks;
+mod multi_checks;
 mod semantics_checks;
+mod transform_checks;
 
 use common::*;
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -623,6 +624,113 @@ fn custom_op_from_its_own_ptx() -> Result<(), Failed> {
     }
 }
 
+/// Every GPU through NCCL; `None` (the test passes, saying why) when NCCL is not installed,
+/// unless `MULTI_REQUIRE_NCCL` is set (benches/multi-on-gpu.sh sets it).
+fn multi_gpus() -> Result<Option<MultiReducer<Nccl>>, Failed> {
+    match MultiReducer::gpus(None) {
+        Ok(m) => {
+            let lib = m.collective().library();
+            println!(
+                "{} GPU(s), NCCL {} from {}",
+                m.ranks(),
+                lib.version_string(),
+                lib.path
+            );
+            Ok(Some(m))
+        }
+        Err(ReduceError::NcclUnavailable { tried })
+            if std::env::var_os("MULTI_REQUIRE_NCCL").is_none() =>
+        {
+            println!("multi-GPU test not run: NCCL is not available (tried {tried:?})");
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn multi_gpu_every_op_and_type() -> Result<(), Failed> {
+    let Some(mut m) = multi_gpus()? else {
+        return Ok(());
+    };
+    let failures = multi_checks::every_op_and_type(&mut m, 100);
+    if !failures.is_empty() {
+        return Err(failures.join("\n").into());
+    }
+    Ok(())
+}
+
+fn multi_gpu_deterministic_and_typed_errors() -> Result<(), Failed> {
+    let Some(mut m) = multi_gpus()? else {
+        return Ok(());
+    };
+    let d = data::<f32>(10_000_019, 3);
+    let distinct = multi_checks::distinct_sums(&mut m, &d, 100)?;
+    println!(
+        "100 sums of 10000019 f32 over {} GPUs: {distinct} distinct bit pattern(s)",
+        m.ranks()
+    );
+    if distinct != 1 {
+        return Err(format!("{distinct} different results in 100 runs").into());
+    }
+    // 2^28 ones per GPU, filled on the devices: the sum is exact.
+    let n = 1usize << 28;
+    let shards = (0..m.ranks())
+        .map(|r| m.with_rank(r, |b| b.filled(n, 1.0f32)))
+        .collect::<Result<Vec<_>>>()?;
+    let got = m.reduce(Op::Sum, &shards)?;
+    println!(
+        "2^28 ones per GPU: {:?}, timing {:?}",
+        got.value, got.timing
+    );
+    if got.value != Some((n * m.ranks()) as f32) {
+        return Err(format!("sum of 2^28 ones per GPU: {:?}", got.value).into());
+    }
+    drop(shards);
+    let count = Gpu::count()?;
+    match MultiReducer::gpus(Some(count + 1)) {
+        Err(ReduceError::TooFewGpus {
+            requested,
+            available,
+        }) if requested == count + 1 && available == count => {}
+        Err(e) => return Err(format!("asking for {} GPUs: {e}", count + 1).into()),
+        Ok(_) => return Err(format!("{} GPUs of {count} opened", count + 1).into()),
+    }
+    // Columns of a matrix split by rows (100·r + 3 rows of 1000 on rank r): every rank holds
+    // the column sums of the whole matrix, exact for small integers.
+    let cols = 1000;
+    let blocks: Vec<usize> = (0..m.ranks()).map(|r| 100 * r + 3).collect();
+    let parts: Vec<Vec<i64>> = blocks
+        .iter()
+        .enumerate()
+        .map(|(r, &rows)| multi_checks::axis_data::<i64>(rows * cols, r as u64))
+        .collect();
+    let shards = parts
+        .iter()
+        .enumerate()
+        .map(|(r, p)| m.with_rank(r, |b| b.upload(p)))
+        .collect::<Result<Vec<_>>>()?;
+    let all = parts.concat();
+    let want: Vec<i64> = (0..cols)
+        .map(|c| all.iter().skip(c).step_by(cols).sum())
+        .collect();
+    for (r, got) in m.reduce_cols(Op::Sum, &shards, cols)?.iter().enumerate() {
+        if m.with_rank(r, |b| b.download(got, cols))? != want {
+            return Err(format!("rank {r}: wrong column sums").into());
+        }
+    }
+    if m.ranks() >= 2 {
+        let a = m.with_rank(0, |b| b.upload(&[1.0f32]))?;
+        let b = m.with_rank(0, |b| b.upload(&[2.0f32]))?;
+        let mut shards: Vec<&Buffer<f32>> = vec![&a; m.ranks()];
+        shards[1] = &b;
+        match m.reduce(Op::Sum, &shards) {
+            Err(ReduceError::ForeignBuffer { what }) if what.contains("shard 1") => {}
+            other => return Err(format!("a shard of rank 0 given as shard 1: {other:?}").into()),
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let mut args = Arguments::from_args();
     args.test_threads = Some(1); // one GPU: keep large allocations and timings apart
@@ -706,6 +814,11 @@ fn main() {
             argmax_is_deterministic_at_2e28,
         ),
         ("custom_op_from_its_own_ptx", custom_op_from_its_own_ptx),
+        ("multi_gpu_every_op_and_type", multi_gpu_every_op_and_type),
+        (
+            "multi_gpu_deterministic_and_typed_errors",
+            multi_gpu_deterministic_and_typed_errors,
+        ),
     ];
     let missing = match Gpu::open() {
         Ok(_) => None,

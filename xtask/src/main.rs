@@ -429,6 +429,11 @@ fn bundle() -> Result<()> {
         root.join("benches/toolbox-lib-on-gpu.sh"),
         dest.join("toolbox-lib-on-gpu.sh"),
     )?;
+    // Issue #17: reductions across the GPUs of a host (NCCL): `bash multi-on-gpu.sh OUTDIR`.
+    std::fs::copy(
+        root.join("benches/multi-on-gpu.sh"),
+        dest.join("multi-on-gpu.sh"),
+    )?;
     println!(
         "bundle ready: {} (copy it to the GPU machine and run `bash run-on-gpu.sh`)",
         dest.display()

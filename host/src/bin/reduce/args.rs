@@ -349,4 +349,7 @@ pub enum Cmd {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// One reduction over shards on several GPUs, combined through NCCL in rank order (or on
+    /// emulated ranks with `--backend emu`): checked, timed per phase, bits compared across runs.
+    Multi(crate::commands::multi::MultiArgs),
 }

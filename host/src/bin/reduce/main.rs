@@ -154,5 +154,6 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
                 format,
             },
         ),
+        Cmd::Multi(a) => commands::multi::run(cli.backend.into(), cli.ptx.is_some(), &a),
     }
 }

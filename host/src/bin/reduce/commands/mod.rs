@@ -6,6 +6,7 @@ pub mod axis;
 pub mod check;
 pub mod host;
 pub mod info;
+pub mod multi;
 pub mod profile;
 pub mod run;
 pub mod stress;
