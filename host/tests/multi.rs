@@ -73,7 +73,7 @@ fn one_rank_and_exact_float_sums_are_bit_identical_to_the_single_reducer() {
 }
 
 #[test]
-fn nan_shards_and_empty_shards_follow_min_num() {
+fn nan_shards_propagate_and_nan_ops_skip_them() {
     let mut m = MultiReducer::emulated(3).unwrap();
     let nan = [f32::NAN, f32::NAN];
     let shards = [
@@ -81,7 +81,7 @@ fn nan_shards_and_empty_shards_follow_min_num() {
         m.with_rank(1, |b| b.upload::<f32>(&[])).unwrap(),
         m.with_rank(2, |b| b.upload(&nan)).unwrap(),
     ];
-    // Every element is NaN: NaN (an empty shard contributes NaN, the identity of minNum, not +inf).
+    // Every element is NaN: NaN (an empty shard contributes the identity, +inf or -inf).
     assert!(m.reduce(Op::Min, &shards).unwrap().value.unwrap().is_nan());
     assert!(m.reduce(Op::Max, &shards).unwrap().value.unwrap().is_nan());
     let shards = [
@@ -89,8 +89,11 @@ fn nan_shards_and_empty_shards_follow_min_num() {
         m.with_rank(1, |b| b.upload(&[3.0f32, -2.0])).unwrap(),
         m.with_rank(2, |b| b.upload::<f32>(&[])).unwrap(),
     ];
-    assert_eq!(m.reduce(Op::Min, &shards).unwrap().value, Some(-2.0));
-    assert_eq!(m.reduce(Op::Max, &shards).unwrap().value, Some(3.0));
+    // min/max propagate NaN (NumPy); nanmin/nanmax skip it.
+    assert!(m.reduce(Op::Min, &shards).unwrap().value.unwrap().is_nan());
+    assert!(m.reduce(Op::Max, &shards).unwrap().value.unwrap().is_nan());
+    assert_eq!(m.reduce(Op::NanMin, &shards).unwrap().value, Some(-2.0));
+    assert_eq!(m.reduce(Op::NanMax, &shards).unwrap().value, Some(3.0));
 }
 
 #[test]

@@ -250,7 +250,7 @@ impl<C: Collective> MultiReducer<C> {
             s.check_owner(rank.backend.id(), &format!("shard {r}"))?;
         }
         let total: usize = shards.iter().map(|s| s.len()).sum();
-        if total == 0 && op != Op::Sum {
+        if total == 0 && op.is_extreme() {
             return Ok(MultiResult {
                 value: None,
                 per_rank: Vec::new(),
@@ -266,6 +266,7 @@ impl<C: Collective> MultiReducer<C> {
         let mut depth = 0;
         for (rank, s) in self.ranks.iter_mut().zip(&shards) {
             rank.bind()?;
+            rank.make_room(2);
             if s.is_empty() {
                 rank.ensure_identity::<T>(op)?;
             } else {

@@ -60,14 +60,19 @@ impl Rank {
         bind(&self.backend)
     }
 
+    /// Keep the plan cache bounded: forget every plan if `k` more would pass [`MAX_PLANS`]. Called
+    /// before a reduction prepares its plans, so that none of them is forgotten while it runs.
+    pub(crate) fn make_room(&mut self, k: usize) {
+        if self.plans.len() + k > MAX_PLANS {
+            self.plans.clear();
+        }
+    }
+
     /// Prepare (once) the stage-8 plan for `n` elements in `role`. Call with the context bound.
     pub(crate) fn ensure_plan<T: Scalar>(&mut self, op: Op, n: usize, role: Role) -> Result<()> {
         let key = (T::TYPE, op, n, role);
         if self.plans.contains_key(&key) {
             return Ok(());
-        }
-        if self.plans.len() >= MAX_PLANS {
-            self.plans.clear();
         }
         let p = plan(
             Stage::S8,
