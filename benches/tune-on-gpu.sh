@@ -86,9 +86,9 @@ cols_grid() {
 }
 segments_grid() {
     echo ""
-    for sp in 2^12 2^14 2^16 2^18 2^20; do
+    for sp in 2^12 2^13 2^14 2^16 2^18; do
         for vpl in 2 4 8; do
-            for br in 1024 2048 8192; do
+            for br in 2048 8192 2^15; do
                 for bps in 6 8; do
                     echo "segment_piece=$sp,vectors_per_lane=$vpl,block_run=$br,blocks_per_sm=$bps"
                 done
