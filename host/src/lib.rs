@@ -63,7 +63,7 @@ pub use stage::Stage;
 pub use streaming::{
     policy::StreamPolicy,
     timeline::{Lane, Span, Timeline},
-    HostInput, HostReducer,
+    HostInput, HostReducer, Route,
 };
 pub use types::{matches_reference, reference, reference_mean, ElemType, Op, Reference, Scalar};
 pub use verify::{verify, Expected};
