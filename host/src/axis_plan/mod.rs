@@ -386,82 +386,6 @@ impl AxisPolicy {
             steps,
         })
     }
-
-    /// One result per column of a row-major `rows × cols` matrix: one pass over the input,
-    /// split into pieces of rows when there are too few column tiles to fill the GPU, then
-    /// finishing passes over the pieces' partials (each a column reduction itself, split again
-    /// while [`AxisPolicy::finish_piece_rows`] allows).
-    pub fn cols(
-        &self,
-        ty: ElemType,
-        op: Op,
-        rows: usize,
-        cols: usize,
-        caps: &DeviceCaps,
-    ) -> Result<AxisPlan> {
-        let op = device_op(op)?;
-        check_shape(rows, cols)?;
-        let id = kernel(Family::AxisColumns, ty, op);
-        let resident = self.resident_for(Family::AxisColumns, AXIS_BLOCK, caps);
-        // The kernel loads 16-byte vector columns when a row is a whole number of vectors.
-        let lanes = if (cols * ty.size()).is_multiple_of(16) {
-            16 / ty.size()
-        } else {
-            1
-        };
-        let vcols = cols / lanes;
-        let narrowed = (vcols / self.min_col_tiles.max(1)).max(32);
-        let tile = vcols.clamp(1, narrowed.min(self.col_tile).clamp(1, AXIS_BLOCK));
-        let tiles = vcols.div_ceil(tile);
-        let split = |rows: usize, min_rows: usize| {
-            if cols == 0 || tiles >= resident || min_rows == 0 {
-                1
-            } else {
-                resident
-                    .div_ceil(tiles)
-                    .min(self.max_col_parts)
-                    .min(rows / min_rows)
-                    .max(1)
-            }
-        };
-        let step = |count: usize, parts: usize, src: Option<usize>, dst: usize| AxisStep {
-            offsets: Offsets::None,
-            kernel: id,
-            reads_input: src.is_none(),
-            writes_result: parts == 1,
-            grid: (tiles * parts).clamp(1, resident),
-            shared_bytes: AXIS_BLOCK * 16,
-            count,
-            len: cols,
-            parts,
-            group: tile,
-            out_len: parts * cols,
-            src_offset: src.unwrap_or(0),
-            dst_offset: dst,
-        };
-        let mut steps = Vec::new();
-        let mut partials = 0;
-        if cols > 0 {
-            let mut parts = split(rows, self.min_piece_rows.max(1));
-            steps.push(step(rows, parts, None, 0));
-            while parts > 1 {
-                let next = split(parts, self.finish_piece_rows);
-                let next = if next >= parts { 1 } else { next };
-                let (src, dst) = (partials, partials + parts * cols);
-                steps.push(step(parts, next, Some(src), if next > 1 { dst } else { 0 }));
-                partials += parts * cols;
-                parts = next;
-            }
-        }
-        Ok(AxisPlan {
-            kind: AxisKind::Cols,
-            ty,
-            op,
-            results: cols,
-            partials,
-            steps,
-        })
-    }
 }
 
 fn id_size(id: KernelId) -> usize {
@@ -470,38 +394,6 @@ fn id_size(id: KernelId) -> usize {
         ElemKind::F32 | ElemKind::I32 | ElemKind::U32 => 4,
         ElemKind::F64 | ElemKind::I64 | ElemKind::U64 => 8,
     }
-}
-
-/// Segments cut into pieces of at most `piece` elements: `(piece_begin, piece_end, first,
-/// last)`, where segment `i`'s pieces are `first[i]..last[i]` (so their partials are
-/// `partials[first[i]..last[i]]`, and an empty segment has none). `None` when no segment is longer
-/// than `piece`.
-#[allow(clippy::type_complexity)]
-pub fn cut_segments(
-    begin: &[u64],
-    end: &[u64],
-    piece: usize,
-) -> Option<(Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>)> {
-    let piece = piece.max(1) as u64;
-    if begin
-        .iter()
-        .zip(end)
-        .all(|(b, e)| e.saturating_sub(*b) <= piece)
-    {
-        return None;
-    }
-    let (mut pb, mut pe, mut first, mut last) = (vec![], vec![], vec![], vec![]);
-    for (&b, &e) in begin.iter().zip(end) {
-        first.push(pb.len() as u64);
-        let mut at = b;
-        while at < e {
-            pb.push(at);
-            at = at.saturating_add(piece).min(e);
-            pe.push(at);
-        }
-        last.push(pb.len() as u64);
-    }
-    Some((pb, pe, first, last))
 }
 
 /// `rows × cols` must be a representable element count.
@@ -515,7 +407,11 @@ pub fn check_shape(rows: usize, cols: usize) -> Result<usize> {
         })
 }
 
+mod cols;
+mod cut;
 mod settings;
+
+pub use cut::cut_segments;
 
 #[cfg(test)]
 mod tests;
