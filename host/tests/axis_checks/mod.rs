@@ -211,6 +211,7 @@ pub fn check_matrix_policy<T: Scalar>(
 pub fn policies() -> Vec<AxisPolicy> {
     [
         "",
+        "min_col_tiles=1",
         "col_tile=1",
         "col_tile=3",
         "col_tile=4,finish_piece_rows=2,min_piece_rows=2",
