@@ -54,7 +54,7 @@ python3 "$HERE/python/axis_report.py" "$OUT" || status=1
 
 # Correctness on the GPU: the axis GPU tests (bin/gpu-tests, filtered), and compute-sanitizer's
 # memcheck and racecheck over small rows / cols / segments runs (every kernel shape: sub-warp,
-# block, split, vector and scalar columns).
+# block, split, vector and scalar columns, and columns of a single row lane: no barrier).
 if [ -x "$HERE/bin/gpu-tests" ]; then
     "$HERE/bin/gpu-tests" axis > "$OUT/axis-gpu-tests.txt" 2>&1 || { echo "axis GPU tests FAILED" >&2; status=1; }
     tail -3 "$OUT/axis-gpu-tests.txt" >&2
@@ -63,11 +63,12 @@ if command -v compute-sanitizer > /dev/null 2>&1; then
     for tool in memcheck racecheck; do
         for a in "--rows 37 --cols 301 --axis rows" "--rows 3 --cols 70001 --axis rows" \
                  "--rows 301 --cols 37 --axis cols" "--rows 20000 --cols 8 --axis cols" \
+                 "--rows 5 --cols 8195 --axis cols" "--rows 3 --cols 8192 --axis cols" \
                  "--axis segments --segments 50 --max-len 100000"; do
             compute-sanitizer --tool "$tool" --error-exitcode 9 "$R" --backend gpu axis $a --runs 0 \
                 --data random >> "$OUT/axis-sanitize-$tool.log" 2>&1 || { echo "$tool: $a FAILED" >&2; status=1; }
         done
-        echo "$tool: $(grep -cE 'ERROR SUMMARY: 0|RACECHECK SUMMARY: 0' "$OUT/axis-sanitize-$tool.log") clean runs of 5" >&2
+        echo "$tool: $(grep -cE 'ERROR SUMMARY: 0|RACECHECK SUMMARY: 0' "$OUT/axis-sanitize-$tool.log") clean runs of 7" >&2
     done
 fi
 exit $status

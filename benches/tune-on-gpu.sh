@@ -58,12 +58,13 @@ rows_grid() {
     for bps in 4 6 8 16; do
         for br in 1024 2048 8192 32768 2^30; do
             for vpl in 2 4 8; do
-                echo "blocks_per_sm=$bps,block_run=$br,vectors_per_lane=$vpl"
+                echo "blocks_per_sm=$bps,long_row_blocks_per_sm=0,block_run=$br,vectors_per_lane=$vpl"
             done
         done
     done
+    for lbps in 6 8 12 24 32; do echo "long_row_blocks_per_sm=$lbps"; done
     for mp in 4096 65536 2^18; do echo "min_piece=$mp"; done
-    for mp in 4096 65536; do echo "min_piece=$mp,blocks_per_sm=16"; done
+    for mp in 4096 65536; do echo "min_piece=$mp,long_row_blocks_per_sm=32"; done
     for w in 2 4; do echo "row_waves=$w"; echo "row_waves=$w,min_piece=4096"; done
 }
 cols_grid() {
@@ -72,11 +73,12 @@ cols_grid() {
         for tile in 8 32 64 256; do
             for mpr in 16 64 256; do
                 for fin in 0 32; do
-                    echo "col_blocks_per_sm=$cbps,col_tile=$tile,min_piece_rows=$mpr,finish_piece_rows=$fin"
+                    echo "col_blocks_per_sm=$cbps,col_tile=$tile,min_col_tiles=1,min_piece_rows=$mpr,finish_piece_rows=$fin"
                 done
             done
         done
     done
+    for mct in 1 4 16 32; do echo "min_col_tiles=$mct"; echo "min_col_tiles=$mct,finish_piece_rows=32"; done
     for cbps in 2 4; do
         for mcp in 32 132 264 528; do
             echo "col_blocks_per_sm=$cbps,max_col_parts=$mcp"
@@ -86,11 +88,11 @@ cols_grid() {
 }
 segments_grid() {
     echo ""
-    for sp in 2^12 2^14 2^16 2^18 2^20; do
+    for sp in 2^12 2^13 2^14 2^16 2^18; do
         for vpl in 2 4 8; do
-            for br in 1024 2048 8192; do
+            for br in 2048 8192 2^15; do
                 for bps in 6 8; do
-                    echo "segment_piece=$sp,vectors_per_lane=$vpl,block_run=$br,blocks_per_sm=$bps"
+                    echo "segment_piece=$sp,vectors_per_lane=$vpl,block_run=$br,segment_blocks_per_sm=$bps"
                 done
             done
         done
@@ -105,8 +107,8 @@ pageable_grid() {
             done
         done
     done
-    for mc in 4M 16M 64M; do echo "register_min_bytes=0,max_chunk_bytes=$mc"; done
-    echo "register_min_bytes=0,max_chunk_bytes=64M,target_chunks=4"
+    echo "register_min_bytes=0"
+    for tc in 1 4 8; do echo "target_chunks=$tc"; done
 }
 pinned_grid() {
     echo ""
@@ -116,6 +118,7 @@ pinned_grid() {
         done
     done
     for z in 0 16M 2^30; do echo "zero_copy_max_bytes=$z"; done
+    for tc in 1 4 8; do echo "target_chunks=$tc"; done
 }
 policies() { # grid name -> --policy arguments in POL
     POL=()

@@ -133,7 +133,8 @@ def host_section(rows, best_out):
             us(cupy and cupy["min_ms"]), ratio(torch and torch["min_ms"], best and best["min_ms"]),
             ratio(cupy and cupy["min_ms"], best and best["min_ms"]), "yes" if met else "no"]) + " |")
         details.append(f"* {name}: " + "; ".join(
-            f"{pol(r['policy'])} {us(r['min_ms'])} ({r['chunks']} chunks)" for r in good[:5])
+            f"{pol(r['policy'])} {us(r['min_ms'])} ({r['chunks']} chunks, {r.get('route')})"
+            for r in good[:5])
             + (f"; WRONG: {', '.join(pol(r['policy']) for r in wrong)}" if wrong else ""))
         best_out.append({"section": "host", "case": name, "n": n, "input": inp,
                          "policies": len(rs), "wrong": len(wrong),

@@ -84,7 +84,7 @@ pub use stage::Stage;
 pub use streaming::{
     policy::StreamPolicy,
     timeline::{Lane, Span, Timeline},
-    HostInput, HostReducer,
+    HostInput, HostReducer, Route,
 };
 pub use transform::reference::TransformReference;
 pub use transform::{plan_transform, Moments, PreparedTransform, TransformKind, TransformPlan};

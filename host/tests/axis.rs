@@ -210,6 +210,7 @@ fn tuned_policies_reach_every_kernel_shape() {
             check_matrix_policy::<f32>(&b, Op::Sum, r, c, &p);
         }
         check_matrix_policy::<f64>(&b, Op::Max, 1003, 16, &p);
+        check_matrix_policy::<f64>(&b, Op::Sum, 9, 600, &p);
         check_matrix_policy::<i32>(&b, Op::Min, 777, 20, &p);
     }
 }

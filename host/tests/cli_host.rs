@@ -145,6 +145,7 @@ fn host_command_times_each_policy_and_names_bad_settings() {
     assert_eq!(rows.len(), 2, "{out}");
     assert_eq!(rows[0]["chunks"], 30, "{out}");
     assert_eq!(rows[1]["policy_settings"]["register_min_bytes"], 0, "{out}");
+    assert_eq!(rows[1]["route"], "emulated", "{out}");
     assert!(rows.iter().all(|r| r["correct"] == true), "{out}");
     let (code, out) = cli(&[&base[..], &["--policy", "slots=1"]].concat());
     assert_eq!(code, 2, "{out}");

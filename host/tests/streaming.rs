@@ -130,7 +130,9 @@ fn the_policy_picks_zero_copy_for_small_pinned_inputs() {
     let pinned = PinnedBuffer::from_slice(&b, &data).unwrap();
     let mut h = HostReducer::new(&b).with_policy(policy).unwrap();
     let whole = Reducer::new(&b).sum(&b.upload(&data).unwrap()).unwrap();
+    assert_eq!(h.last_route(), None);
     assert_eq!(h.sum_host(&pinned).unwrap().to_bits(), whole.to_bits());
+    assert_eq!(h.last_route(), Some(Route::ZeroCopy));
     // Pageable input still streams in chunks.
     let chunked = chunked_reference(&b, h.policy(), Op::Sum, &data).unwrap();
     assert_eq!(

@@ -69,22 +69,56 @@ pub struct AxisPolicy {
     /// Its own knob because the column kernel needs more registers than the row kernel (60
     /// against 35 per thread for `f32` sum, ptxas 12.9), so fewer of its blocks fit on an SM.
     pub col_blocks_per_sm: usize,
+    /// Resident blocks per SM the segment kernel's grid aims for; 0: [`AxisPolicy::blocks_per_sm`].
+    pub segment_blocks_per_sm: usize,
+    /// Blocks per SM for rows long enough for a block each ([`AxisPolicy::block_run`]): the grid
+    /// of such a row launch, and the number of pieces few long rows are split into; 0:
+    /// [`AxisPolicy::blocks_per_sm`].
+    pub long_row_blocks_per_sm: usize,
+    /// The column tile is narrowed (never below a warp's 32 vector columns, never above
+    /// [`AxisPolicy::col_tile`]) so that a matrix has at least this many tiles: a wide matrix's
+    /// split then has fewer pieces per tile, and its finishing pass as many blocks as tiles.
+    pub min_col_tiles: usize,
 }
 
+/// The defaults are the H200 sweep's (`benches/tune-on-gpu.sh`, one device call, results in
+/// `benches/results/h200-2026-11-30-s4-tune/tune.md`, f32 sum of ones, min of 30 runs per
+/// policy): per kernel family the grid point closest to every case's best (geometric mean of
+/// time / best time over the six shapes of issue #13, "One policy for all cases" there).
+///
+/// * Rows: `block_run = 8192`, `vectors_per_lane = 4`, `blocks_per_sm = 6` for rows of a
+///   sub-warp or a warp each and `long_row_blocks_per_sm = 16` for rows of a block each. The old
+///   8 blocks per SM launched 1,056 blocks of which only 792 fit (35 registers per thread: 6
+///   blocks per SM), leaving a tail wave (7–13% slower than 6). 6 is best for short rows (2^20 ×
+///   16: 23.2 against 24.3 µs with 16), 16 for few long rows (more, smaller pieces: 256 × 2^20
+///   252.0 against 260.2 µs, 16 × 2^24 259.6 against 263.0 µs) and 2^12 × 2^14 (68.6 against
+///   70.9 µs); 2^14 × 2^14 is 1.4% slower with 16 (250.6 against 247.2 µs).
+/// * Columns: `col_blocks_per_sm = 4` (60 registers: 4 blocks per SM) and at least
+///   `min_col_tiles = 8` tiles — 2^16 × 1024 (one tile of 256 vector columns before) went from
+///   321 µs to 77.9 µs with tiles of 32; the other shapes keep tiles of 256 (`col_tile`):
+///   2^20 × 16 30.4 µs (was 34.9), 2^12 × 2^14 80.4 (94.4), 256 × 2^20 267.8 (283.7), 16 × 2^24
+///   331.0 (330.4), 2^14 × 2^14 269.1 (281.9). Finishing a split in several passes
+///   (`finish_piece_rows`) rescued one wide tile (2^16 × 1024: 88.2 µs) but cost 1–3 µs
+///   wherever the tiles are narrowed, so it is off.
+/// * Segments: `segment_piece = 2^14`, `segment_blocks_per_sm = 6`: 152.0 µs on the 2,000
+///   log-uniform segments against 173.6 µs before (the read-only roof: 128.0 µs).
 impl Default for AxisPolicy {
     fn default() -> Self {
         AxisPolicy {
-            blocks_per_sm: 8,
+            blocks_per_sm: 6,
             vectors_per_lane: 4,
-            block_run: 2048,
+            block_run: 8192,
             min_piece: 16384,
             min_piece_rows: 64,
-            segment_piece: 1 << 16,
+            segment_piece: 1 << 14,
             col_tile: AXIS_BLOCK,
             max_col_parts: usize::MAX,
             finish_piece_rows: 0,
             row_waves: 1,
-            col_blocks_per_sm: 0,
+            col_blocks_per_sm: 4,
+            segment_blocks_per_sm: 6,
+            long_row_blocks_per_sm: 16,
+            min_col_tiles: 8,
         }
     }
 }
@@ -199,6 +233,20 @@ impl AxisPolicy {
         (caps.sm_count * self.blocks_per_sm).max(1)
     }
 
+    /// Blocks the grid of kernel family `family` aims for, with groups of `group` threads.
+    fn resident_for(&self, family: Family, group: usize, caps: &DeviceCaps) -> usize {
+        let own = match family {
+            Family::AxisColumns => self.col_blocks_per_sm,
+            Family::AxisSegments => self.segment_blocks_per_sm,
+            _ if group == AXIS_BLOCK => self.long_row_blocks_per_sm,
+            _ => 0,
+        };
+        match own {
+            0 => self.resident(caps),
+            b => (caps.sm_count * b).max(1),
+        }
+    }
+
     /// Threads per run of `len` elements of `size` bytes.
     pub fn group(&self, len: usize, size: usize) -> usize {
         if len >= self.block_run {
@@ -213,9 +261,11 @@ impl AxisPolicy {
         }
     }
 
-    /// Pieces per run of `len` elements when there are `count` runs.
+    /// Pieces per run of `len` elements when there are `count` runs (only runs of at least
+    /// `2 · min_piece` elements are split: a block each, when `min_piece` is at least half of
+    /// `block_run`).
     fn parts(&self, count: usize, len: usize, caps: &DeviceCaps) -> usize {
-        let resident = self.resident(caps);
+        let resident = self.resident_for(Family::AxisRows, AXIS_BLOCK, caps);
         if count == 0 || count >= resident || len < 2 * self.min_piece {
             return 1;
         }
@@ -237,7 +287,7 @@ impl AxisPolicy {
         let items = count * parts;
         let grid = items
             .div_ceil(AXIS_BLOCK / group)
-            .clamp(1, self.resident(caps));
+            .clamp(1, self.resident_for(id.family, group, caps));
         AxisStep {
             offsets: Offsets::None,
             kernel: id,
@@ -341,84 +391,6 @@ impl AxisPolicy {
             steps,
         })
     }
-
-    /// One result per column of a row-major `rows × cols` matrix: one pass over the input,
-    /// split into pieces of rows when there are too few column tiles to fill the GPU, then
-    /// finishing passes over the pieces' partials (each a column reduction itself, split again
-    /// while [`AxisPolicy::finish_piece_rows`] allows).
-    pub fn cols(
-        &self,
-        ty: ElemType,
-        op: Op,
-        rows: usize,
-        cols: usize,
-        caps: &DeviceCaps,
-    ) -> Result<AxisPlan> {
-        let op = device_op(op)?;
-        check_shape(rows, cols)?;
-        let id = kernel(Family::AxisColumns, ty, op);
-        let resident = match self.col_blocks_per_sm {
-            0 => self.resident(caps),
-            b => (caps.sm_count * b).max(1),
-        };
-        // The kernel loads 16-byte vector columns when a row is a whole number of vectors.
-        let lanes = if (cols * ty.size()).is_multiple_of(16) {
-            16 / ty.size()
-        } else {
-            1
-        };
-        let vcols = cols / lanes;
-        let tile = vcols.clamp(1, self.col_tile.clamp(1, AXIS_BLOCK));
-        let tiles = vcols.div_ceil(tile);
-        let split = |rows: usize, min_rows: usize| {
-            if cols == 0 || tiles >= resident || min_rows == 0 {
-                1
-            } else {
-                resident
-                    .div_ceil(tiles)
-                    .min(self.max_col_parts)
-                    .min(rows / min_rows)
-                    .max(1)
-            }
-        };
-        let step = |count: usize, parts: usize, src: Option<usize>, dst: usize| AxisStep {
-            offsets: Offsets::None,
-            kernel: id,
-            reads_input: src.is_none(),
-            writes_result: parts == 1,
-            grid: (tiles * parts).clamp(1, resident),
-            shared_bytes: AXIS_BLOCK * 16,
-            count,
-            len: cols,
-            parts,
-            group: tile,
-            out_len: parts * cols,
-            src_offset: src.unwrap_or(0),
-            dst_offset: dst,
-        };
-        let mut steps = Vec::new();
-        let mut partials = 0;
-        if cols > 0 {
-            let mut parts = split(rows, self.min_piece_rows.max(1));
-            steps.push(step(rows, parts, None, 0));
-            while parts > 1 {
-                let next = split(parts, self.finish_piece_rows);
-                let next = if next >= parts { 1 } else { next };
-                let (src, dst) = (partials, partials + parts * cols);
-                steps.push(step(parts, next, Some(src), if next > 1 { dst } else { 0 }));
-                partials += parts * cols;
-                parts = next;
-            }
-        }
-        Ok(AxisPlan {
-            kind: AxisKind::Cols,
-            ty,
-            op,
-            results: cols,
-            partials,
-            steps,
-        })
-    }
 }
 
 fn id_size(id: KernelId) -> usize {
@@ -427,38 +399,6 @@ fn id_size(id: KernelId) -> usize {
         ElemKind::F32 | ElemKind::I32 | ElemKind::U32 => 4,
         ElemKind::F64 | ElemKind::I64 | ElemKind::U64 => 8,
     }
-}
-
-/// Segments cut into pieces of at most `piece` elements: `(piece_begin, piece_end, first,
-/// last)`, where segment `i`'s pieces are `first[i]..last[i]` (so their partials are
-/// `partials[first[i]..last[i]]`, and an empty segment has none). `None` when no segment is longer
-/// than `piece`.
-#[allow(clippy::type_complexity)]
-pub fn cut_segments(
-    begin: &[u64],
-    end: &[u64],
-    piece: usize,
-) -> Option<(Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>)> {
-    let piece = piece.max(1) as u64;
-    if begin
-        .iter()
-        .zip(end)
-        .all(|(b, e)| e.saturating_sub(*b) <= piece)
-    {
-        return None;
-    }
-    let (mut pb, mut pe, mut first, mut last) = (vec![], vec![], vec![], vec![]);
-    for (&b, &e) in begin.iter().zip(end) {
-        first.push(pb.len() as u64);
-        let mut at = b;
-        while at < e {
-            pb.push(at);
-            at = at.saturating_add(piece).min(e);
-            pe.push(at);
-        }
-        last.push(pb.len() as u64);
-    }
-    Some((pb, pe, first, last))
 }
 
 /// `rows × cols` must be a representable element count.
@@ -472,7 +412,11 @@ pub fn check_shape(rows: usize, cols: usize) -> Result<usize> {
         })
 }
 
+mod cols;
+mod cut;
 mod settings;
+
+pub use cut::cut_segments;
 
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,7 @@ use crate::policy_settings::{pairs, size, unknown};
 
 impl AxisPolicy {
     /// The keys [`AxisPolicy::set`] knows: the field names.
-    pub const KEYS: [&'static str; 11] = [
+    pub const KEYS: [&'static str; 14] = [
         "blocks_per_sm",
         "vectors_per_lane",
         "block_run",
@@ -19,6 +19,9 @@ impl AxisPolicy {
         "finish_piece_rows",
         "row_waves",
         "col_blocks_per_sm",
+        "segment_blocks_per_sm",
+        "long_row_blocks_per_sm",
+        "min_col_tiles",
     ];
 
     /// Set the field named `key` from `value` (digits with an optional `K`/`M`/`G` suffix, or
@@ -26,10 +29,11 @@ impl AxisPolicy {
     ///
     /// # Errors
     /// [`crate::ReduceError::Policy`] for an unknown key or a value outside the key's range:
-    /// `blocks_per_sm` and `row_waves` 1..=64, `col_blocks_per_sm` 0..=64 (0: `blocks_per_sm`),
-    /// `vectors_per_lane` 1..=1024, `col_tile` 1..=256,
-    /// `min_piece`, `min_piece_rows`, `segment_piece` and `max_col_parts` at least 1,
-    /// `finish_piece_rows` 0 (off) or at least 2; every count at most 2^40.
+    /// `blocks_per_sm` and `row_waves` 1..=64, `col_blocks_per_sm`, `segment_blocks_per_sm` and
+    /// `long_row_blocks_per_sm` 0..=64 (0: `blocks_per_sm`), `vectors_per_lane` 1..=1024,
+    /// `col_tile` 1..=256, `min_col_tiles` 1..=2^20, `min_piece`, `min_piece_rows`,
+    /// `segment_piece` and `max_col_parts` at least 1, `finish_piece_rows` 0 (off) or at least 2;
+    /// every count at most 2^40.
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
         const BIG: usize = 1 << 40;
         match key {
@@ -43,6 +47,9 @@ impl AxisPolicy {
             "max_col_parts" => self.max_col_parts = size(key, value, 1, BIG)?,
             "row_waves" => self.row_waves = size(key, value, 1, 64)?,
             "col_blocks_per_sm" => self.col_blocks_per_sm = size(key, value, 0, 64)?,
+            "segment_blocks_per_sm" => self.segment_blocks_per_sm = size(key, value, 0, 64)?,
+            "long_row_blocks_per_sm" => self.long_row_blocks_per_sm = size(key, value, 0, 64)?,
+            "min_col_tiles" => self.min_col_tiles = size(key, value, 1, 1 << 20)?,
             "finish_piece_rows" => {
                 let v = size(key, value, 0, BIG)?;
                 if v == 1 {

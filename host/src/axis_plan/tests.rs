@@ -26,7 +26,50 @@ fn shapes_pick_the_kernel_shape() {
     assert_eq!(long.partials, 16 * long.steps[0].parts);
     assert_eq!(long.steps[1].len, long.steps[0].parts);
     let tall = p.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
-    assert!(tall.steps[0].parts > 1 && tall.steps.len() == 2);
+    // 2^20 rows of 16 columns: one tile, split in 4 · 132 pieces, then one finishing pass; with
+    // `finish_piece_rows` the finish is split too (528 pieces → 16 → 1), each pass reading the
+    // region the pass before wrote.
+    assert_eq!(
+        tall.steps.iter().map(|s| s.parts).collect::<Vec<_>>(),
+        vec![528, 1]
+    );
+    let tall = AxisPolicy {
+        finish_piece_rows: 32,
+        ..p
+    }
+    .cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c)
+    .unwrap();
+    assert_eq!(
+        tall.steps.iter().map(|s| s.parts).collect::<Vec<_>>(),
+        vec![528, 16, 1]
+    );
+    assert_eq!(tall.steps[0].grid, 528, "col_blocks_per_sm = 4");
+    assert_eq!(
+        (tall.steps[1].src_offset, tall.steps[1].dst_offset),
+        (0, 528 * 16)
+    );
+    assert_eq!(tall.steps[2].src_offset, 528 * 16);
+    assert!(tall.steps[2].writes_result && !tall.steps[2].reads_input);
+    assert_eq!(tall.partials, (528 + 16) * 16);
+    // Tiles: narrowed to give at least `min_col_tiles`, never below 32 vector columns.
+    let tile = |cols| {
+        p.cols(ElemType::F32, Op::Sum, 1 << 16, cols, &c)
+            .unwrap()
+            .steps[0]
+            .group
+    };
+    assert_eq!(
+        (tile(16), tile(100), tile(1024), tile(1 << 14)),
+        (4, 25, 32, 256)
+    );
+    assert_eq!(tile(4 * 80), 32);
+    // Each family aims its grid at its own blocks per SM.
+    let seg = p
+        .segments(ElemType::F32, Op::Sum, 100_000, 100_000, 1 << 27, &c)
+        .unwrap();
+    assert_eq!(seg.steps[0].grid, 132 * p.segment_blocks_per_sm);
+    let rows = p.rows(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
+    assert_eq!(rows.steps[0].grid, 132 * p.blocks_per_sm);
     let wide = p.cols(ElemType::F32, Op::Sum, 16, 1 << 24, &c).unwrap();
     assert_eq!(wide.steps.len(), 1);
     assert!(p.rows(ElemType::F32, Op::Mean, 1, 1, &c).is_err());

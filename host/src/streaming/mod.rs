@@ -77,6 +77,22 @@ impl<T: Scalar> HostInput<'_, T> {
     }
 }
 
+/// How a [`HostReducer`] call moved the data ([`HostReducer::last_route`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Route {
+    /// Pageable memory, staged into pinned buffers by CPU threads, then copied in chunks.
+    Staged,
+    /// Pageable memory page-locked in place for the call, then copied in chunks from it.
+    Registered,
+    /// Pinned memory, copied in chunks straight from it.
+    Pinned,
+    /// Pinned memory read by one kernel where it lies (no copy).
+    ZeroCopy,
+    /// The emulator: plain copies into the chunk buffers.
+    Emulated,
+}
+
 /// Reductions of host data, streamed through the device (see the [module docs](self)).
 ///
 /// ```no_run
@@ -94,6 +110,7 @@ pub struct HostReducer<'b> {
     policy: StreamPolicy,
     lanes: HashMap<ElemType, Box<dyn Any>>,
     staging: Option<GpuStaging>,
+    last_route: Option<Route>,
 }
 
 impl<'b> HostReducer<'b> {
@@ -105,7 +122,13 @@ impl<'b> HostReducer<'b> {
             policy: StreamPolicy::default(),
             lanes: HashMap::new(),
             staging: None,
+            last_route: None,
         }
+    }
+
+    /// How the last call that had data moved it (`None` before any such call).
+    pub fn last_route(&self) -> Option<Route> {
+        self.last_route
     }
 
     /// Use `policy` instead (drops the buffers made for the old one).
@@ -291,9 +314,11 @@ impl<'b> HostReducer<'b> {
                     e.insert(zero_copy::ZeroCopyPlan::new(backend, op, n)?)
                 }
             };
+            self.last_route = Some(Route::ZeroCopy);
             return plan.run(backend, p).map(Some);
         }
         let Some(gpu) = backend.gpu() else {
+            self.last_route = Some(Route::Emulated);
             return pipeline::reduce_emulated(backend, lanes, policy, op, src.data()).map(Some);
         };
         if self.staging.is_none() {
@@ -303,18 +328,20 @@ impl<'b> HostReducer<'b> {
         // Pageable memory large enough is page-locked in place (and copied like pinned memory)
         // when the policy says so and the driver agrees; the guard unlocks it after the call.
         let _registered;
-        let src = match src {
+        let (src, route) = match src {
             Source::Pageable(d) if policy.register(std::mem::size_of_val(d)) => {
                 match register::Registered::new(d) {
                     Some(r) => {
                         _registered = r;
-                        Source::Pinned(d)
+                        (Source::Pinned(d), Route::Registered)
                     }
-                    None => src,
+                    None => (src, Route::Staged),
                 }
             }
-            _ => src,
+            Source::Pageable(_) => (src, Route::Staged),
+            Source::Pinned(_) => (src, Route::Pinned),
         };
+        self.last_route = Some(route);
         let mut rec = match spans {
             Some(_) => Some(Recorder::new(gpu.stream())?),
             None => None,

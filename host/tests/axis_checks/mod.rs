@@ -209,6 +209,8 @@ pub fn check_matrix_policy<T: Scalar>(
 /// passes, capped splits, and row splits with more waves.
 pub fn policies() -> Vec<AxisPolicy> {
     [
+        "",
+        "min_col_tiles=1",
         "col_tile=1",
         "col_tile=3",
         "col_tile=4,finish_piece_rows=2,min_piece_rows=2",
@@ -223,7 +225,9 @@ pub fn policies() -> Vec<AxisPolicy> {
 }
 
 /// Shapes for [`policies`]: tall and narrow (1, 3, 4, 16, 20 columns), a prime width, rows
-/// long enough to split.
+/// long enough to split, and tiles of a single row lane (as wide as the block, or wider than
+/// half of it, so that some threads have no column: 201, 257 columns; 200 and 257 vector
+/// columns).
 pub const POLICY_SHAPES: &[(usize, usize)] = &[
     (3001, 1),
     (2000, 3),
@@ -232,4 +236,7 @@ pub const POLICY_SHAPES: &[(usize, usize)] = &[
     (777, 20),
     (129, 257),
     (3, 5003),
+    (50, 201),
+    (33, 800),
+    (7, 1028),
 ];

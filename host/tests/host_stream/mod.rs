@@ -49,6 +49,17 @@ pub fn check_registered(b: &Backend, policy: &StreamPolicy) -> Result<(), String
                 ));
             }
         }
+        let route = match (b.gpu(), threshold) {
+            (None, _) => Route::Emulated,
+            (Some(_), 0) => Route::Registered,
+            _ => Route::Staged,
+        };
+        if h.last_route() != Some(route) {
+            return Err(format!(
+                "threshold {threshold}: route {:?}, want {route:?}",
+                h.last_route()
+            ));
+        }
         let max = h.max_host(d).map_err(e)?;
         if max != d.iter().copied().reduce(f32::max) {
             return Err(format!("registered route max: {max:?}"));

@@ -16,7 +16,10 @@
 //! Then the `L` row lanes of each column are combined — by warp shuffles within each warp when
 //! the tile width divides the warp (`fold_warp`), then through shared memory in warp order;
 //! otherwise through shared memory in row-lane order — and the first row lane writes the
-//! column's result.
+//! column's result. With a single row lane (a tile as wide as the block: matrices of at least
+//! `BLOCK` (vector) columns) there is nothing to combine, so that path has no shared memory and
+//! no barrier at all: each warp runs on to its next work item on its own, and short columns
+//! (few rows per item) do not drain the loads in flight at every item.
 //!
 //! When a row is a whole number of 16-byte vectors (and the matrix starts on a 16-byte boundary)
 //! each thread takes a *vector column* instead — 4 neighbouring `f32` columns (2 of `f64`) — with
@@ -73,6 +76,24 @@ pub fn columns<T: Element, O: ReduceOp, const BLOCK: usize>(
     let tiles = cols.div_ceil(w);
     let items = tiles.saturating_mul(p.parts);
     let mut item = block_idx() as usize;
+    if lanes == 1 {
+        // One row lane: a thread's total is its column's, so there is nothing to combine — no
+        // shared memory, no barrier; each warp runs on to its next item on its own.
+        while item < items {
+            let (tile, part) = (item % tiles, item / tiles);
+            let c = tile * w + col_off;
+            let (r0, r1) = piece(0, rows, part, p.parts);
+            // (Threads past the tile — `BLOCK` not a multiple of `w` — have no column.)
+            if row_lane == 0 && c < cols {
+                out.set(
+                    part * cols + c,
+                    column_total::<T, O>(input, cols, c, r0, r1, 1),
+                );
+            }
+            item += grid_dim() as usize;
+        }
+        return;
+    }
     // `item` is the same for the whole block: every thread reaches every barrier.
     while item < items {
         let (tile, part) = (item % tiles, item / tiles);
@@ -80,25 +101,7 @@ pub fn columns<T: Element, O: ReduceOp, const BLOCK: usize>(
         let (r0, r1) = piece(0, rows, part, p.parts);
         let mut acc = O::identity::<T>();
         if c < cols && row_lane < lanes {
-            let mut r = r0 + row_lane;
-            while r + (UNROLL - 1) * lanes < r1 {
-                let mut v = [O::identity::<T>(); UNROLL];
-                for (u, x) in v.iter_mut().enumerate() {
-                    // SAFETY: row `r + u·lanes < r1 <= rows` and `c < cols`, so the index is
-                    // below `rows·cols <= input.len()` (checked on entry).
-                    *x = unsafe { input.get_unchecked((r + u * lanes) * cols + c) };
-                }
-                #[allow(clippy::needless_range_loop)] // indexing keeps the array in registers
-                for u in 0..UNROLL {
-                    acc = O::combine(acc, v[u]);
-                }
-                r += UNROLL * lanes;
-            }
-            while r < r1 {
-                // SAFETY: `r < r1 <= rows`, `c < cols`, as above.
-                acc = O::combine(acc, unsafe { input.get_unchecked(r * cols + c) });
-                r += lanes;
-            }
+            acc = column_total::<T, O>(input, cols, c, r0 + row_lane, r1, lanes);
         }
         let fold = folds(w);
         if fold {
@@ -124,6 +127,40 @@ pub fn columns<T: Element, O: ReduceOp, const BLOCK: usize>(
     }
 }
 
+/// `op` over rows `r, r + step, …` (below `r1`) of column `c` of a matrix of `cols` columns,
+/// [`UNROLL`] independent loads in flight. The caller guarantees `c < cols` and `r1 <= count`,
+/// with `count · cols <= input.len()` (checked on entry by [`columns`]).
+#[inline(always)]
+fn column_total<T: Element, O: ReduceOp>(
+    input: Global<T>,
+    cols: usize,
+    c: usize,
+    mut r: usize,
+    r1: usize,
+    step: usize,
+) -> T {
+    let mut acc = O::identity::<T>();
+    while r + (UNROLL - 1) * step < r1 {
+        let mut v = [O::identity::<T>(); UNROLL];
+        for (u, x) in v.iter_mut().enumerate() {
+            // SAFETY: row `r + u·step < r1 <= rows` and `c < cols`, so the index is below
+            // `rows·cols <= input.len()` (the caller's guarantee).
+            *x = unsafe { input.get_unchecked((r + u * step) * cols + c) };
+        }
+        #[allow(clippy::needless_range_loop)] // indexing keeps the array in registers
+        for u in 0..UNROLL {
+            acc = O::combine(acc, v[u]);
+        }
+        r += UNROLL * step;
+    }
+    while r < r1 {
+        // SAFETY: `r < r1 <= rows`, `c < cols`, as above.
+        acc = O::combine(acc, unsafe { input.get_unchecked(r * cols + c) });
+        r += step;
+    }
+    acc
+}
+
 /// Do tiles of `w` columns fold their row lanes with shuffles ([`fold_warp`])? When `w` divides
 /// the warp (and so the block: no thread is left without a row lane).
 #[inline(always)]
@@ -145,6 +182,53 @@ fn fold_warp<T: Element, O: ReduceOp>(mut v: T, w: usize) -> T {
         offset /= 2;
     }
     v
+}
+
+/// `op` over rows `r, r + step, …` (below `r1`) of vector column `vc` of a matrix of `vcols`
+/// 16-byte vectors per row, one accumulator per element of the vector, [`UNROLL`] independent
+/// loads in flight. The caller guarantees `vc < vcols`, `r1 <= count` with `count · vcols`
+/// vectors in `input`, and `input` on a 16-byte boundary (checked by [`columns`]).
+#[inline(always)]
+fn vec_column_total<T: Element, O: ReduceOp>(
+    input: Global<T>,
+    vcols: usize,
+    vc: usize,
+    mut r: usize,
+    r1: usize,
+    step: usize,
+) -> [T; 4] {
+    let lanes = 16 / core::mem::size_of::<T>();
+    let mut acc = [O::identity::<T>(); 4];
+    while r + (UNROLL - 1) * step < r1 {
+        let mut v = [Vec4([0; 4]); UNROLL];
+        for (u, x) in v.iter_mut().enumerate() {
+            // SAFETY: row `r + u·step < r1 <= rows` and `vc < vcols`, so the vector
+            // `(r + u·step)·vcols + vc` ends at or before `rows·cols <= input.len()`; element 0
+            // is on a 16-byte boundary (the caller's guarantee).
+            *x = unsafe { input.get_vec4_unchecked(0, (r + u * step) * vcols + vc) };
+        }
+        #[allow(clippy::needless_range_loop)] // indexing keeps the arrays in registers
+        for u in 0..UNROLL {
+            for k in 0..4 {
+                if k < lanes {
+                    acc[k] = O::combine(acc[k], element::<T>(v[u], k));
+                }
+            }
+        }
+        r += UNROLL * step;
+    }
+    while r < r1 {
+        // SAFETY: `r < r1 <= rows`, `vc < vcols`, as above.
+        let v = unsafe { input.get_vec4_unchecked(0, r * vcols + vc) };
+        #[allow(clippy::needless_range_loop)]
+        for k in 0..4 {
+            if k < lanes {
+                acc[k] = O::combine(acc[k], element::<T>(v, k));
+            }
+        }
+        r += step;
+    }
+    acc
 }
 
 /// Element `k` of a 16-byte vector of `T`s.
@@ -179,42 +263,33 @@ fn columns_vec<T: Element, O: ReduceOp, const BLOCK: usize>(
     let tiles = vcols.div_ceil(w);
     let items = tiles.saturating_mul(p.parts);
     let mut item = block_idx() as usize;
+    if row_lanes == 1 {
+        // One row lane: nothing to combine, no barrier (as in `columns`); threads past the
+        // tile have no column.
+        while item < items {
+            let (tile, part) = (item % tiles, item / tiles);
+            let vc = tile * w + col_off;
+            let (r0, r1) = piece(0, rows, part, p.parts);
+            if row_lane == 0 && vc < vcols {
+                let acc = vec_column_total::<T, O>(input, vcols, vc, r0, r1, 1);
+                #[allow(clippy::needless_range_loop)]
+                for k in 0..4 {
+                    if k < lanes {
+                        out.set(part * cols + vc * lanes + k, acc[k]);
+                    }
+                }
+            }
+            item += grid_dim() as usize;
+        }
+        return;
+    }
     while item < items {
         let (tile, part) = (item % tiles, item / tiles);
         let vc = tile * w + col_off;
         let (r0, r1) = piece(0, rows, part, p.parts);
         let mut acc = [O::identity::<T>(); 4];
         if vc < vcols && row_lane < row_lanes {
-            let mut r = r0 + row_lane;
-            while r + (UNROLL - 1) * row_lanes < r1 {
-                let mut v = [Vec4([0; 4]); UNROLL];
-                for (u, x) in v.iter_mut().enumerate() {
-                    // SAFETY: row `r + u·row_lanes < r1 <= rows` and `vc < vcols`, so the vector
-                    // `(r + u·row_lanes)·vcols + vc` ends at or before `rows·cols <= input.len()`;
-                    // element 0 is on a 16-byte boundary (checked by the caller).
-                    *x = unsafe { input.get_vec4_unchecked(0, (r + u * row_lanes) * vcols + vc) };
-                }
-                #[allow(clippy::needless_range_loop)] // indexing keeps the arrays in registers
-                for u in 0..UNROLL {
-                    for k in 0..4 {
-                        if k < lanes {
-                            acc[k] = O::combine(acc[k], element::<T>(v[u], k));
-                        }
-                    }
-                }
-                r += UNROLL * row_lanes;
-            }
-            while r < r1 {
-                // SAFETY: `r < r1 <= rows`, `vc < vcols`, as above.
-                let v = unsafe { input.get_vec4_unchecked(0, r * vcols + vc) };
-                #[allow(clippy::needless_range_loop)]
-                for k in 0..4 {
-                    if k < lanes {
-                        acc[k] = O::combine(acc[k], element::<T>(v, k));
-                    }
-                }
-                r += row_lanes;
-            }
+            acc = vec_column_total::<T, O>(input, vcols, vc, r0 + row_lane, r1, row_lanes);
         }
         let fold = folds(w);
         #[allow(clippy::needless_range_loop)]

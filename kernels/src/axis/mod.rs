@@ -14,7 +14,7 @@
 //! results a second launch of the same kernel combines, in a fixed order: that is how a few long
 //! rows (or a tall matrix's columns) still fill the GPU, and why the result is still
 //! **bit-identical run to run** (no atomics, every value visited in a fixed order and combined
-//! through a fixed tree). The host's plan (`host/src/axis_plan.rs`) picks the group size, the
+//! through a fixed tree). The host's plan (`host/src/axis_plan/`) picks the group size, the
 //! split and the grid from the shape — policy as data, apart from these algorithms.
 //!
 //! Both kernels take one calling convention, [`crate::exports::axis`]:

@@ -49,6 +49,8 @@ struct Row {
     chunk_elems: usize,
     chunks: usize,
     copy_threads: usize,
+    /// How the last timed call moved the data (staged, registered, pinned, zero-copy, emulated).
+    route: Option<reduce_host::Route>,
     /// The `--policy` settings (empty: the default policy) and the whole policy they give.
     policy: String,
     policy_settings: StreamPolicy,
@@ -215,6 +217,7 @@ fn measure<T: Scalar>(
             chunk_elems: chunk,
             chunks: cmd.n.div_ceil(chunk),
             copy_threads: policy.copy_threads,
+            route: reducer.last_route(),
             policy: text.to_string(),
             policy_settings: policy,
         })

@@ -1,0 +1,86 @@
+//! The column plan: [`AxisPolicy::cols`].
+
+use super::AXIS_BLOCK;
+use super::{check_shape, device_op, kernel, AxisKind, AxisPlan, AxisPolicy, AxisStep, Offsets};
+use crate::backend::DeviceCaps;
+use crate::error::Result;
+use crate::types::{ElemType, Op};
+use reduce_kernels::table::Family;
+
+impl AxisPolicy {
+    /// One result per column of a row-major `rows × cols` matrix: one pass over the input,
+    /// split into pieces of rows when there are too few column tiles to fill the GPU, then
+    /// finishing passes over the pieces' partials (each a column reduction itself, split again
+    /// while [`AxisPolicy::finish_piece_rows`] allows).
+    pub fn cols(
+        &self,
+        ty: ElemType,
+        op: Op,
+        rows: usize,
+        cols: usize,
+        caps: &DeviceCaps,
+    ) -> Result<AxisPlan> {
+        let op = device_op(op)?;
+        check_shape(rows, cols)?;
+        let id = kernel(Family::AxisColumns, ty, op);
+        let resident = self.resident_for(Family::AxisColumns, AXIS_BLOCK, caps);
+        // The kernel loads 16-byte vector columns when a row is a whole number of vectors.
+        let lanes = if (cols * ty.size()).is_multiple_of(16) {
+            16 / ty.size()
+        } else {
+            1
+        };
+        let vcols = cols / lanes;
+        let narrowed = (vcols / self.min_col_tiles.max(1)).max(32);
+        let tile = vcols.clamp(1, narrowed.min(self.col_tile).clamp(1, AXIS_BLOCK));
+        let tiles = vcols.div_ceil(tile);
+        let split = |rows: usize, min_rows: usize| {
+            if cols == 0 || tiles >= resident || min_rows == 0 {
+                1
+            } else {
+                resident
+                    .div_ceil(tiles)
+                    .min(self.max_col_parts)
+                    .min(rows / min_rows)
+                    .max(1)
+            }
+        };
+        let step = |count: usize, parts: usize, src: Option<usize>, dst: usize| AxisStep {
+            offsets: Offsets::None,
+            kernel: id,
+            reads_input: src.is_none(),
+            writes_result: parts == 1,
+            grid: (tiles * parts).clamp(1, resident),
+            shared_bytes: AXIS_BLOCK * 16,
+            count,
+            len: cols,
+            parts,
+            group: tile,
+            out_len: parts * cols,
+            src_offset: src.unwrap_or(0),
+            dst_offset: dst,
+        };
+        let mut steps = Vec::new();
+        let mut partials = 0;
+        if cols > 0 {
+            let mut parts = split(rows, self.min_piece_rows.max(1));
+            steps.push(step(rows, parts, None, 0));
+            while parts > 1 {
+                let next = split(parts, self.finish_piece_rows);
+                let next = if next >= parts { 1 } else { next };
+                let (src, dst) = (partials, partials + parts * cols);
+                steps.push(step(parts, next, Some(src), if next > 1 { dst } else { 0 }));
+                partials += parts * cols;
+                parts = next;
+            }
+        }
+        Ok(AxisPlan {
+            kind: AxisKind::Cols,
+            ty,
+            op,
+            results: cols,
+            partials,
+            steps,
+        })
+    }
+}
