@@ -21,6 +21,8 @@
 //!   speed (pinned staging, chunks, copies overlapped with kernels); [`PinnedBuffer`].
 //! * [`Reducer::reduce_rows`], [`Reducer::reduce_cols`], [`Reducer::reduce_segments`] — one result
 //!   per row, column or segment ([`axis_api`]).
+//! * [`Reducer::sum_exact`], [`Reducer::mean_exact`] — correctly rounded, launch-independent sums
+//!   ([`exact`]).
 //! * [`measure`] — CUDA-event timing, the blog's benchmark and profile tables.
 
 pub mod axis;
@@ -30,6 +32,7 @@ pub mod backend;
 pub mod buffer;
 pub mod emulator;
 pub mod error;
+pub mod exact;
 pub mod gpu;
 pub mod kernel_image;
 pub mod measure;
@@ -51,6 +54,7 @@ pub use backend::{Backend, BackendChoice, DeviceCaps, KernelArgs, Launch};
 pub use buffer::{BackendId, Buffer};
 pub use emulator::Emulator;
 pub use error::{ReduceError, Result};
+pub use exact::{exact_sum, ExactData, ExactFloat, ExactPlan, ExactSum, PreparedExact};
 pub use gpu::Gpu;
 pub use measure::TimingSpec;
 pub use pinned::PinnedBuffer;

@@ -50,6 +50,8 @@ pub struct Reducer<'b> {
     backend: &'b Backend,
     overrides: LaunchOverrides,
     cache: std::collections::HashMap<(ElemType, Op, usize), Box<dyn std::any::Any>>,
+    /// The exact sums' prepared launches (`crate::exact`), per (type, n).
+    exact: std::collections::HashMap<(ElemType, usize), Box<dyn std::any::Any>>,
 }
 
 impl<'b> Reducer<'b> {
@@ -59,6 +61,7 @@ impl<'b> Reducer<'b> {
             backend,
             overrides: LaunchOverrides::default(),
             cache: Default::default(),
+            exact: Default::default(),
         }
     }
 
@@ -71,6 +74,29 @@ impl<'b> Reducer<'b> {
     /// The backend.
     pub fn backend(&self) -> &'b Backend {
         self.backend
+    }
+
+    /// The block and grid overrides in force.
+    pub fn overrides(&self) -> LaunchOverrides {
+        self.overrides
+    }
+
+    /// The cached exact-sum launch for `n` elements of `T`, made by `make` on first use.
+    pub(crate) fn exact_cached<T: Scalar, P: 'static>(
+        &mut self,
+        n: usize,
+        make: impl FnOnce() -> Result<P>,
+    ) -> Result<&P> {
+        let key = (T::TYPE, n);
+        if !self.exact.contains_key(&key) {
+            if self.exact.len() >= MAX_CACHED_PLANS {
+                self.exact.clear();
+            }
+            self.exact.insert(key, Box::new(make()?));
+        }
+        self.exact[&key]
+            .downcast_ref::<P>()
+            .ok_or_else(|| ReduceError::InvalidArgument("exact-sum cache type mismatch".into()))
     }
 
     /// How many prepared plans are cached (at most [`MAX_CACHED_PLANS`]).

@@ -52,6 +52,7 @@ extern crate std;
 pub mod axis;
 pub mod bench_gate;
 pub mod element;
+pub mod exact;
 pub mod exports;
 pub mod gpu;
 mod memory;

@@ -85,6 +85,8 @@ pub enum Family {
     AxisSegments,
     /// [`crate::axis::columns::columns`]: one result per column.
     AxisColumns,
+    /// [`crate::exact::kernel::sum`]: the correctly rounded sum.
+    Exact,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).
@@ -99,6 +101,9 @@ pub enum Abi {
     /// size_t count, size_t len, size_t parts, size_t group)`: the reductions along an axis
     /// ([`crate::axis`]).
     Axis,
+    /// `(const T* input, size_t n, int64_t* words, unsigned* counter, T* out)`: the exact sums
+    /// ([`crate::exact`]).
+    Exact,
 }
 
 /// One row of the table.

@@ -41,6 +41,8 @@ pub enum Body<T> {
     SinglePass(fn(Global<T>, Coherent<T>, Counter, GlobalMut<T>)),
     /// [`Abi::Axis`].
     Axis(AxisBody<T>),
+    /// [`Abi::Exact`].
+    Exact(fn(Global<T>, crate::exact::GlobalWords, Counter, GlobalMut<T>)),
 }
 
 /// An axis kernel's Rust function: `(input, begin, end, out, params)`.
@@ -75,6 +77,8 @@ macro_rules! kernel_table {
         pub fn emulated<T: Element>(id: KernelId) -> Option<Body<T>> {
             use crate::stages::*;
             use crate::axis::*;
+            #[allow(unused_imports)]
+            use crate::exact::*;
             use crate::{Max, Min, Sum};
             if T::KIND != id.ty || !id.is_built() {
                 return None;
@@ -89,9 +93,11 @@ macro_rules! kernel_table {
         /// shape the host's plan gives (block size, shared memory).
         #[cfg(target_arch = "nvptx64")]
         mod ptx_entry_points {
-            use crate::exports::{axis, multi_pass, single_pass};
+            use crate::exports::{axis, exact, multi_pass, single_pass};
             use crate::stages::*;
             use crate::axis::*;
+            #[allow(unused_imports)]
+            use crate::exact::*;
             use crate::{Max, Min, Sum};
             use super::SINGLE_PASS_UNROLL;
             $( kernel_table!(@export $abi $mode $stem [$($t),*] [$($op),*] $blocks $module $func); )*
@@ -129,6 +135,12 @@ macro_rules! kernel_table {
         match $id.op {
             $(OpKind::$op => kernel_table!(@emu_ax $id $op $blocks $module $func),)*
             #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    };
+    (@emu Exact const $id:ident $ops:tt [$($b:literal),*] $module:ident $func:ident) => {
+        match $id.block {
+            $($b => Some(Body::Exact($module::$func::<T, $b, SINGLE_PASS_UNROLL>)),)*
             _ => None,
         }
     };
@@ -176,6 +188,19 @@ macro_rules! kernel_table {
     };
     (@export_ax_t $stem:ident $t:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
         $( kernel_table!(@export_ax $stem $t $op $blocks $module $func); )*
+    };
+    (@export Exact const $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
+        $( kernel_table!(@export_ex $stem $t $blocks $module $func); )*
+    };
+    (@export_ex $stem:ident $t:ident [$($b:literal),*] $module:ident $func:ident) => {
+        paste::paste! { $(
+            #[no_mangle]
+            pub unsafe extern "ptx-kernel" fn [<$stem _sum_b $b _ $t>](
+                input: *const $t, n: usize, words: *mut i64, counter: *mut u32, out: *mut $t,
+            ) {
+                exact($module::$func::<$t, $b, SINGLE_PASS_UNROLL>, input, n, words, counter, out)
+            }
+        )* }
     };
     (@export_ax $stem:ident $t:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
         paste::paste! { $(
@@ -231,6 +256,8 @@ kernel_table! {
         => segments::segments;
     AxisColumns reduce_cols Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => columns::columns;
+    Exact reduce_exact Exact const [f32, f64] [Sum] [256, 512, 1024]
+        => kernel::sum;
 }
 
 #[cfg(test)]
