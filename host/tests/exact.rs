@@ -264,3 +264,16 @@ fn bad_launches_are_typed_errors() {
 }
 
 use reduce_host::exact::ExactFloat;
+
+#[test]
+fn parallel_reference_is_the_reference() {
+    for data in ExactData::ALL {
+        let d = generate::<f64>(data, 300_001, 5);
+        assert_eq!(
+            reduce_host::exact::exact_sum_parallel(&d).to_bits(),
+            exact_sum(&d).to_bits(),
+            "{}",
+            data.name()
+        );
+    }
+}

@@ -20,7 +20,7 @@ pub mod repro;
 pub use data::{generate, ExactData, SplitMix};
 pub use plan::{exact_blocks, exact_plan, ExactPlan, ExactPolicy};
 pub use prepared::PreparedExact;
-pub use reference::{exact_mean, exact_sum, ExactFloat, ExactSum};
+pub use reference::{exact_mean, exact_sum, exact_sum_parallel, ExactFloat, ExactSum};
 pub use repro::{repro_grids, repro_matrix, ReproCell};
 
 /// Distance in units in the last place between `got` and the correctly rounded `exact`, counted

@@ -144,6 +144,22 @@ impl ExactSum {
         }
     }
 
+    /// Add another accumulator (exactly).
+    pub fn merge(&mut self, other: &ExactSum) {
+        let mut carry = 0u64;
+        for (l, &o) in self.limbs.iter_mut().zip(&other.limbs) {
+            let (s1, c1) = l.overflowing_add(o);
+            let (s2, c2) = s1.overflowing_add(carry);
+            *l = s2;
+            carry = (c1 | c2) as u64;
+        }
+        self.count += other.count;
+        self.nan |= other.nan;
+        self.pos_inf |= other.pos_inf;
+        self.neg_inf |= other.neg_inf;
+        self.all_neg_zero &= other.all_neg_zero;
+    }
+
     /// Add every value of `data` (widened exactly).
     pub fn extend<T: ExactFloat>(&mut self, data: &[T]) {
         for &x in data {
@@ -213,6 +229,34 @@ pub fn exact_sum<T: ExactFloat>(data: &[T]) -> T {
     let mut s = ExactSum::new();
     s.extend(data);
     s.round()
+}
+
+/// [`exact_sum`] on every core: chunks summed on their own threads, then merged (integer
+/// addition, so the result does not depend on the chunking).
+pub fn exact_sum_parallel<T: ExactFloat + Sync>(data: &[T]) -> T {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = data.len().div_ceil(threads).max(1 << 16);
+    let parts: Vec<ExactSum> = std::thread::scope(|s| {
+        let handles: Vec<_> = data
+            .chunks(chunk)
+            .map(|c| {
+                s.spawn(move || {
+                    let mut a = ExactSum::new();
+                    a.extend(c);
+                    a
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a reference thread panicked"))
+            .collect()
+    });
+    let mut total = ExactSum::new();
+    for p in &parts {
+        total.merge(p);
+    }
+    total.round()
 }
 
 /// The mean the device computes ([`crate::Reducer::mean_exact`]): the correctly rounded sum (in

@@ -307,4 +307,7 @@ pub enum Cmd {
     /// Reduce along an axis of a row-major matrix (one result per row or column), or over ragged
     /// segments; check every result against the CPU reference and time it.
     Axis(crate::commands::axis::AxisArgs),
+    /// The correctly rounded sum (f32, f64): checked against the host's exact reference,
+    /// compared with stage 8, timed; `--repro` runs it for every grid × block × input split.
+    Exact(crate::commands::exact::ExactArgs),
 }

@@ -127,5 +127,6 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
         ),
         Cmd::Info { n, ty } => commands::info::run(&open()?, n, ty),
         Cmd::Axis(a) => commands::axis::run(&open()?, &a),
+        Cmd::Exact(a) => commands::exact::run(&open()?, &a),
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod axis;
 pub mod check;
+pub mod exact;
 pub mod host;
 pub mod info;
 pub mod profile;
