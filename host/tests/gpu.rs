@@ -4,6 +4,7 @@
 
 mod axis_checks;
 mod common;
+mod exact_checks;
 mod host_stream;
 
 use common::*;
@@ -458,6 +459,19 @@ fn main() {
         (
             "axis_results_are_bit_identical",
             axis_results_are_bit_identical,
+        ),
+        (
+            "exact_sums_match_the_reference_on_every_family",
+            exact_checks::exact_sums_match_the_reference_on_every_family,
+        ),
+        ("exact_edge_cases", exact_checks::exact_edge_cases),
+        (
+            "exact_reproducibility_matrix",
+            exact_checks::exact_reproducibility_matrix,
+        ),
+        (
+            "exact_sum_of_2e30_floats",
+            exact_checks::exact_sum_of_2e30_floats,
         ),
     ];
     let missing = match Gpu::open() {
