@@ -3,7 +3,8 @@
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 -I<cccl 3.5 include dir> cub_determinism.cu -o cub_determinism
 //   ./cub_determinism time f32 12 16 20 24 28 30   # timing rows, uniform data made on the device
-//   ./cub_determinism file f64 PATH               # one row per level: the sum of the raw values in PATH
+//   ./cub_determinism file f64 PATH LABEL         # one row per level: the sum of the raw values in PATH
+//                                                 # ("data":LABEL in each row)
 //
 // Levels: cuda::execution::determinism::{not_guaranteed, run_to_run, gpu_to_gpu}, requested through
 // the execution environment of the env overload `cub::DeviceReduce::Sum(d_in, d_out, n, env)`.
@@ -189,6 +190,7 @@ int main_typed(int argc, char** argv, bool file_mode, const char* ty) {
             CHECK(cudaMemcpy(&result, d_out, sizeof(T), cudaMemcpyDeviceToHost));
             std::printf("{\"impl\":\"%s\",\"mode\":\"%s\",\"type\":\"%s\",\"n\":%zu", NAMES[level],
                         file_mode ? "file" : "time", ty, n);
+            if (file_mode && argc > 4) std::printf(",\"data\":\"%s\"", argv[4]);
             if (!ms.empty()) {
                 std::sort(ms.begin(), ms.end());
                 std::printf(",\"runs\":%zu,\"min_us\":%.3f,\"median_us\":%.3f", ms.size(),
@@ -204,7 +206,7 @@ int main_typed(int argc, char** argv, bool file_mode, const char* ty) {
 
 int main(int argc, char** argv) {
     if (argc < 4 || (std::strcmp(argv[1], "time") && std::strcmp(argv[1], "file"))) {
-        std::fprintf(stderr, "usage: %s time f32|f64 EXP... | %s file f32|f64 PATH\n", argv[0], argv[0]);
+        std::fprintf(stderr, "usage: %s time f32|f64 EXP... | %s file f32|f64 PATH [LABEL]\n", argv[0], argv[0]);
         return 2;
     }
     bool file_mode = !std::strcmp(argv[1], "file");

@@ -2,7 +2,7 @@
 
     python3 exact_torch.py time f32|f64 EXP...   # torch.sum of uniform data: min and median of 50
                                                  # CUDA-event runs after 10 warm-ups
-    python3 exact_torch.py file f32|f64 PATH     # the sum of the raw values in PATH: torch.sum,
+    python3 exact_torch.py file TYPE:LABEL:PATH...  # for each raw file: torch.sum,
                                                  # numpy's sum, math.fsum, and the correctly rounded
                                                  # sum from Python integers (exact, a third
                                                  # implementation next to the Rust host reference
@@ -29,9 +29,13 @@ def exact_int(a, unit):
     v = v[np.isfinite(v)]
     m, e = np.frexp(v)                      # v = m · 2^e, 0.5 <= |m| < 1
     mi = (m * 2.0 ** 53).astype(np.int64)   # exact: |mi| < 2^53
+    order = np.argsort(e, kind="stable")
+    e, mi = e[order], mi[order]
+    exps, starts = np.unique(e, return_index=True)
+    ends = list(starts[1:]) + [len(e)]
     total = 0
-    for ex in np.unique(e):
-        g = mi[e == ex]
+    for ex, a0, a1 in zip(exps, starts, ends):
+        g = mi[a0:a1]
         pad = (-len(g)) % 512
         g = np.concatenate([g, np.zeros(pad, np.int64)]).reshape(-1, 512).sum(axis=1)  # < 2^62
         s = sum(int(x) for x in g)
@@ -72,7 +76,7 @@ def specials(a):
     return None
 
 
-def file_mode(ty, path):
+def file_mode(ty, label, path):
     dt = np.float32 if ty == "f32" else np.float64
     a = np.fromfile(path, dtype=dt)
     unit, prec, top = (149, 24, 128) if ty == "f32" else (1074, 53, 1024)
@@ -95,10 +99,10 @@ def file_mode(ty, path):
     for impl, val in (("python_exact", exact), ("fsum", fsum), ("torch", t), ("numpy", npsum)):
         if val is None:
             print(json.dumps({"impl": impl, "mode": "file", "type": ty, "n": len(a),
-                              "result": None, "note": "OverflowError"}), flush=True)
+                              "data": label, "result": None, "note": "OverflowError"}), flush=True)
             continue
         v = float(dt(val))
-        print(json.dumps({"impl": impl, "mode": "file", "type": ty, "n": len(a),
+        print(json.dumps({"impl": impl, "mode": "file", "type": ty, "n": len(a), "data": label,
                           "result": v if math.isfinite(v) else str(v),
                           "bits": hex(bits(v, ty))}), flush=True)
 
@@ -127,8 +131,10 @@ def time_mode(ty, exps):
 
 
 if __name__ == "__main__":
-    mode, ty = sys.argv[1], sys.argv[2]
+    mode = sys.argv[1]
     if mode == "file":
-        file_mode(ty, sys.argv[3])
+        for spec in sys.argv[2:]:
+            ty, label, path = spec.split(":", 2)
+            file_mode(ty, label, path)
     else:
-        time_mode(ty, [int(v) for v in sys.argv[3:]])
+        time_mode(sys.argv[2], [int(v) for v in sys.argv[3:]])

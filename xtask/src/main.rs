@@ -367,9 +367,47 @@ fn bundle() -> Result<()> {
         root.join("benches/axis-on-gpu.sh"),
         dest.join("axis-on-gpu.sh"),
     )?;
+    bundle_exact(&root, &dest)?;
     println!(
         "bundle ready: {} (copy it to the GPU machine and run `bash run-on-gpu.sh`)",
         dest.display()
     );
+    Ok(())
+}
+
+/// The exact sums' benchmark: `exact-on-gpu.sh`, and the CCCL 3.5 headers its CUB baseline
+/// compiles against (`.cccl/include`, fetched by `.ci/fetch-cccl.sh`; ignored by git) as
+/// `bundle/cccl`.
+fn bundle_exact(root: &std::path::Path, dest: &std::path::Path) -> Result<()> {
+    std::fs::copy(
+        root.join("benches/exact-on-gpu.sh"),
+        dest.join("exact-on-gpu.sh"),
+    )?;
+    let cccl = root.join(".cccl/include");
+    if !cccl.join("cub/version.cuh").is_file() {
+        let fetched = Command::new("bash")
+            .arg(root.join(".ci/fetch-cccl.sh"))
+            .status()
+            .is_ok_and(|s| s.success());
+        if !fetched {
+            println!(
+                "no CCCL 3.5 headers (.ci/fetch-cccl.sh failed): exact-on-gpu.sh will have no CUB rows"
+            );
+            return Ok(());
+        }
+    }
+    copy_tree(&cccl, &dest.join("cccl"))
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        if e.file_type()?.is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()))?;
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name()))?;
+        }
+    }
     Ok(())
 }

@@ -121,6 +121,7 @@ fn run_typed<T: ExactFloat + Sync>(backend: &Backend, a: &ExactArgs) -> Result<b
         "reference_bits": want.map(|w| format!("{:#x}", w.to_bits64())),
         "exact_matches_reference": want.map(|w| ulps(got, w) == 0),
         "s8": plain.to_f64(),
+        "s8_bits": format!("{:#x}", plain.to_bits64()),
         "s8_ulps": want.map(|w| ulps(plain, w)),
         "exact_min_us": exact_t.map(|t| t.0),
         "exact_median_us": exact_t.map(|t| t.1),
