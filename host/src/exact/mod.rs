@@ -1,7 +1,7 @@
 //! Exact sums: the correctly rounded sum of `f32`/`f64` data, bit-identical for every launch
 //! (the kernels: `reduce_kernels::exact`; README, "Exact sums").
 //!
-//! * [`reference`] — the host's exact accumulator ([`ExactSum`], [`exact_sum`]), an independent
+//! * [`reference`](mod@reference) — the host's exact accumulator ([`ExactSum`], [`exact_sum`]), an independent
 //!   implementation the kernels are tested against;
 //! * [`data`] — adversarial inputs ([`ExactData`]: cancellation, binades, subnormals, ties, …);
 //! * [`plan`] — the launch plan and its policy ([`ExactPlan`], [`ExactPolicy`]);

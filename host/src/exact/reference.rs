@@ -125,7 +125,7 @@ impl ExactSum {
                 let (s2, c2) = s1.overflowing_add(carry);
                 *l = s2;
                 carry = (c1 | c2) as u64;
-                if carry == 0 && i >= limb + 1 {
+                if carry == 0 && i > limb {
                     break;
                 }
             }
@@ -137,7 +137,7 @@ impl ExactSum {
                 let (s2, b2) = s1.overflowing_sub(borrow);
                 *l = s2;
                 borrow = (b1 | b2) as u64;
-                if borrow == 0 && i >= limb + 1 {
+                if borrow == 0 && i > limb {
                     break;
                 }
             }

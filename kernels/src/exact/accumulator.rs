@@ -191,7 +191,7 @@ pub fn round(words: &[i64], f: Format) -> u64 {
         let guard = bits_at(shift - 1) & 1 != 0;
         let below = shift - 1; // bits [0, below) are the sticky bits
         let mut sticky = d[..below / 32].iter().any(|&x| x != 0);
-        if below % 32 != 0 {
+        if !below.is_multiple_of(32) {
             sticky |= d[below / 32] & ((1u32 << (below % 32)) - 1) != 0;
         }
         if guard && (sticky || q & 1 != 0) {
