@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fetch the CCCL 3.5 headers that benches/cuda/cub_determinism.cu compiles against (CUB's three
 # determinism levels; the GPU machine's CUDA 13.0 ships CCCL 3.0) into .cccl/include (ignored by
-# git; `cargo xtask bundle` copies it into the bundle as cccl/). Only the headers of cub/, cuda/,
+# git; `cargo xtask bundle` packs it into the bundle as cccl.tar.xz). Only the headers of cub/, cuda/,
 # nv/ and thrust/ are kept (~25 MiB); the wheel itself is deleted.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The benchmark of issue #15 (exact sums), for the bundle made by `cargo xtask bundle` (which
-# copies this script next to bin/reduce, cuda/, python/ and cccl/, the CCCL 3.5 headers):
+# copies this script next to bin/reduce, cuda/, python/ and cccl.tar.xz, the CCCL 3.5 headers):
 #
 #     bash exact-on-gpu.sh OUTDIR
 #
 # 1. Time, N = 2^12, 2^16, 2^20, 2^24, 2^28, 2^30, f32 and f64, uniform data, min and median of
 #    50 CUDA-event runs: ours (`bin/reduce exact`: the correctly rounded sum, and stage 8's plain
 #    sum on the same buffer), CUB 3.5 DeviceReduce::Sum at not_guaranteed / run_to_run /
-#    gpu_to_gpu (cuda/cub_determinism.cu, built here with nvcc -arch=sm_90 against cccl/), and
+#    gpu_to_gpu (cuda/cub_determinism.cu, built here with nvcc -arch=sm_90 against the headers of
+#    cccl.tar.xz, unpacked into OUTDIR/cccl), and
 #    torch.sum (python/exact_torch.py).
 # 2. Accuracy at N = 2^22 on the same data (uniform and the adversarial families: cancellation,
 #    binades, subnormals, ties): every implementation's result in ulps from the correctly
@@ -33,7 +34,9 @@ start=$(date +%s)
 NVCC="$(command -v nvcc 2>/dev/null || true)"
 [ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
 CUB="$OUT/cub_determinism"
-( [ -n "$NVCC" ] && "$NVCC" -O3 -arch="${NVCC_ARCH:-sm_90}" -std=c++17 -I"$HERE/cccl" \
+mkdir -p "$OUT/cccl" && tar xJf "$HERE/cccl.tar.xz" -C "$OUT/cccl" 2>> "$OUT/logs/nvcc.log" \
+    || echo "no cccl.tar.xz (run .ci/fetch-cccl.sh before cargo xtask bundle): CUB will not build" >&2
+( [ -n "$NVCC" ] && "$NVCC" -O3 -arch="${NVCC_ARCH:-sm_90}" -std=c++17 -I"$OUT/cccl" \
     -o "$CUB" "$HERE/cuda/cub_determinism.cu" > "$OUT/logs/nvcc.log" 2>&1 ) &
 NVCC_PID=$!
 
