@@ -14,8 +14,8 @@
 #    binades, subnormals, ties): every implementation's result in ulps from the correctly
 #    rounded sum, which three implementations agree on (the kernels, the Rust host reference,
 #    Python integers; math.fsum too for f64).
-# 3. Reproducibility: `reduce exact --repro` (grids 1, 7, 132, default, max × blocks 256, 512,
-#    1024 × input offsets 0-3) on uniform and adversarial data.
+# 3. Reproducibility: `reduce exact --repro` (grids 1, 7, 132, default, max × blocks 256, 512
+#    × input offsets 0-3) on uniform and adversarial data.
 # 4. The exact sums' GPU tests (bin/gpu-tests exact).
 # Writes OUTDIR/exact.jsonl and OUTDIR/exact.md; logs in OUTDIR/logs/. Exit status non-zero if
 # anything failed.

@@ -277,3 +277,24 @@ fn parallel_reference_is_the_reference() {
         );
     }
 }
+
+#[test]
+fn cli_checks_the_reference_and_rejects_integers() {
+    let exe = env!("CARGO_BIN_EXE_reduce");
+    let out = std::process::Command::new(exe)
+        .args(["--backend", "emu", "exact", "--n", "1000", "--type", "f64"])
+        .args(["--data", "cancellation", "--runs", "0", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let line = String::from_utf8(out.stdout).unwrap();
+    let r: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!(r["exact_matches_reference"], true, "{line}");
+    assert_eq!(r["exact_bits"], r["reference_bits"], "{line}");
+    let out = std::process::Command::new(exe)
+        .args(["--backend", "emu", "exact", "--n", "10", "--type", "i32"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exact sums are for f32 and f64"));
+}

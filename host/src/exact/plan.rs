@@ -14,7 +14,7 @@ use reduce_kernels::table::{Family, KernelId, OpKind, Row, SINGLE_PASS_UNROLL};
 pub struct ExactPolicy {
     /// Threads per block for inputs larger than one tile.
     pub block: usize,
-    /// Blocks per SM the grid aims for: the kernels use 74–78 registers per thread (ptxas,
+    /// Blocks per SM the grid aims for: the kernels use 68–72 registers per thread (ptxas,
     /// sm_90), so three 256-thread blocks (768 threads) are what fits on an SM.
     pub blocks_per_sm: usize,
 }

@@ -248,8 +248,9 @@ impl SharedWords {
         unsafe { crate::gpu::imp::atomic_add_u64(self.ptr.add(i), v as u64) }
     }
 
-    /// Add the finite `v` exactly (up to three digit additions).
-    #[inline(always)]
+    /// Add the finite `v` exactly (up to three digit additions). Out of line: it runs once per
+    /// warp and on the rare path only, and one copy serves every kernel.
+    #[inline(never)]
     pub fn add_f64(&self, v: f64) {
         if let Some((k, d)) = place(v, self.unit_exp) {
             for (j, &x) in d.iter().enumerate() {

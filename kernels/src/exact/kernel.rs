@@ -20,7 +20,7 @@
 //! integer work happens once per warp or block, not per element.
 //!
 //! **What it costs.** `16 · (W + 4)` bytes of shared memory per block, `8 · (W + 4)` of workspace
-//! (W = 11 for f32, 68 for f64), a handful of global atomics per block, and registers: 74–78 per thread
+//! (W = 11 for f32, 68 for f64), a handful of global atomics per block, and registers: 68–72 per thread
 //! (ptxas, sm_90), so at most 768 threads per SM are resident — the host's policy launches
 //! 256-thread blocks, three per SM.
 //!
@@ -109,7 +109,8 @@ fn warp_merge(mut e: Expansion, s: &SharedWords) -> Expansion {
 
 /// The correctly rounded sum of all of `input` into `out[0]`, in one launch.
 ///
-/// Launch with `blockDim.x == BLOCK` (a power of two, 128..=1024), `16 · slots` bytes of dynamic
+/// Launch with `blockDim.x == BLOCK` (a power of two, at least `slots`, and at most 512: the kernel
+/// uses 68–72 registers per thread, so a 1024-thread block cannot launch), `16 · slots` bytes of dynamic
 /// shared memory (`slots = Format::of(T).slots()`), any grid with at most [`MAX_PER_BLOCK`]
 /// elements per block and at most [`MAX_GRID`] blocks; `words` must hold `slots` zeroed words and
 /// `counter` must be 0 (the kernel leaves both zeroed again). `T` must be `f32` or `f64`. Any other launch stops the kernel.
@@ -280,6 +281,8 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
 }
 
 /// Thread 0's last step: the specials, the rounding, the sign of zero (the bits of the result).
+/// Out of line: once per launch, one copy for every kernel.
+#[inline(never)]
 fn finish(smem: &Shared<i64>, f: Format, n: usize) -> u64 {
     let mut w = [0i64; MAX_SLOTS];
     for (i, x) in w.iter_mut().enumerate().take(f.slots()) {

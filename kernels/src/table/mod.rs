@@ -256,7 +256,7 @@ kernel_table! {
         => segments::segments;
     AxisColumns reduce_cols Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => columns::columns;
-    Exact reduce_exact Exact const [f32, f64] [Sum] [256, 512, 1024]
+    Exact reduce_exact Exact const [f32, f64] [Sum] [256, 512]
         => kernel::sum;
 }
 

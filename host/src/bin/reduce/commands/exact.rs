@@ -26,7 +26,7 @@ pub struct ExactArgs {
     /// Seed of the input.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Force the block size (256, 512, 1024).
+    /// Force the block size (256 or 512).
     #[arg(long)]
     pub block: Option<usize>,
     /// Force the grid size.
