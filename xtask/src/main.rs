@@ -404,5 +404,11 @@ fn bundle_exact(root: &std::path::Path, dest: &std::path::Path) -> Result<()> {
             .arg("-C")
             .arg(&cccl)
             .args(["cub", "cuda", "nv", "thrust"]),
-    )
+    )?;
+    // The binaries' symbol tables are ~0.7 MiB each and nothing on the GPU machine reads them:
+    // stripped, the bundle stays under 60 MiB with the headers (where `strip` exists).
+    for e in std::fs::read_dir(dest.join("bin"))? {
+        let _ = Command::new("strip").arg(e?.path()).status();
+    }
+    Ok(())
 }
