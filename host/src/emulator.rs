@@ -35,7 +35,7 @@ impl Emulator {
     /// As [`crate::Backend::launch`]: the addresses in `l.args` are host addresses of live `T`
     /// (and `u32` counter) allocations holding what the kernel reads and writes for this shape.
     pub(crate) unsafe fn launch<T: Scalar>(&self, l: &Launch<'_>) -> Result<()> {
-        use reduce_kernels::exports::{axis, multi_pass, single_pass};
+        use reduce_kernels::exports::{axis, exact, multi_pass, single_pass};
         use reduce_kernels::table::{emulated, Body, KernelId};
         let missing = || ReduceError::MissingKernel {
             name: l.kernel.to_string(),
@@ -183,6 +183,35 @@ impl Emulator {
                         p as *mut f64,
                         c as *mut u32,
                         o as *mut f64,
+                    )
+                })
+            }
+            (
+                Body::Exact(f),
+                KernelArgs::SinglePass {
+                    input,
+                    n,
+                    partials,
+                    counter,
+                    out,
+                },
+            ) => {
+                let (i, w, c, o) = (
+                    input as usize,
+                    partials as usize,
+                    counter as usize,
+                    out as usize,
+                );
+                // SAFETY: as above; `partials` holds the exact sums' `slots` zeroed 64-bit words
+                // (their plan).
+                run(&|| unsafe {
+                    exact(
+                        f,
+                        i as *const T,
+                        n,
+                        w as *mut i64,
+                        c as *mut u32,
+                        o as *mut T,
                     )
                 })
             }

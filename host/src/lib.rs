@@ -23,6 +23,8 @@
 //!   per row, column or segment ([`axis_api`]).
 //! * [`Reducer::norm2`], [`Reducer::dot`], [`Reducer::moments`], [`Reducer::var`] … — transform-
 //!   reduces in one pass: norms, dot products, mean and variance ([`transform`]).
+//! * [`Reducer::sum_exact`], [`Reducer::mean_exact`] — correctly rounded, launch-independent sums
+//!   ([`exact`]).
 //! * [`measure`] — CUDA-event timing, the blog's benchmark and profile tables.
 //! * [`Reducer::argmax`], [`Reducer::argmin`] — `(index, value)` with NumPy's rules
 //!   ([`argreduce`]); [`CustomReduction`] — a user's own reduction built on the device primitives
@@ -39,6 +41,7 @@ pub mod buffer;
 pub mod custom;
 pub mod emulator;
 pub mod error;
+pub mod exact;
 pub mod gpu;
 pub mod kernel_image;
 pub mod measure;
@@ -67,6 +70,7 @@ pub use buffer::{BackendId, Buffer};
 pub use custom::{CustomKernel, CustomReduction, PreparedCustom};
 pub use emulator::Emulator;
 pub use error::{ReduceError, Result};
+pub use exact::{exact_sum, ExactData, ExactFloat, ExactPlan, ExactSum, PreparedExact};
 pub use gpu::Gpu;
 pub use measure::TimingSpec;
 pub use multi::{

@@ -54,6 +54,8 @@ pub struct Reducer<'b> {
     cache: std::collections::HashMap<(ElemType, Op, usize), Box<dyn std::any::Any>>,
     /// Prepared wide sums ([`Reducer::sum_wide`]), per (type, length).
     wide: std::collections::HashMap<(ElemType, usize), Box<dyn std::any::Any>>,
+    /// The exact sums' prepared launches (`crate::exact`), per (type, n).
+    exact: std::collections::HashMap<(ElemType, usize), Box<dyn std::any::Any>>,
 }
 
 impl<'b> Reducer<'b> {
@@ -64,6 +66,7 @@ impl<'b> Reducer<'b> {
             overrides: LaunchOverrides::default(),
             cache: Default::default(),
             wide: Default::default(),
+            exact: Default::default(),
         }
     }
 
@@ -76,6 +79,29 @@ impl<'b> Reducer<'b> {
     /// The backend.
     pub fn backend(&self) -> &'b Backend {
         self.backend
+    }
+
+    /// The block and grid overrides in force.
+    pub fn overrides(&self) -> LaunchOverrides {
+        self.overrides
+    }
+
+    /// The cached exact-sum launch for `n` elements of `T`, made by `make` on first use.
+    pub(crate) fn exact_cached<T: Scalar, P: 'static>(
+        &mut self,
+        n: usize,
+        make: impl FnOnce() -> Result<P>,
+    ) -> Result<&P> {
+        let key = (T::TYPE, n);
+        if !self.exact.contains_key(&key) {
+            if self.exact.len() >= MAX_CACHED_PLANS {
+                self.exact.clear();
+            }
+            self.exact.insert(key, Box::new(make()?));
+        }
+        self.exact[&key]
+            .downcast_ref::<P>()
+            .ok_or_else(|| ReduceError::InvalidArgument("exact-sum cache type mismatch".into()))
     }
 
     /// How many prepared plans are cached (at most [`MAX_CACHED_PLANS`]).

@@ -5,6 +5,7 @@
 mod arg_checks;
 mod axis_checks;
 mod common;
+mod exact_checks;
 mod host_stream;
 mod multi_checks;
 mod semantics_checks;
@@ -818,6 +819,19 @@ fn main() {
         (
             "multi_gpu_deterministic_and_typed_errors",
             multi_gpu_deterministic_and_typed_errors,
+        ),
+        (
+            "exact_sums_match_the_reference_on_every_family",
+            exact_checks::exact_sums_match_the_reference_on_every_family,
+        ),
+        ("exact_edge_cases", exact_checks::exact_edge_cases),
+        (
+            "exact_reproducibility_matrix",
+            exact_checks::exact_reproducibility_matrix,
+        ),
+        (
+            "exact_sum_of_2e30_floats",
+            exact_checks::exact_sum_of_2e30_floats,
         ),
     ];
     let missing = match Gpu::open() {

@@ -151,3 +151,33 @@ pub unsafe extern "ptx-kernel" fn bench_gate(flag: *mut u32, timeout_ns: u64) {
     let flags = unsafe { crate::gpu::Coherent::from_raw(flag, 2) };
     crate::bench_gate::wait(flags, timeout_ns)
 }
+
+/// Exact-sum ABI ([`crate::exact`]): `(const T* input, size_t n, int64_t* words, unsigned*
+/// counter, T* out)` → safe views.
+///
+/// # Safety
+/// `input` holds `n` elements; `words` holds `slots` zeroed 64-bit words (`slots` from
+/// [`crate::exact::Format::of`], only accessed through [`crate::exact::GlobalWords`] during the
+/// launch);
+/// `counter` is a zeroed `u32` only used atomically; `out` holds one element.
+#[inline(always)]
+pub unsafe fn exact<T: Element>(
+    body: impl Fn(Global<T>, crate::exact::GlobalWords, Counter, GlobalMut<T>),
+    input: *const T,
+    n: usize,
+    words: *mut i64,
+    counter: *mut u32,
+    out: *mut T,
+) {
+    let slots = crate::exact::Format::of(T::KIND).map_or(0, |f| f.slots());
+    // SAFETY: the caller's contract, as listed above.
+    let (input, words, counter, out) = unsafe {
+        (
+            Global::from_raw(input, n),
+            crate::exact::GlobalWords::from_raw(words, slots),
+            Counter::from_raw(counter),
+            GlobalMut::from_raw(out, 1),
+        )
+    };
+    body(input, words, counter, out)
+}

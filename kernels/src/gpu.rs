@@ -187,6 +187,19 @@ pub(crate) mod imp {
         old
     }
     #[inline(always)]
+    pub unsafe fn atomic_add_u64(p: *mut u64, v: u64) {
+        // Generic addressing: `p` may point into shared memory (the exact sums' long accumulator).
+        // SAFETY: the caller's contract (a live, 8-byte aligned u64 only accessed atomically
+        // meanwhile).
+        unsafe {
+            core::arch::asm!(
+                "red.relaxed.gpu.add.u64 [{p}], {v};",
+                p = in(reg64) p, v = in(reg64) v,
+                options(nostack)
+            );
+        }
+    }
+    #[inline(always)]
     pub unsafe fn trap() -> ! {
         // SAFETY: `trap` ends the kernel with an error the host sees; it has no other effect.
         unsafe { nvptx::trap() }
@@ -291,6 +304,16 @@ pub(crate) mod imp {
         // SAFETY: the caller's contract (a live, aligned u32 only accessed atomically meanwhile).
         unsafe { std::sync::atomic::AtomicU32::from_ptr(p) }
             .fetch_add(v, std::sync::atomic::Ordering::AcqRel)
+    }
+    pub unsafe fn atomic_add_u64(p: *mut u64, v: u64) {
+        assert!(
+            (p as usize).is_multiple_of(8),
+            "misaligned 64-bit atomic at {p:p}"
+        );
+        // SAFETY: the caller's contract (a live u64 only accessed atomically meanwhile), aligned
+        // as just checked.
+        unsafe { std::sync::atomic::AtomicU64::from_ptr(p) }
+            .fetch_add(v, std::sync::atomic::Ordering::Relaxed);
     }
     pub unsafe fn load_coherent<T: Element>(p: *const T) -> T {
         use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};

@@ -58,6 +58,7 @@ pub mod argreduce;
 pub mod axis;
 pub mod bench_gate;
 pub mod element;
+pub mod exact;
 pub mod exports;
 pub mod gpu;
 mod memory;

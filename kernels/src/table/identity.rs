@@ -126,6 +126,8 @@ pub enum Family {
     S8Wide,
     /// Argmin / argmax on the device primitives ([`crate::argreduce`]).
     ArgReduce,
+    /// [`crate::exact::kernel::sum`]: the correctly rounded sum.
+    Exact,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).
@@ -151,6 +153,9 @@ pub enum Abi {
     /// device primitives ([`crate::primitives::device::item_pass`]); partials and result are
     /// items stored as 32-bit words.
     Item,
+    /// `(const T* input, size_t n, int64_t* words, unsigned* counter, T* out)`: the exact sums
+    /// ([`crate::exact`]).
+    Exact,
 }
 
 /// One row of the table.

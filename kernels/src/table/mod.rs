@@ -48,6 +48,8 @@ pub enum Body<T: Element> {
     SinglePassWide(WideBody<T>),
     /// [`Abi::Item`]: the raw entry point itself (it makes its own views).
     Item(crate::primitives::device::ItemEntry<T>),
+    /// [`Abi::Exact`].
+    Exact(fn(Global<T>, crate::exact::GlobalWords, Counter, GlobalMut<T>)),
 }
 
 /// A transform kernel's Rust function: `(a, b, partials, counter, out)` ([`crate::transform`]).
@@ -93,6 +95,8 @@ macro_rules! kernel_table {
             use crate::stages::*;
             use crate::axis::*;
             use crate::transform::{one_pass, Dot, Moments, SumSq, L1};
+            #[allow(unused_imports)]
+            use crate::exact::*;
             use crate::{Max, Min, Sum};
             #[allow(unused_imports)]
             use crate::{Count, NanMax, NanMin, NanSum, Prod};
@@ -112,10 +116,12 @@ macro_rules! kernel_table {
         /// [`crate::primitives`] turns it off so that its PTX holds its own kernels only.)
         #[cfg(all(target_arch = "nvptx64", feature = "entry-points"))]
         mod ptx_entry_points {
-            use crate::exports::{axis, multi_pass, single_pass, single_pass_wide};
+            use crate::exports::{axis, exact, multi_pass, single_pass, single_pass_wide};
             use crate::stages::*;
             use crate::axis::*;
             use crate::transform::{entry as transform_entry, one_pass, Dot, Moments, SumSq, L1};
+            #[allow(unused_imports)]
+            use crate::exact::*;
             use crate::{Max, Min, Sum};
             #[allow(unused_imports)]
             use crate::{Count, NanMax, NanMin, NanSum, Prod};
@@ -185,6 +191,12 @@ macro_rules! kernel_table {
             _ => None,
         }
     };
+    (@emu Exact const $id:ident $ops:tt [$($b:literal),*] $module:ident $func:ident) => {
+        match $id.block {
+            $($b => Some(Body::Exact($module::$func::<T, $b, SINGLE_PASS_UNROLL>)),)*
+            _ => None,
+        }
+    };
     (@emu_ax $id:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
         match $id.block {
             $($b => Some(Body::Axis($module::$func::<T, $op, $b>)),)*
@@ -242,6 +254,19 @@ macro_rules! kernel_table {
     };
     (@export_ax_t $stem:ident $t:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
         $( kernel_table!(@export_ax $stem $t $op $blocks $module $func); )*
+    };
+    (@export Exact const $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
+        $( kernel_table!(@export_ex $stem $t $blocks $module $func); )*
+    };
+    (@export_ex $stem:ident $t:ident [$($b:literal),*] $module:ident $func:ident) => {
+        paste::paste! { $(
+            #[no_mangle]
+            pub unsafe extern "ptx-kernel" fn [<$stem _sum_b $b _ $t>](
+                input: *const $t, n: usize, words: *mut i64, counter: *mut u32, out: *mut $t,
+            ) {
+                exact($module::$func::<$t, $b, SINGLE_PASS_UNROLL>, input, n, words, counter, out)
+            }
+        )* }
     };
     (@export_ax $stem:ident $t:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
         paste::paste! { $(
@@ -356,6 +381,8 @@ kernel_table! {
         => s8_shuffle_vectorized::reduce_wide;
     ArgReduce reduce Item const [f32, f64, i32, u32, i64, u64] [ArgMin, ArgMax] [256]
         => argreduce::entry;
+    Exact reduce_exact Exact const [f32, f64] [Sum] [256, 512]
+        => kernel::sum;
 }
 
 #[cfg(test)]

@@ -352,4 +352,7 @@ pub enum Cmd {
     /// One reduction over shards on several GPUs, combined through NCCL in rank order (or on
     /// emulated ranks with `--backend emu`): checked, timed per phase, bits compared across runs.
     Multi(crate::commands::multi::MultiArgs),
+    /// The correctly rounded sum (f32, f64): checked against the host's exact reference,
+    /// compared with stage 8, timed; `--repro` runs it for every grid × block × input split.
+    Exact(crate::commands::exact::ExactArgs),
 }

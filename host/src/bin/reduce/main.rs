@@ -155,5 +155,6 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
             },
         ),
         Cmd::Multi(a) => commands::multi::run(cli.backend.into(), cli.ptx.is_some(), &a),
+        Cmd::Exact(a) => commands::exact::run(&open()?, &a),
     }
 }

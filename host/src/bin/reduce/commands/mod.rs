@@ -4,6 +4,7 @@
 pub mod arg;
 pub mod axis;
 pub mod check;
+pub mod exact;
 pub mod host;
 pub mod info;
 pub mod multi;

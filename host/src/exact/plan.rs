@@ -1,0 +1,128 @@
+//! The exact sum's launch plan: pure arithmetic, the tuning policy as data.
+
+use crate::backend::DeviceCaps;
+use crate::error::{ReduceError, Result};
+use crate::plan::LaunchOverrides;
+use crate::stage::Stage;
+use crate::types::ElemType;
+use reduce_kernels::exact::kernel::{MAX_GRID as MAX_EXACT_GRID, MAX_PER_BLOCK};
+use reduce_kernels::exact::Format;
+use reduce_kernels::table::{Family, KernelId, OpKind, Row, SINGLE_PASS_UNROLL};
+
+/// The exact sum's tuning policy (data, apart from the algorithm).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ExactPolicy {
+    /// Threads per block for inputs larger than one tile.
+    pub block: usize,
+    /// Blocks per SM the grid aims for: the kernels use 68–72 registers per thread (ptxas,
+    /// sm_90), so three 256-thread blocks (768 threads) are what fits on an SM.
+    pub blocks_per_sm: usize,
+}
+
+impl Default for ExactPolicy {
+    fn default() -> Self {
+        ExactPolicy {
+            block: 256,
+            blocks_per_sm: 3,
+        }
+    }
+}
+
+/// One exact-sum launch, checked.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ExactPlan {
+    /// Element type (f32 or f64).
+    pub ty: ElemType,
+    /// Elements.
+    pub n: usize,
+    /// Kernel symbol (`reduce_exact_sum_b512_f32`).
+    pub kernel: String,
+    /// Blocks.
+    pub grid: usize,
+    /// Threads per block.
+    pub block: usize,
+    /// Dynamic shared memory bytes (`16 · (W + 4)`: the words and their carries).
+    pub shared_bytes: usize,
+    /// 64-bit words of shared memory per block and of workspace (`W + 4`).
+    pub slots: usize,
+}
+
+/// The blocks the exact kernels are built for.
+pub fn exact_blocks() -> &'static [usize] {
+    Row::of(Family::Exact).blocks
+}
+
+/// Plan an exact sum of `n` elements of `ty` on `caps` (`overrides` force the block and/or grid).
+pub fn exact_plan(
+    ty: ElemType,
+    n: usize,
+    overrides: LaunchOverrides,
+    caps: &DeviceCaps,
+    policy: ExactPolicy,
+) -> Result<ExactPlan> {
+    let Some(format) = Format::of(ty.kind()) else {
+        return Err(ReduceError::InvalidArgument(format!(
+            "exact sums are for f32 and f64, not {ty}"
+        )));
+    };
+    let lanes = 16 / ty.size();
+    let vectors = n / lanes + 1; // an upper bound, whatever the input's alignment
+    let unroll = SINGLE_PASS_UNROLL;
+    let block = match overrides.block {
+        Some(b) => {
+            if !exact_blocks().contains(&b) {
+                return Err(ReduceError::InvalidBlockSize {
+                    stage: Stage::S8,
+                    block: b,
+                    why: format!("the exact sum is built for blocks {:?}", exact_blocks()),
+                });
+            }
+            b
+        }
+        None => exact_blocks()
+            .iter()
+            .copied()
+            .find(|&b| vectors <= b * unroll)
+            .unwrap_or(policy.block),
+    };
+    let tiles = vectors.div_ceil(block * unroll);
+    let grid = match overrides.grid {
+        Some(g) => {
+            if g == 0 || g > MAX_EXACT_GRID {
+                return Err(ReduceError::InvalidGridSize {
+                    grid: g,
+                    why: format!("an exact sum takes 1..={MAX_EXACT_GRID} blocks"),
+                });
+            }
+            g
+        }
+        None => tiles
+            .clamp(1, caps.sm_count * policy.blocks_per_sm)
+            .max(tiles.div_ceil(MAX_PER_BLOCK / (block * unroll * lanes))),
+    };
+    let per_block = tiles.div_ceil(grid) * block * unroll * lanes + 2 * lanes;
+    if per_block > MAX_PER_BLOCK {
+        return Err(ReduceError::InvalidGridSize {
+            grid,
+            why: format!(
+                "{n} elements would give a block up to {per_block} of them; an exact-sum block \
+                 takes at most {MAX_PER_BLOCK} (its integer words' headroom): use a larger grid"
+            ),
+        });
+    }
+    let id = KernelId {
+        family: Family::Exact,
+        ty: ty.kind(),
+        op: OpKind::Sum,
+        block,
+    };
+    Ok(ExactPlan {
+        ty,
+        n,
+        kernel: id.symbol().to_string(),
+        grid,
+        block,
+        shared_bytes: 16 * format.slots(),
+        slots: format.slots(),
+    })
+}

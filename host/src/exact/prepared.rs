@@ -1,0 +1,92 @@
+//! An exact-sum plan with its workspace: the one place that launches the exact kernels.
+
+use super::plan::{exact_plan, ExactPlan, ExactPolicy};
+use super::reference::ExactFloat;
+use crate::backend::{Backend, KernelArgs, Launch};
+use crate::buffer::{BackendId, Buffer};
+use crate::error::{ReduceError, Result};
+use crate::plan::LaunchOverrides;
+
+/// A checked [`ExactPlan`] and its device workspace (the grid's words, ticket counter, result),
+/// reusable for any number of runs.
+pub struct PreparedExact<T: ExactFloat> {
+    /// The plan (a copy; the checked one is private).
+    pub plan: ExactPlan,
+    checked: ExactPlan,
+    owner: BackendId,
+    words: Buffer<i64>,
+    counter: Buffer<u32>,
+    out: Buffer<T>,
+}
+
+impl<T: ExactFloat> PreparedExact<T> {
+    /// Plan an exact sum of `n` elements on `backend` (with `overrides`) and allocate its
+    /// workspace.
+    pub fn new(backend: &Backend, n: usize, overrides: LaunchOverrides) -> Result<Self> {
+        let plan = exact_plan(
+            T::TYPE,
+            n,
+            overrides,
+            backend.caps(),
+            ExactPolicy::default(),
+        )?;
+        Ok(PreparedExact {
+            words: backend.zeroed(plan.slots)?,
+            counter: backend.zeroed(1)?,
+            out: backend.zeroed(1)?,
+            owner: backend.id(),
+            checked: plan.clone(),
+            plan,
+        })
+    }
+
+    /// Queue the launch on `input[offset..offset + n]`.
+    pub fn enqueue(&self, backend: &Backend, input: &Buffer<T>, offset: usize) -> Result<()> {
+        if backend.id() != self.owner {
+            return Err(ReduceError::ForeignBuffer {
+                what: "the exact sum's workspace".into(),
+            });
+        }
+        input.check_owner(self.owner, "the input buffer")?;
+        let p = &self.checked;
+        if offset.checked_add(p.n).is_none_or(|end| end > input.len()) {
+            return Err(ReduceError::InvalidArgument(format!(
+                "the plan reads {} elements from offset {offset} but the buffer holds {}",
+                p.n,
+                input.len()
+            )));
+        }
+        let launch = Launch {
+            kernel: &p.kernel,
+            grid: p.grid,
+            block: p.block,
+            shared_bytes: p.shared_bytes,
+            // The exact kernels take stage 8's five arguments, with 64-bit words for partials.
+            args: KernelArgs::SinglePass {
+                input: input.addr(offset),
+                n: p.n,
+                partials: self.words.addr(0),
+                counter: self.counter.addr(0),
+                out: self.out.addr(0),
+            },
+        };
+        // SAFETY: every address is from a live buffer of `backend` (checked above; the workspace
+        // was allocated on it): `n` input elements from `offset` (checked), `slots` words and a
+        // counter, zeroed at allocation and left zeroed by every launch, one result.
+        // Kernel, block and shared memory are `exact_plan`'s own (the private `checked` copy),
+        // so the kernel takes exactly these arguments; the workspace lives as long as `self`,
+        // and freeing device memory waits for the kernels using it.
+        unsafe { backend.launch::<T>(&launch) }
+    }
+
+    /// Read the result of the last [`PreparedExact::enqueue`] (waits for it).
+    pub fn read_result(&self, backend: &Backend) -> Result<T> {
+        Ok(backend.download(&self.out, 1)?[0])
+    }
+
+    /// Run once and read the result.
+    pub fn run(&self, backend: &Backend, input: &Buffer<T>, offset: usize) -> Result<T> {
+        self.enqueue(backend, input, offset)?;
+        self.read_result(backend)
+    }
+}

@@ -1,0 +1,79 @@
+//! The reproducibility matrix: one input summed with every grid × block size × input split, and
+//! the result bits of each (they must all be equal, and equal to the exact reference).
+
+use super::plan::{exact_blocks, exact_plan, ExactPolicy};
+use super::prepared::PreparedExact;
+use super::reference::ExactFloat;
+use crate::backend::Backend;
+use crate::error::Result;
+use crate::plan::LaunchOverrides;
+
+/// One cell of the matrix.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ReproCell {
+    /// Blocks launched.
+    pub grid: usize,
+    /// Threads per block.
+    pub block: usize,
+    /// Elements of padding before the input in its buffer: shifts the 16-byte alignment, hence
+    /// how the input splits into a misaligned head, whole vectors and a tail.
+    pub offset: usize,
+    /// The result's bits.
+    pub bits: u64,
+}
+
+/// The grids of the matrix for `n` elements on `backend`: 1, 7, 132, the policy's default, and
+/// the maximum that still gives every block some input (one tile per block at the smallest block
+/// size) — sorted, without repeats.
+pub fn repro_grids(backend: &Backend, ty: crate::types::ElemType, n: usize) -> Result<Vec<usize>> {
+    let default = exact_plan(
+        ty,
+        n,
+        LaunchOverrides::default(),
+        backend.caps(),
+        ExactPolicy::default(),
+    )?
+    .grid;
+    let lanes = 16 / ty.size();
+    let tile = exact_blocks()[0] * reduce_kernels::table::SINGLE_PASS_UNROLL;
+    let max = (n / lanes).div_ceil(tile).max(1);
+    let mut g = vec![1, 7, 132, default, max];
+    g.sort_unstable();
+    g.dedup();
+    Ok(g)
+}
+
+/// Sum `data` on `backend` for every grid in `grids` × block size × offset in `offsets`.
+pub fn repro_matrix<T: ExactFloat>(
+    backend: &Backend,
+    data: &[T],
+    grids: &[usize],
+    offsets: &[usize],
+) -> Result<Vec<ReproCell>> {
+    let pad = offsets.iter().copied().max().unwrap_or(0);
+    let mut padded = vec![T::default(); pad];
+    padded.extend_from_slice(data);
+    let mut cells = Vec::new();
+    for &offset in offsets {
+        // The input sits at `offset` in a buffer of its own (the elements before it are never
+        // read).
+        let input = backend.upload(&padded[pad - offset..])?;
+        for &block in exact_blocks() {
+            for &grid in grids {
+                let o = LaunchOverrides {
+                    block: Some(block),
+                    grid: Some(grid),
+                };
+                let p = PreparedExact::<T>::new(backend, data.len(), o)?;
+                let got = p.run(backend, &input, offset)?;
+                cells.push(ReproCell {
+                    grid,
+                    block,
+                    offset,
+                    bits: got.to_bits64(),
+                });
+            }
+        }
+    }
+    Ok(cells)
+}

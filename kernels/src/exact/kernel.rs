@@ -1,0 +1,308 @@
+//! # The exact-sum kernel: expansions while streaming, integers to combine, one rounding
+//!
+//! **What.** One launch, stage 8's shape ([`crate::stages::s8_shuffle_vectorized`]): each block
+//! streams its contiguous run of 16-byte vectors with `UNROLL` loads in flight; each thread adds
+//! every element exactly into two [`Expansion`]s (two independent chains for instruction-level
+//! parallelism); then
+//!
+//! 1. each thread merges its two expansions, and each warp merges its 32 with shuffles (a tree in
+//!    which lane `l < offset` takes lane `l + offset`'s expansion; the other lanes add nothing,
+//!    so nothing is counted twice);
+//! 2. lane 0 of each warp adds its expansion's two components into the block's long accumulator
+//!    ([`SharedWords`], shared-memory atomics) — where the rare residuals already went;
+//! 3. the block normalizes its words once ([`normalize_step`]) and adds the non-zero ones into
+//!    the grid's words ([`GlobalWords`], global atomics: integers, so any order gives the same
+//!    bits), then takes stage 8's acquire-release ticket; the last block reads the grid's words
+//!    (and zeroes them for the next launch), and thread 0 rounds **once** ([`round`]).
+//!
+//! **Why it is fast.** The per-element work is 12 `add.f64` in registers (plus a conversion for
+//! f32), which the H200's FP64 units sustain at HBM speed (see [`super`] for the budget); all the
+//! integer work happens once per warp or block, not per element.
+//!
+//! **What it costs.** `16 · (W + 4)` bytes of shared memory per block, `8 · (W + 4)` of workspace
+//! (W = 11 for f32, 68 for f64), a handful of global atomics per block, and registers: 68–72 per thread
+//! (ptxas, sm_90), so at most 768 threads per SM are resident — the host's policy launches
+//! 256-thread blocks, three per SM.
+//!
+//! **Why the bits do not depend on the launch.** Every element's exact value ends in the integer
+//! words (via `hi`/`lo` or a residual); the words' sum is the same integer whatever the grid,
+//! block size or split of the input, and the rounding is a function of that integer alone.
+//! Infinities and NaNs are counted, not added, and the "all inputs were -0.0" bit is an OR over
+//! warps: order-free too.
+
+use super::accumulator::{normalize_step, round, Format, GlobalWords, SharedWords, MAX_SLOTS};
+use super::expansion::Expansion;
+use crate::gpu::{fail, sync_threads_or, thread_fence, Counter, Global, GlobalMut};
+use crate::gpu::{Shared, Vec4, WARP_SIZE};
+use crate::table::ElemKind;
+use crate::{thread, warp, Element};
+
+/// Most elements one block may add: a word takes at most two digits per element and a few per
+/// thread at the end, each below 2^32, so it stays below 2^63.
+pub const MAX_PER_BLOCK: usize = 1 << 29;
+/// Most blocks: each block's normalized words are below 2^33, so 2^24 of them sum below 2^57.
+pub const MAX_GRID: usize = 1 << 24;
+
+/// One element as the `f64` it is exactly.
+#[inline(always)]
+fn widen<T: Element>(x: T) -> f64 {
+    match T::KIND {
+        ElemKind::F32 => f32::from_bits(x.to_bits64() as u32) as f64,
+        _ => f64::from_bits(x.to_bits64()),
+    }
+}
+
+/// Add one 16-byte vector: lanes `0..L/2` to `a`, the rest to `b`.
+#[inline(always)]
+fn add_vec4<T: Element>(v: Vec4, a: &mut Expansion, b: &mut Expansion, s: &SharedWords) {
+    if T::KIND == ElemKind::F32 {
+        a.add(f32::from_bits(v.0[0]) as f64, s);
+        a.add(f32::from_bits(v.0[1]) as f64, s);
+        b.add(f32::from_bits(v.0[2]) as f64, s);
+        b.add(f32::from_bits(v.0[3]) as f64, s);
+    } else {
+        a.add(f64::from_bits(v.0[0] as u64 | (v.0[1] as u64) << 32), s);
+        b.add(f64::from_bits(v.0[2] as u64 | (v.0[3] as u64) << 32), s);
+    }
+}
+
+/// Add a tile's `U` loaded vectors. With constant indices (U = 4, the built configuration)
+/// `loaded` stays in registers; LLVM does not unroll the generic loop (its body holds four calls
+/// of the slow path), and a loop that indexes an array keeps the array in local memory.
+#[inline(always)]
+fn add_tile<T: Element, const U: usize>(
+    loaded: &[Vec4; U],
+    a: &mut Expansion,
+    b: &mut Expansion,
+    s: &SharedWords,
+) {
+    if U == 4 {
+        add_vec4::<T>(loaded[0], a, b, s);
+        add_vec4::<T>(loaded[1], a, b, s);
+        add_vec4::<T>(loaded[2], a, b, s);
+        add_vec4::<T>(loaded[3], a, b, s);
+    } else {
+        for v in loaded {
+            add_vec4::<T>(*v, a, b, s);
+        }
+    }
+}
+
+/// The warp's 32 expansions merged; lane 0 holds the result (see the module docs, step 1).
+#[inline(always)]
+fn warp_merge(mut e: Expansion, s: &SharedWords) -> Expansion {
+    let lane = warp::lane_id();
+    let mut offset = WARP_SIZE / 2;
+    while offset > 0 {
+        // Every lane shuffles (the full mask must be met); only lanes below `offset` merge.
+        let o = Expansion {
+            hi: e.hi.shfl_down(offset),
+            lo: e.lo.shfl_down(offset),
+        };
+        if lane < offset {
+            e.merge(o, s);
+        }
+        offset /= 2;
+    }
+    e
+}
+
+/// The correctly rounded sum of all of `input` into `out[0]`, in one launch.
+///
+/// Launch with `blockDim.x == BLOCK` (a power of two, at least `slots`, and at most 512: the kernel
+/// uses 68–72 registers per thread, so a 1024-thread block cannot launch), `16 · slots` bytes of dynamic
+/// shared memory (`slots = Format::of(T).slots()`), any grid with at most [`MAX_PER_BLOCK`]
+/// elements per block and at most [`MAX_GRID`] blocks; `words` must hold `slots` zeroed words and
+/// `counter` must be 0 (the kernel leaves both zeroed again). `T` must be `f32` or `f64`. Any other launch stops the kernel.
+pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
+    input: Global<T>,
+    words: GlobalWords,
+    counter: Counter,
+    out: GlobalMut<T>,
+) {
+    let Some(f) = Format::of(T::KIND) else {
+        fail("exact sums are for f32 and f64");
+    };
+    let slots = f.slots();
+    let tid = thread::thread_idx_x() as usize;
+    let (block, grid) = (
+        thread::block_idx_x() as usize,
+        thread::grid_dim_x() as usize,
+    );
+    if thread::block_dim_x() as usize != BLOCK
+        || BLOCK < slots
+        || grid > MAX_GRID
+        || words.len() < slots
+    {
+        fail("exact sum needs blockDim.x == BLOCK >= slots and slots words");
+    }
+    let n = input.len();
+    let lanes = 16 / core::mem::size_of::<T>();
+    let head = input.misaligned_head();
+    let vectors = (n - head) / lanes;
+    let tile = BLOCK * UNROLL;
+    let per_block = vectors.div_ceil(tile).div_ceil(grid) * tile;
+    if per_block * lanes + 2 * lanes > MAX_PER_BLOCK {
+        fail("exact sum: more than 2^29 elements per block (launch a larger grid)");
+    }
+
+    // SAFETY: the launch reserves `16 · slots` bytes of shared memory (the contract above).
+    let smem = unsafe { Shared::<i64>::dynamic(2 * slots as u32) };
+    // SAFETY: the same reservation; every phase below is fenced by barriers: plain stores
+    // (zeroing), barrier, atomics only, barrier, plain loads.
+    let acc = unsafe { SharedWords::new(f) };
+    if tid < slots {
+        smem.set(tid as u32, 0);
+    }
+    thread::sync_threads();
+
+    let (mut a, mut b) = (Expansion::EMPTY, Expansion::EMPTY);
+    if block == 0 && tid < head {
+        // SAFETY: `tid < head <= input.len()`.
+        a.add(widen(unsafe { input.get_unchecked(tid) }), &acc);
+    }
+    let start = block * per_block;
+    let end = if start + per_block < vectors {
+        start + per_block
+    } else {
+        vectors
+    };
+    let mut t = start;
+    while t + tile <= end {
+        let mut loaded = [Vec4([0; 4]); UNROLL];
+        #[allow(clippy::needless_range_loop)] // `u` is part of the address, not just an index
+        for u in 0..UNROLL {
+            // SAFETY: `t + u * BLOCK + tid < t + tile <= end <= vectors` and
+            // `head + vectors * lanes <= n`; element `head` is on a 16-byte boundary.
+            loaded[u] = unsafe { input.get_vec4_unchecked(head, t + u * BLOCK + tid) };
+        }
+        add_tile::<T, UNROLL>(&loaded, &mut a, &mut b, &acc);
+        t += tile;
+    }
+    if t < end {
+        let mut loaded = [Vec4([0; 4]); UNROLL];
+        let mut valid = [false; UNROLL];
+        for u in 0..UNROLL {
+            let v = t + u * BLOCK + tid;
+            if v < end {
+                // SAFETY: `v < end <= vectors`, as above.
+                loaded[u] = unsafe { input.get_vec4_unchecked(head, v) };
+                valid[u] = true;
+            }
+        }
+        for u in 0..UNROLL {
+            if valid[u] {
+                add_vec4::<T>(loaded[u], &mut a, &mut b, &acc);
+            }
+        }
+    }
+    let tail = head + vectors * lanes;
+    if block == grid - 1 && tail + tid < n {
+        // SAFETY: `tail + tid < n`.
+        b.add(widen(unsafe { input.get_unchecked(tail + tid) }), &acc);
+    }
+
+    // Step 1–2: thread, warp, then the block's words.
+    a.merge(b, &acc);
+    let e = warp_merge(a, &acc);
+    if warp::lane_id() == 0 {
+        let w = f.words;
+        if e.hi.is_nan() {
+            acc.add(w, 1);
+        } else if e.hi == f64::INFINITY {
+            acc.add(w + 1, 1);
+        } else if e.hi == f64::NEG_INFINITY {
+            acc.add(w + 2, 1);
+        } else {
+            acc.add_f64(e.hi);
+            acc.add_f64(e.lo);
+        }
+        if e.hi.to_bits() != (-0.0f64).to_bits() {
+            acc.add(w + 3, 1);
+        }
+    }
+    thread::sync_threads();
+
+    // Step 3: one carry step (each thread reads its own word and, through the second half of
+    // shared memory, its neighbour's carry), then publish (or finish, for a single block).
+    let own = if tid < slots { smem.get(tid as u32) } else { 0 };
+    if tid < slots {
+        smem.set((slots + tid) as u32, own >> 32);
+    }
+    thread::sync_threads();
+    let mine = if tid < slots {
+        let carry_in = if tid == 0 {
+            0
+        } else {
+            smem.get((slots + tid - 1) as u32)
+        };
+        normalize_step(own, carry_in, tid, f.words)
+    } else {
+        0
+    };
+    if grid == 1 {
+        thread::sync_threads();
+        if tid < slots {
+            smem.set(tid as u32, mine);
+        }
+        thread::sync_threads();
+        if tid == 0 {
+            out.set(0, T::from_bits64(finish(&smem, f, n)));
+        }
+        return;
+    }
+    if tid < slots {
+        if mine != 0 {
+            words.add(tid, mine);
+        }
+        // Make this thread's atomic visible GPU-wide before thread 0's release (the barrier
+        // below orders it before the ticket).
+        thread_fence();
+    }
+    thread::sync_threads();
+    let mut last_ticket = false;
+    if tid == 0 {
+        last_ticket = counter.take_ticket() as usize == grid - 1;
+    }
+    if sync_threads_or(last_ticket) {
+        // The last block: every block's words are in `words` (thread 0's acquire, then the
+        // barrier, order these loads after every block's release). Read them, zero them for the
+        // next launch, round.
+        if tid < slots {
+            smem.set(tid as u32, words.get(tid));
+            words.set(tid, 0);
+        }
+        thread::sync_threads();
+        if tid == 0 {
+            out.set(0, T::from_bits64(finish(&smem, f, n)));
+            counter.reset();
+        }
+    }
+}
+
+/// Thread 0's last step: the specials, the rounding, the sign of zero (the bits of the result).
+/// Out of line: once per launch, one copy for every kernel.
+#[inline(never)]
+fn finish(smem: &Shared<i64>, f: Format, n: usize) -> u64 {
+    let mut w = [0i64; MAX_SLOTS];
+    for (i, x) in w.iter_mut().enumerate().take(f.slots()) {
+        *x = smem.get(i as u32);
+    }
+    let (nan, pinf, ninf, not_neg_zero) =
+        (w[f.words], w[f.words + 1], w[f.words + 2], w[f.words + 3]);
+    if nan > 0 || (pinf > 0 && ninf > 0) {
+        return f.nan_bits();
+    }
+    if pinf > 0 {
+        return f.inf_bits();
+    }
+    if ninf > 0 {
+        return f.inf_bits() | f.sign_bit();
+    }
+    let r = round(&w[..f.words], f);
+    if r == 0 && n > 0 && not_neg_zero == 0 {
+        f.sign_bit()
+    } else {
+        r
+    }
+}
