@@ -378,12 +378,8 @@ impl<T: Scalar> PreparedAxis<T> {
 /// `1..=max` by a seeded xorshift: the ragged input of `reduce axis --axis segments`, the
 /// criterion group and `axis-on-gpu.sh` (whose CUB program draws the same lengths in C).
 pub fn log_uniform_segments(count: usize, max: usize, seed: u64) -> (Vec<u64>, Vec<u64>) {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let (mut begin, mut end, mut at) = (Vec::new(), Vec::new(), 0u64);
-    for _ in 0..count {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+    for x in crate::seeded::XorShift64::new(seed).take(count) {
         let u = (x >> 11) as f64 / (1u64 << 53) as f64;
         let len = ((max.max(1) as f64).powf(u) as u64).clamp(1, max.max(1) as u64);
         begin.push(at);

@@ -53,6 +53,7 @@ pub mod prepared;
 pub mod record;
 pub mod reducer;
 pub mod reference;
+pub mod seeded;
 pub mod stage;
 pub mod streaming;
 pub(crate) mod streams;
@@ -84,6 +85,7 @@ pub use record::{ErrorRecord, Record, TimingRecord, TwinRecord};
 pub use reducer::COUNT_CHUNK;
 pub use reducer::{run_stage, Reducer, MAX_CACHED_PLANS, MEAN_CHUNK};
 pub use reference::reference_nanmean;
+pub use seeded::XorShift64;
 pub use stage::Stage;
 pub use streaming::{
     policy::StreamPolicy,

@@ -34,12 +34,9 @@ pub fn edge_sizes(block: usize) -> Vec<usize> {
 
 /// Deterministic pseudo-random data of any type (no zeros: they hide unwritten results).
 pub fn data<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+    XorShift64::new(seed)
+        .take(n)
+        .map(|x| {
             let v = (x >> 11) % 2000;
             match T::TYPE {
                 ElemType::F32 | ElemType::F64 => T::from_f64(v as f64 / 997.0 + 0.25),

@@ -8,12 +8,9 @@ use reduce_host::*;
 
 /// Few distinct values (many ties), deterministic.
 pub fn tied<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+    XorShift64::new(seed)
+        .take(n)
+        .map(|x| {
             let v = ((x >> 11) % 13) as f64;
             match T::TYPE {
                 ElemType::U32 | ElemType::U64 => T::from_f64(v),

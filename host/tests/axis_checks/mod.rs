@@ -7,12 +7,9 @@ use reduce_host::*;
 
 /// Deterministic data: small integers (exact float sums), some negative, for every type.
 pub fn data<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+    XorShift64::new(seed)
+        .take(n)
+        .map(|x| {
             let v = (x % 201) as f64
                 - if T::TYPE.is_float() || T::TYPE.name().starts_with('i') {
                     100.0

@@ -150,12 +150,9 @@ pub fn distinct_sums<C: Collective>(
 
 /// Small integers (some negative where the type allows): exact sums in every type.
 pub fn axis_data<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+    XorShift64::new(seed)
+        .take(n)
+        .map(|x| {
             let signed = T::TYPE.is_float() || T::TYPE.name().starts_with('i');
             T::from_f64((x % 201) as f64 - if signed { 100.0 } else { 0.0 })
         })

@@ -9,14 +9,9 @@ use reduce_host::*;
 
 /// Data with both signs: `data()`'s values shifted by −1.25 (no exact zeros either way).
 pub fn signed<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            T::from_f64(((x >> 11) % 2000) as f64 / 997.0 - 1.003)
-        })
+    XorShift64::new(seed)
+        .take(n)
+        .map(|x| T::from_f64(((x >> 11) % 2000) as f64 / 997.0 - 1.003))
         .collect()
 }
 
