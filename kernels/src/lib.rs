@@ -60,6 +60,7 @@ pub mod bench_gate;
 pub mod element;
 pub mod exports;
 pub mod gpu;
+pub mod half;
 mod memory;
 pub mod porting;
 pub mod primitives;
