@@ -40,6 +40,7 @@ pub mod custom;
 pub mod emulator;
 pub mod error;
 pub mod gpu;
+pub mod halves;
 pub mod kernel_image;
 pub mod measure;
 pub mod multi;
@@ -68,6 +69,7 @@ pub use custom::{CustomKernel, CustomReduction, PreparedCustom};
 pub use emulator::Emulator;
 pub use error::{ReduceError, Result};
 pub use gpu::Gpu;
+pub use halves::{Bf16, HalfFloat, F16};
 pub use measure::TimingSpec;
 pub use multi::{
     split_even, AnyShard, AnyValue, Collective, InMemory, MultiReducer, MultiResult, MultiTiming,
