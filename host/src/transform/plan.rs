@@ -105,7 +105,7 @@ pub fn plan_transform(
     let row = Row::of(Family::Transform);
     if !row.types.contains(&ty.kind()) {
         return Err(ReduceError::InvalidArgument(format!(
-            "{} is built for f32, f64, f16 and bf16 inputs, not {ty}",
+            "{} is built for f32 and f64 inputs (and f16, bf16), not {ty}",
             op.name()
         )));
     }

@@ -60,7 +60,7 @@ pub fn special_values<H: HalfFloat>(b: &Backend) {
                 m
             }
         });
-    let bigs = b.upload(&vec![big; 1000]).unwrap();
+    let bigs = b.upload(&[big; 1000]).unwrap();
     assert_eq!(r.total(&bigs).unwrap(), 1000.0 * big.to_f64());
     assert_eq!(
         r.sumsq(&bigs).unwrap(),
@@ -70,7 +70,7 @@ pub fn special_values<H: HalfFloat>(b: &Backend) {
     // bf16).
     let tiny = H::from_bits64(1);
     assert!(tiny.to_f64() > 0.0);
-    let tinies = b.upload(&vec![tiny; 1000]).unwrap();
+    let tinies = b.upload(&[tiny; 1000]).unwrap();
     assert_eq!(r.total(&tinies).unwrap(), 1000.0 * tiny.to_f64());
     assert_eq!(r.l1(&tinies).unwrap(), 1000.0 * tiny.to_f64());
     // inf and NaN propagate (every position in a vector, and the tail).
