@@ -43,6 +43,7 @@ pub mod emulator;
 pub mod error;
 pub mod exact;
 pub mod gpu;
+pub mod halves;
 pub mod kernel_image;
 pub mod measure;
 pub mod multi;
@@ -73,6 +74,7 @@ pub use emulator::Emulator;
 pub use error::{ReduceError, Result};
 pub use exact::{exact_sum, ExactData, ExactFloat, ExactPlan, ExactSum, PreparedExact};
 pub use gpu::Gpu;
+pub use halves::{Bf16, HalfFloat, F16};
 pub use measure::TimingSpec;
 pub use multi::{
     split_even, AnyShard, AnyValue, Collective, InMemory, MultiReducer, MultiResult, MultiTiming,

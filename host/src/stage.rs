@@ -175,6 +175,9 @@ impl Stage {
 
     /// Check `ty`, `op` and `block` against this stage's kernels.
     pub fn validate(self, ty: ElemType, op: Op, block: usize) -> Result<()> {
+        if ElemType::HALVES.contains(&ty) {
+            return Err(ReduceError::HalfNeedsTransform { stage: self, ty });
+        }
         if !self.types().contains(&ty) {
             return Err(ReduceError::UnsupportedType { stage: self, ty });
         }

@@ -20,6 +20,11 @@ pub enum ElemType {
     I64,
     /// `u64`
     U64,
+    /// IEEE binary16 (`half::f16`, stored as [`reduce_kernels::half::F16`]): transform-reduces
+    /// only (sum, sumsq/L1/L2, dot, mean/var/std); not in [`ElemType::ALL`].
+    F16,
+    /// bfloat16 (`half::bf16`, stored as [`reduce_kernels::half::Bf16`]): as [`ElemType::F16`].
+    BF16,
 }
 
 impl ElemType {
@@ -32,6 +37,9 @@ impl ElemType {
         Self::I64,
         Self::U64,
     ];
+    /// The two 2-byte float types (transform-reduces only; kept out of [`ElemType::ALL`], which
+    /// lists the types every operator is built for).
+    pub const HALVES: [ElemType; 2] = [Self::F16, Self::BF16];
     /// Symbol suffix and display name (`f32` …).
     pub fn name(self) -> &'static str {
         match self {
@@ -41,18 +49,21 @@ impl ElemType {
             Self::U32 => "u32",
             Self::I64 => "i64",
             Self::U64 => "u64",
+            Self::F16 => "f16",
+            Self::BF16 => "bf16",
         }
     }
     /// Size in bytes.
     pub fn size(self) -> usize {
         match self {
+            Self::F16 | Self::BF16 => 2,
             Self::F32 | Self::I32 | Self::U32 => 4,
             _ => 8,
         }
     }
-    /// Is it `f32` or `f64`?
+    /// Is it a float (`f32`, `f64`, `f16`, `bf16`)?
     pub fn is_float(self) -> bool {
-        matches!(self, Self::F32 | Self::F64)
+        matches!(self, Self::F32 | Self::F64 | Self::F16 | Self::BF16)
     }
     /// The kernel table's name for it.
     pub fn kind(self) -> ElemKind {
@@ -63,6 +74,8 @@ impl ElemType {
             Self::U32 => ElemKind::U32,
             Self::I64 => ElemKind::I64,
             Self::U64 => ElemKind::U64,
+            Self::F16 => ElemKind::F16,
+            Self::BF16 => ElemKind::BF16,
         }
     }
 }
@@ -78,9 +91,13 @@ impl std::str::FromStr for ElemType {
     fn from_str(s: &str) -> Result<Self, String> {
         Self::ALL
             .into_iter()
+            .chain(Self::HALVES)
             .find(|t| t.name() == s)
             .ok_or_else(|| {
-                format!("unknown element type `{s}` (expected one of f32, f64, i32, u32, i64, u64)")
+                format!(
+                    "unknown element type `{s}` (expected one of f32, f64, i32, u32, i64, u64, \
+                     f16, bf16)"
+                )
             })
     }
 }
@@ -244,6 +261,19 @@ macro_rules! float_scalar {
 }
 float_scalar!(f32 F32, f64 F64);
 
+macro_rules! half_scalar {
+    ($($t:ident $e:ident),*) => {$(
+        impl Scalar for reduce_kernels::half::$t {
+            const TYPE: ElemType = ElemType::$e;
+            fn to_f64(self) -> f64 { self.to_f32() as f64 }
+            fn from_f64(v: f64) -> Self { Self::from_f32(v as f32) }
+            fn to_i128(self) -> Option<i128> { None }
+            fn wrap_i128(v: i128) -> Self { Self::from_f32(v as f32) }
+        }
+    )*};
+}
+half_scalar!(F16 F16, Bf16 BF16);
+
 pub use crate::reference::{
     matches_reference, neumaier_sum, reference, reference_mean, reference_nanmean, Reference,
 };
@@ -282,6 +312,14 @@ macro_rules! with_elem_type {
             }
             $crate::ElemType::U64 => {
                 type $T = u64;
+                $body
+            }
+            $crate::ElemType::F16 => {
+                type $T = $crate::F16;
+                $body
+            }
+            $crate::ElemType::BF16 => {
+                type $T = $crate::Bf16;
                 $body
             }
         }

@@ -57,7 +57,7 @@ fn library_rejects_bad_arguments() {
         .to_string()
         .contains("no stage 0"));
     assert!(Stage::from_number(9).is_err());
-    assert!("f16"
+    assert!("f8"
         .parse::<ElemType>()
         .unwrap_err()
         .contains("unknown element type"));
@@ -106,8 +106,24 @@ fn cli_reports_out_of_range_arguments() {
             "block size 100",
         ),
         (
+            &["--backend", "emu", "table", "--type", "f8"],
+            "unknown element type `f8`",
+        ),
+        (
             &["--backend", "emu", "table", "--type", "f16"],
-            "unknown element type `f16`",
+            "f16 and bf16 inputs are reduced by the transform kernels",
+        ),
+        (
+            &[
+                "--backend",
+                "emu",
+                "transform",
+                "--type",
+                "bf16",
+                "--op",
+                "sum",
+            ],
+            "f16 and bf16 inputs are reduced by the transform kernels",
         ),
         (
             &["--backend", "emu", "table", "--stages", "9"],

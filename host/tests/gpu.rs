@@ -6,6 +6,7 @@ mod arg_checks;
 mod axis_checks;
 mod common;
 mod exact_checks;
+mod half_checks;
 mod host_stream;
 mod multi_checks;
 mod semantics_checks;
@@ -507,6 +508,34 @@ fn transform_results_are_bit_identical() -> Result<(), Failed> {
     Ok(())
 }
 
+/// `f16` / `bf16` inputs: every transform op at awkward sizes and all eight offsets within a
+/// 16-byte vector, special values, typed errors, determinism at 2^26 + 5.
+fn halves_every_op_size_offset_and_special_value() -> Result<(), Failed> {
+    let b = gpu();
+    let sizes = [
+        0,
+        1,
+        7,
+        9,
+        33,
+        97,
+        1009,
+        65_537,
+        (1 << 20) + 3,
+        (1 << 24) + 1,
+    ];
+    half_checks::every_op_and_offset::<F16>(&b, &sizes);
+    half_checks::every_op_and_offset::<Bf16>(&b, &sizes);
+    half_checks::special_values::<F16>(&b);
+    half_checks::special_values::<Bf16>(&b);
+    half_checks::unbuilt_ops_are_typed_errors::<F16>(&b);
+    half_checks::unbuilt_ops_are_typed_errors::<Bf16>(&b);
+    half_checks::upload_half_round_trips(&b);
+    transform_checks::bit_identical::<F16>(&b, (1 << 26) + 5);
+    transform_checks::bit_identical::<Bf16>(&b, (1 << 26) + 5);
+    Ok(())
+}
+
 /// Argmin/argmax: every type and op at the edge sizes (misaligned offsets too) and at sizes with
 /// a full grid, NaN/inf/-0.0/subnormals, integer extremes, the empty-input error.
 fn argmin_argmax_every_type_size_offset_and_special_value() -> Result<(), Failed> {
@@ -832,6 +861,10 @@ fn main() {
         (
             "exact_sum_of_2e30_floats",
             exact_checks::exact_sum_of_2e30_floats,
+        ),
+        (
+            "halves_every_op_size_offset_and_special_value",
+            halves_every_op_size_offset_and_special_value,
         ),
     ];
     let missing = match Gpu::open() {

@@ -33,6 +33,8 @@ mod sealed {
     /// 8-byte integers and floats, so no other crate may add a type.
     pub trait Sealed {}
     impl Sealed for f32 {}
+    impl Sealed for crate::half::F16 {}
+    impl Sealed for crate::half::Bf16 {}
     impl Sealed for f64 {}
     impl Sealed for i32 {}
     impl Sealed for u32 {}
@@ -187,6 +189,61 @@ macro_rules! float_element {
     )*};
 }
 float_element!(f32 u32 F32, f64 u64 F64);
+
+/// `f16` and `bf16` ([`crate::half`]): arithmetic in `f32`, rounded back to the nearest even half
+/// (the `f32` sum or product of two halves is exact or correctly rounded first — `f32` carries
+/// more than twice their bits — so the result is the correctly rounded half). No kernel reduces
+/// in half precision: the transform family widens each half and accumulates in `f64`.
+macro_rules! half_element {
+    ($($t:ident $kind:ident $name:literal $one:literal $inf:literal $nan:literal),*) => {$(
+        impl Element for crate::half::$t {
+            type Wide = Self;
+            #[inline(always)] fn widen(self) -> Self { self }
+            const NAME: &'static str = $name;
+            const KIND: crate::table::ElemKind = crate::table::ElemKind::$kind;
+            const ZERO: Self = Self(0);
+            const ONE: Self = Self($one);
+            const MAX_IDENTITY: Self = Self($inf | 0x8000);
+            const MIN_IDENTITY: Self = Self($inf);
+            const NAN_MAX_IDENTITY: Self = Self($nan);
+            const NAN_MIN_IDENTITY: Self = Self($nan);
+            #[inline(always)] fn plus(self, o: Self) -> Self { Self::from_f32(self.to_f32() + o.to_f32()) }
+            #[inline(always)] fn times(self, o: Self) -> Self { Self::from_f32(self.to_f32() * o.to_f32()) }
+            #[inline(always)] fn is_nan(self) -> bool { self.to_f32().is_nan() }
+            #[inline(always)] fn minimum(self, o: Self) -> Self {
+                if self.is_nan() || o.is_nan() { Self($nan) } else if o.to_f32() < self.to_f32() { o } else { self }
+            }
+            #[inline(always)] fn maximum(self, o: Self) -> Self {
+                if self.is_nan() || o.is_nan() { Self($nan) } else if o.to_f32() > self.to_f32() { o } else { self }
+            }
+            #[inline(always)] fn nan_minimum(self, o: Self) -> Self {
+                if self.is_nan() || o.to_f32() < self.to_f32() { o } else { self }
+            }
+            #[inline(always)] fn nan_maximum(self, o: Self) -> Self {
+                if self.is_nan() || o.to_f32() > self.to_f32() { o } else { self }
+            }
+            #[inline(always)] fn to_bits64(self) -> u64 { self.0 as u64 }
+            #[inline(always)] fn from_bits64(b: u64) -> Self { Self(b as u16) }
+            /// One 32-bit shuffle (the default would shuffle an empty upper word too).
+            #[inline(always)]
+            fn shfl_down(self, delta: u32) -> Self {
+                // SAFETY: as the default's: the full mask holds the calling lane and every lane
+                // passes the same mask; that all 32 lanes call it is a correctness rule.
+                let v = unsafe { crate::warp::shfl_down_sync(crate::warp::FULL_MASK, self.0 as u32, delta) };
+                Self(v as u16)
+            }
+            /// Eight halves per 16-byte vector.
+            #[inline(always)]
+            fn reduce_vec4<O: ReduceOp>(v: gpu::Vec4) -> Self {
+                let w = v.0;
+                let e = |i: usize| O::lift(Self((w[i / 2] >> (16 * (i % 2))) as u16));
+                let q = |i: usize| O::combine(O::combine(e(i), e(i + 1)), O::combine(e(i + 2), e(i + 3)));
+                O::combine(q(0), q(4))
+            }
+        }
+    )*};
+}
+half_element!(F16 F16 "f16" 0x3c00 0x7c00 0x7e00, Bf16 BF16 "bf16" 0x3f80 0x7f80 0x7fc0);
 
 /// An associative, commutative reduction operator with an identity.
 pub trait ReduceOp: Copy + Send + Sync + 'static {

@@ -208,9 +208,13 @@ pub(crate) mod imp {
     pub unsafe fn load_coherent<T: Element>(p: *const T) -> T {
         // `ld.relaxed.sys`: a morally strong load that sees other blocks' (and the host's) stores
         // instead of a stale L1 line; what `volatile` means in CUDA C.
-        // SAFETY: the caller's contract (a live, aligned `T` of 4 or 8 bytes).
+        // SAFETY: the caller's contract (a live, aligned `T` of 2, 4 or 8 bytes).
         unsafe {
-            if core::mem::size_of::<T>() == 4 {
+            if core::mem::size_of::<T>() == 2 {
+                let v: u16;
+                core::arch::asm!("ld.relaxed.sys.u16 {v}, [{p}];", v = out(reg16) v, p = in(reg64) p, options(nostack, readonly));
+                T::from_bits64(v as u64)
+            } else if core::mem::size_of::<T>() == 4 {
                 let v: u32;
                 core::arch::asm!("ld.relaxed.sys.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p, options(nostack, readonly));
                 T::from_bits64(v as u64)
@@ -224,9 +228,11 @@ pub(crate) mod imp {
     #[inline(always)]
     pub unsafe fn store_coherent<T: Element>(p: *mut T, v: T) {
         let bits = v.to_bits64();
-        // SAFETY: the caller's contract (a live, aligned `T` of 4 or 8 bytes).
+        // SAFETY: the caller's contract (a live, aligned `T` of 2, 4 or 8 bytes).
         unsafe {
-            if core::mem::size_of::<T>() == 4 {
+            if core::mem::size_of::<T>() == 2 {
+                core::arch::asm!("st.relaxed.sys.u16 [{p}], {v};", v = in(reg16) bits as u16, p = in(reg64) p, options(nostack));
+            } else if core::mem::size_of::<T>() == 4 {
                 core::arch::asm!("st.relaxed.sys.u32 [{p}], {v};", v = in(reg32) bits as u32, p = in(reg64) p, options(nostack));
             } else {
                 core::arch::asm!("st.relaxed.sys.u64 [{p}], {v};", v = in(reg64) bits, p = in(reg64) p, options(nostack));
@@ -316,10 +322,13 @@ pub(crate) mod imp {
             .fetch_add(v, std::sync::atomic::Ordering::Relaxed);
     }
     pub unsafe fn load_coherent<T: Element>(p: *const T) -> T {
-        use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+        use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
         // Atomic (relaxed) accesses: other emulated blocks run on other OS threads, and plain
         // accesses racing with them would be a data race in Rust's memory model.
-        if core::mem::size_of::<T>() == 4 {
+        if core::mem::size_of::<T>() == 2 {
+            // SAFETY: as below, 2 bytes (`f16` / `bf16`).
+            T::from_bits64(unsafe { AtomicU16::from_ptr(p as *mut u16) }.load(Relaxed) as u64)
+        } else if core::mem::size_of::<T>() == 4 {
             // SAFETY: the caller's contract (a live, aligned `T` of 4 bytes, only accessed
             // through these functions while the kernel runs).
             T::from_bits64(unsafe { AtomicU32::from_ptr(p as *mut u32) }.load(Relaxed) as u64)
@@ -329,9 +338,12 @@ pub(crate) mod imp {
         }
     }
     pub unsafe fn store_coherent<T: Element>(p: *mut T, v: T) {
-        use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+        use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
         let bits = v.to_bits64();
-        if core::mem::size_of::<T>() == 4 {
+        if core::mem::size_of::<T>() == 2 {
+            // SAFETY: as in `load_coherent`, 2 bytes.
+            unsafe { AtomicU16::from_ptr(p as *mut u16) }.store(bits as u16, Relaxed)
+        } else if core::mem::size_of::<T>() == 4 {
             // SAFETY: as in `load_coherent`.
             unsafe { AtomicU32::from_ptr(p as *mut u32) }.store(bits as u32, Relaxed)
         } else {

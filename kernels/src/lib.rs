@@ -61,6 +61,7 @@ pub mod element;
 pub mod exact;
 pub mod exports;
 pub mod gpu;
+pub mod half;
 mod memory;
 pub mod porting;
 pub mod primitives;

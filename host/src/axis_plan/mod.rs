@@ -398,6 +398,7 @@ fn id_size(id: KernelId) -> usize {
     match id.ty {
         ElemKind::F32 | ElemKind::I32 | ElemKind::U32 => 4,
         ElemKind::F64 | ElemKind::I64 | ElemKind::U64 => 8,
+        ElemKind::F16 | ElemKind::BF16 => 2,
     }
 }
 

@@ -90,6 +90,10 @@ macro_rules! any_types {
                         }
                         Ok(self.reduce(op, &typed)?.value.map(AnyValue::$v))
                     })*
+                    // No `AnyShard` holds halves (multi-GPU reductions of them are not built).
+                    other => Err(ReduceError::InvalidArgument(format!(
+                        "{other} shards are not supported across GPUs"
+                    ))),
                 }
             }
         }

@@ -210,6 +210,8 @@ fn data_type(t: ElemType) -> ncclDataType_t {
         ElemType::U32 => ncclDataType_t::ncclUint32,
         ElemType::I64 => ncclDataType_t::ncclInt64,
         ElemType::U64 => ncclDataType_t::ncclUint64,
+        ElemType::F16 => ncclDataType_t::ncclFloat16,
+        ElemType::BF16 => ncclDataType_t::ncclBfloat16,
     }
 }
 

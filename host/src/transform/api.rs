@@ -26,7 +26,7 @@ fn check_range<T: Scalar>(buf: &Buffer<T>, offset: usize, len: usize) -> Result<
 
 impl Reducer<'_> {
     /// One launch of `op` over `a[a_offset..][..len]` (and `b[b_offset..][..len]`).
-    fn transform_words<T: Scalar>(
+    pub(crate) fn transform_words<T: Scalar>(
         &self,
         op: TransformKind,
         a: (&Buffer<T>, usize),

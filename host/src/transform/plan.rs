@@ -18,15 +18,18 @@ pub enum TransformKind {
     Dot,
     /// Count, mean and M2 (variance, standard deviation).
     Moments,
+    /// Σx in `f64` (the sum of `f16` / `bf16` inputs; also built for `f32` / `f64`).
+    Total,
 }
 
 impl TransformKind {
-    /// All four.
-    pub const ALL: [TransformKind; 4] = [
+    /// All five.
+    pub const ALL: [TransformKind; 5] = [
         TransformKind::SumSq,
         TransformKind::L1,
         TransformKind::Dot,
         TransformKind::Moments,
+        TransformKind::Total,
     ];
     /// The kernel table's operator.
     pub fn kind(self) -> OpKind {
@@ -35,9 +38,10 @@ impl TransformKind {
             TransformKind::L1 => OpKind::L1,
             TransformKind::Dot => OpKind::Dot,
             TransformKind::Moments => OpKind::Moments,
+            TransformKind::Total => OpKind::Total,
         }
     }
-    /// Name (`sumsq`, `l1`, `dot`, `moments`).
+    /// Name (`sumsq`, `l1`, `dot`, `moments`, `total`).
     pub fn name(self) -> &'static str {
         self.kind().name()
     }
@@ -89,7 +93,7 @@ fn log2_ceil(x: usize) -> usize {
 /// enough to fill every SM), unless `overrides` fixes the block or grid.
 ///
 /// # Errors
-/// [`ReduceError::InvalidArgument`] for a type other than `f32`/`f64` or a block size the kernels
+/// [`ReduceError::InvalidArgument`] for a type other than `f32`/`f64`/`f16`/`bf16` or a block size the kernels
 /// are not built for; [`ReduceError::InvalidGridSize`] for a grid outside `1..=4096`.
 pub fn plan_transform(
     op: TransformKind,
@@ -101,7 +105,7 @@ pub fn plan_transform(
     let row = Row::of(Family::Transform);
     if !row.types.contains(&ty.kind()) {
         return Err(ReduceError::InvalidArgument(format!(
-            "{} is built for f32 and f64 inputs, not {ty}",
+            "{} is built for f32 and f64 inputs (and f16, bf16), not {ty}",
             op.name()
         )));
     }

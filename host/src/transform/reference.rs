@@ -64,6 +64,7 @@ pub fn reference_transform<T: Scalar>(
     match op {
         TransformKind::SumSq => Some(sum_reference(x().map(|v| v * v))),
         TransformKind::L1 => Some(sum_reference(x().map(f64::abs))),
+        TransformKind::Total => Some(sum_reference(x())),
         TransformKind::Dot => {
             let b = b.unwrap_or(&[]);
             Some(sum_reference(

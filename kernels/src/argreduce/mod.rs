@@ -119,6 +119,8 @@ fn better<T: Element, D: Direction>(a: T, b: T) -> bool {
         ElemKind::U32 => cmp!(u32, |v: u64| v as u32),
         ElemKind::I64 => cmp!(i64, |v: u64| v as i64),
         ElemKind::U64 => cmp!(u64, |v: u64| v),
+        ElemKind::F16 => cmp!(f32, |v: u64| crate::half::f16_bits_to_f32(v as u16)),
+        ElemKind::BF16 => cmp!(f32, |v: u64| crate::half::bf16_bits_to_f32(v as u16)),
     }
 }
 
@@ -145,6 +147,10 @@ fn worst<T: Element, D: Direction>() -> T {
         (ElemKind::U32, true) | (ElemKind::U64, true) => 0,
         (ElemKind::U32, false) => u32::MAX as u64,
         (ElemKind::U64, false) => u64::MAX,
+        (ElemKind::F16, true) => 0xfc00,
+        (ElemKind::F16, false) => 0x7c00,
+        (ElemKind::BF16, true) => 0xff80,
+        (ElemKind::BF16, false) => 0x7f80,
     };
     T::from_bits64(bits)
 }

@@ -18,6 +18,10 @@ pub enum ElemKind {
     I64,
     /// `u64`
     U64,
+    /// IEEE binary16 ([`crate::half::F16`]; transform family only).
+    F16,
+    /// bfloat16 ([`crate::half::Bf16`]; transform family only).
+    BF16,
 }
 
 impl ElemKind {
@@ -30,6 +34,8 @@ impl ElemKind {
             ElemKind::U32 => "u32",
             ElemKind::I64 => "i64",
             ElemKind::U64 => "u64",
+            ElemKind::F16 => "f16",
+            ElemKind::BF16 => "bf16",
         }
     }
 }
@@ -65,6 +71,9 @@ pub enum OpKind {
     ArgMin,
     /// [`crate::argreduce::ArgMax`]: the (index, value) of the largest element.
     ArgMax,
+    /// [`crate::transform::Total`]: Σx accumulated in `f64` (transform family only: the sum of
+    /// `f16` / `bf16` inputs).
+    Total,
 }
 
 impl OpKind {
@@ -85,6 +94,7 @@ impl OpKind {
             OpKind::Count => "count",
             OpKind::ArgMin => "argmin",
             OpKind::ArgMax => "argmax",
+            OpKind::Total => "total",
         }
     }
 }

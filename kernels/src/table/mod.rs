@@ -94,7 +94,7 @@ macro_rules! kernel_table {
         pub fn emulated<T: Element>(id: KernelId) -> Option<Body<T>> {
             use crate::stages::*;
             use crate::axis::*;
-            use crate::transform::{one_pass, Dot, Moments, SumSq, L1};
+            use crate::transform::{one_pass, Dot, Moments, SumSq, Total, L1};
             #[allow(unused_imports)]
             use crate::exact::*;
             use crate::{Max, Min, Sum};
@@ -119,7 +119,10 @@ macro_rules! kernel_table {
             use crate::exports::{axis, exact, multi_pass, single_pass, single_pass_wide};
             use crate::stages::*;
             use crate::axis::*;
-            use crate::transform::{entry as transform_entry, one_pass, Dot, Moments, SumSq, L1};
+            use crate::transform::{entry as transform_entry, one_pass, Dot, Moments, SumSq, Total, L1};
+            // The table's type names for the 2-byte inputs (they shadow the unstable primitives).
+            #[allow(unused_imports)]
+            use crate::half::{Bf16 as bf16, F16 as f16};
             #[allow(unused_imports)]
             use crate::exact::*;
             use crate::{Max, Min, Sum};
@@ -139,6 +142,8 @@ macro_rules! kernel_table {
     (@kind u32) => { ElemKind::U32 };
     (@kind i64) => { ElemKind::I64 };
     (@kind u64) => { ElemKind::U64 };
+    (@kind f16) => { ElemKind::F16 };
+    (@kind bf16) => { ElemKind::BF16 };
     (@blocks [$($b:literal),*]) => { [$($b),*] };
 
     // The emulator's dispatch.
@@ -375,7 +380,7 @@ kernel_table! {
         => segments::segments;
     AxisColumns reduce_cols Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => columns::columns;
-    Transform reduce_transform Transform const [f32, f64] [SumSq, L1, Dot, Moments] [256, 512, 1024]
+    Transform reduce_transform Transform const [f32, f64, f16, bf16] [SumSq, L1, Dot, Moments, Total] [256, 512, 1024]
         => one_pass::reduce;
     S8Wide reduce_s8_wide SinglePassWide const [i32, u32] [Sum] [256, 512, 1024]
         => s8_shuffle_vectorized::reduce_wide;

@@ -49,6 +49,12 @@ fn the_emulator_has_a_body_for_every_built_kernel_of_its_type() {
             ElemKind::U32 => emulated::<u32>(k).map(|b| matches!(b, Body::MultiPass(_))),
             ElemKind::I64 => emulated::<i64>(k).map(|b| matches!(b, Body::MultiPass(_))),
             ElemKind::U64 => emulated::<u64>(k).map(|b| matches!(b, Body::MultiPass(_))),
+            ElemKind::F16 => {
+                emulated::<crate::half::F16>(k).map(|b| matches!(b, Body::MultiPass(_)))
+            }
+            ElemKind::BF16 => {
+                emulated::<crate::half::Bf16>(k).map(|b| matches!(b, Body::MultiPass(_)))
+            }
         };
         assert_eq!(body, Some(k.row().abi == Abi::MultiPass), "{:?}", k);
     }

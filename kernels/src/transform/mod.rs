@@ -14,6 +14,10 @@
 //! | `l1` Σ\|x\| | [`norms`] | `f64` sum | `f64` |
 //! | `dot` Σxᵢyᵢ (two inputs) | [`dot`] | `f64` sum | `f64` |
 //! | `moments` count, mean, M2 | [`moments`] | Welford / Chan triple ([`Welford`]) | 3 × `f64` |
+//! | `total` Σx (the sum of `f16`/`bf16` inputs) | [`norms`] | `f64` sum | `f64` |
+//!
+//! Inputs are `f32`, `f64`, and the 2-byte [`crate::half::F16`] / [`crate::half::Bf16`]: a
+//! 16-byte load brings 8 halves, each widened exactly (see [`crate::half`]).
 //!
 //! Every op is two small functions — [`TransformOp::item`] (one element → an accumulator) and
 //! [`Accumulator::merge`] (combine two accumulators) — and the driver in [`one_pass`] does the
@@ -39,7 +43,7 @@ pub mod one_pass;
 pub use accumulate::{Accumulator, F64Sum, TransformOp};
 pub use dot::Dot;
 pub use moments::{Moments, Welford};
-pub use norms::{SumSq, L1};
+pub use norms::{SumSq, Total, L1};
 
 use crate::gpu::{Coherent, Counter, Global, GlobalMut};
 use crate::table::ElemKind;
@@ -48,7 +52,8 @@ use crate::Element;
 /// Words of `f64` one block's partial (and the result) takes: the widest accumulator's.
 pub const WORDS: usize = 3;
 
-/// `x` as an `f64` (exact for every `f32`, `f64`, `i32`, `u32`; nearest for 64-bit integers).
+/// `x` as an `f64` (exact for every `f32`, `f64`, `i32`, `u32`, `f16`, `bf16`; nearest for
+/// 64-bit integers).
 /// `T::KIND` is a constant, so this folds to one conversion.
 #[inline(always)]
 pub fn to_f64<T: Element>(x: T) -> f64 {
@@ -60,6 +65,8 @@ pub fn to_f64<T: Element>(x: T) -> f64 {
         ElemKind::U32 => bits as u32 as f64,
         ElemKind::I64 => bits as i64 as f64,
         ElemKind::U64 => bits as f64,
+        ElemKind::F16 => crate::half::f16_bits_to_f32(bits as u16) as f64,
+        ElemKind::BF16 => crate::half::bf16_bits_to_f32(bits as u16) as f64,
     }
 }
 

@@ -1,4 +1,4 @@
-//! # Sum of squares, L2 norm, L1 norm
+//! # Sum of squares, L2 norm, L1 norm (and the plain sum)
 //!
 //! `sumsq` = Σx², `l1` = Σ|x|; the L2 norm is `√sumsq`, taken on the host from the kernel's
 //! `f64` sum (one square root per call, not per element). One pass at memory speed: the square or
@@ -38,5 +38,19 @@ impl TransformOp for L1 {
     #[inline(always)]
     fn item(a: f64, _: f64) -> F64Sum {
         F64Sum(f64::from_bits(a.to_bits() & !(1u64 << 63)))
+    }
+}
+
+/// Σx: the identity transform, accumulated in `f64` — the sum of `f16` / `bf16` inputs (every
+/// half is exact in `f64`, and a sum of `n` of them has the `f64` sum's rounding only).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Total;
+
+impl TransformOp for Total {
+    type Acc = F64Sum;
+    const TWO_INPUTS: bool = false;
+    #[inline(always)]
+    fn item(a: f64, _: f64) -> F64Sum {
+        F64Sum(a)
     }
 }

@@ -25,9 +25,15 @@ use crate::{thread, Element};
 
 /// The values packed in one 16-byte vector, as `f64`, into `out[at..at + 16 / size_of::<T>()]`.
 #[inline(always)]
-fn widen<T: Element>(v: Vec4, out: &mut [f64; 4 * UNROLL], at: usize) {
+fn widen<T: Element>(v: Vec4, out: &mut [f64; 8 * UNROLL], at: usize) {
     let w = v.0;
-    if core::mem::size_of::<T>() == 4 {
+    if core::mem::size_of::<T>() == 2 {
+        for i in 0..8 {
+            out[at + i] = to_f64(T::from_bits64(
+                ((w[i / 2] >> (16 * (i % 2))) & 0xffff) as u64,
+            ));
+        }
+    } else if core::mem::size_of::<T>() == 4 {
         for i in 0..4 {
             out[at + i] = to_f64(T::from_bits64(w[i] as u64));
         }
@@ -106,8 +112,10 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
             // first on a 16-byte boundary of `a`, and of `b` (same offset, tested above).
             unsafe { g.get_vec4_unchecked(head, v) }
         };
-        let mut xs = [0.0f64; 4 * UNROLL];
-        let mut ys = [0.0f64; 4 * UNROLL];
+        // Room for 8 halves per vector; `f32`/`f64` use the first 16 / 8 (the rest is optimized
+        // away with the loops fully unrolled).
+        let mut xs = [0.0f64; 8 * UNROLL];
+        let mut ys = [0.0f64; 8 * UNROLL];
         let mut t = start;
         while t + tile <= end {
             // All loads first (independent, so all in flight at once) …

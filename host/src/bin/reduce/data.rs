@@ -22,7 +22,9 @@ pub fn make_data<T: Scalar>(n: usize, data: Data, seed: u64) -> Result<Vec<T>, R
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
             let signed = matches!(T::TYPE, ElemType::I32 | ElemType::I64);
             v.extend((0..n).map(|_| match T::TYPE {
-                ElemType::F32 | ElemType::F64 => T::from_f64(rng.random::<f64>()),
+                ElemType::F32 | ElemType::F64 | ElemType::F16 | ElemType::BF16 => {
+                    T::from_f64(rng.random::<f64>())
+                }
                 _ if signed => T::from_f64(rng.random_range(-1000..1000) as f64),
                 _ => T::from_f64(rng.random_range(0..1000) as f64),
             }));

@@ -5,7 +5,7 @@ use crate::args::{Common, Format};
 use crate::data::{default_n, make_data, stages_of};
 use crate::output::{banner, csv, text_table, verdict, Column};
 use reduce_host::measure::{self, TableRow, TimingSpec};
-use reduce_host::{with_elem_type, Backend, LaunchOverrides, ReduceError, Scalar};
+use reduce_host::{with_elem_type, Backend, ElemType, LaunchOverrides, ReduceError, Scalar};
 
 const COLUMNS: [Column; 9] = [
     Column::left("#", 2),
@@ -57,6 +57,12 @@ fn table<T: Scalar>(
     let n = default_n(backend, c.n);
     let stages = stages_of(&c.stages)?;
     if let Some(s) = stages.iter().find(|s| !s.types().contains(&T::TYPE)) {
+        if ElemType::HALVES.contains(&T::TYPE) {
+            return Err(ReduceError::HalfNeedsTransform {
+                stage: *s,
+                ty: T::TYPE,
+            });
+        }
         return Err(ReduceError::UnsupportedType {
             stage: *s,
             ty: T::TYPE,

@@ -17,14 +17,15 @@ use std::collections::HashMap;
 #[derive(clap::Args, Clone)]
 pub struct TransformArgs {
     /// Ops, comma-separated: sumsq (Σx²), l1 (Σ|x|), norm2 (√Σx²), dot (Σxy, a second input),
-    /// mean, var, std (one moments launch; var/std with --ddof); sum: stage 8's plain sum of the
-    /// same input, for comparison.
+    /// mean, var, std (one moments launch; var/std with --ddof); total (Σx in f64, the sum for
+    /// f16/bf16); sum: stage 8's plain sum of the same input, for comparison (not built for
+    /// f16/bf16: a typed error).
     #[arg(long, value_enum, value_delimiter = ',', default_value = "norm2")]
     pub op: Vec<TransformArg>,
     /// Elements (of each input).
     #[arg(long, default_value_t = 1 << 22)]
     pub n: usize,
-    /// Element type (f32 or f64).
+    /// Element type (f32, f64, f16 or bf16).
     #[arg(long = "type", default_value = "f32")]
     pub ty: ElemType,
     /// Delta degrees of freedom for var and std (0: population, 1: sample).
@@ -60,6 +61,8 @@ pub enum TransformArg {
     Std,
     /// Stage 8's plain sum (not a transform): the bandwidth the others are compared with.
     Sum,
+    /// Σx in `f64` (a transform launch): the sum of `f16` / `bf16` inputs.
+    Total,
 }
 
 impl TransformArg {
@@ -67,6 +70,7 @@ impl TransformArg {
         match self {
             TransformArg::Sumsq | TransformArg::Norm2 | TransformArg::Sum => TransformKind::SumSq,
             TransformArg::L1 => TransformKind::L1,
+            TransformArg::Total => TransformKind::Total,
             TransformArg::Dot => TransformKind::Dot,
             TransformArg::Mean | TransformArg::Var | TransformArg::Std => TransformKind::Moments,
         }
@@ -81,13 +85,18 @@ impl TransformArg {
             TransformArg::Var => "var",
             TransformArg::Std => "std",
             TransformArg::Sum => "sum",
+            TransformArg::Total => "total",
         }
     }
     /// The value this op reports, from the kernel's words.
     fn value(self, w: [f64; 3], ddof: u64) -> Result<f64, ReduceError> {
         let moments = || Moments::new(w[0] as u64, w[1], w[2]);
         Ok(match self {
-            TransformArg::Sumsq | TransformArg::L1 | TransformArg::Dot | TransformArg::Sum => w[0],
+            TransformArg::Sumsq
+            | TransformArg::L1
+            | TransformArg::Dot
+            | TransformArg::Sum
+            | TransformArg::Total => w[0],
             TransformArg::Norm2 => w[0].sqrt(),
             TransformArg::Mean if w[0] == 0.0 => {
                 return Err(ReduceError::EmptyInput { op: Op::Mean })

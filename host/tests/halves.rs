@@ -1,0 +1,45 @@
+//! `f16` / `bf16` inputs on the emulator (the checks in `half_checks`, which `tests/gpu.rs`
+//! holds the GPU to too).
+
+mod half_checks;
+mod transform_checks;
+
+use half_checks::*;
+use reduce_host::*;
+
+fn emu() -> Backend {
+    Backend::open(BackendChoice::Emu).unwrap()
+}
+
+const AWKWARD: [usize; 10] = [0, 1, 7, 9, 33, 97, 1009, 4099, 65_537, (1 << 20) + 3];
+
+#[test]
+fn every_op_and_offset_f16() {
+    every_op_and_offset::<F16>(&emu(), &AWKWARD);
+}
+#[test]
+fn every_op_and_offset_bf16() {
+    every_op_and_offset::<Bf16>(&emu(), &AWKWARD);
+}
+#[test]
+fn special_values_f16() {
+    special_values::<F16>(&emu());
+}
+#[test]
+fn special_values_bf16() {
+    special_values::<Bf16>(&emu());
+}
+#[test]
+fn unbuilt_ops_are_typed_errors_for_halves() {
+    unbuilt_ops_are_typed_errors::<F16>(&emu());
+    unbuilt_ops_are_typed_errors::<Bf16>(&emu());
+}
+#[test]
+fn upload_half_keeps_bits() {
+    upload_half_round_trips(&emu());
+}
+#[test]
+fn half_results_are_bit_identical_run_to_run() {
+    transform_checks::bit_identical::<F16>(&emu(), 100_003);
+    transform_checks::bit_identical::<Bf16>(&emu(), 100_003);
+}
