@@ -1,0 +1,213 @@
+//! `cargo xtask bundle`: everything a GPU machine without Rust needs, in `bundle/` — the release
+//! CLI, the examples, the criterion and GPU-test binaries, the PTX, the CUDA C and Python
+//! baselines, the GPU scripts (`benches/*.sh`), fonts for the plots, the custom-op example's PTX
+//! and the CCCL headers of the exact sums' CUB baseline.
+
+use crate::{build_ptx, cargo, ptx, status, Prebuilt};
+use anyhow::Result;
+use std::process::Command;
+
+pub(crate) fn bundle() -> Result<()> {
+    let root = ptx::workspace_root();
+    build_ptx(Prebuilt::Refresh, true)?;
+    status(cargo().current_dir(&root).args([
+        "build",
+        "--release",
+        "--package",
+        "reduce-host",
+        "--features",
+        "cli",
+        "--bin",
+        "reduce",
+        "--example",
+        "cold_open",
+        "--example",
+        "quickstart",
+    ]))?;
+    let out = String::from_utf8(
+        cargo()
+            .current_dir(&root)
+            .args([
+                "bench",
+                "--package",
+                "reduce-benches",
+                "--no-run",
+                "--message-format=json",
+            ])
+            .output()?
+            .stdout,
+    )?;
+    status(cargo().current_dir(&root).args([
+        "build",
+        "--release",
+        "--package",
+        "reduce-benches",
+        "--bin",
+        "report",
+    ]))?;
+    // The GPU test suite, so the tests can run where the GPU is.
+    let tests = String::from_utf8(
+        cargo()
+            .current_dir(&root)
+            .args([
+                "test",
+                "--release",
+                "--package",
+                "reduce-host",
+                "--test",
+                "gpu",
+                "--no-run",
+                "--message-format=json",
+            ])
+            .output()?
+            .stdout,
+    )?;
+    let dest = root.join("bundle");
+    let _ = std::fs::remove_dir_all(&dest);
+    std::fs::create_dir_all(dest.join("bin"))?;
+    std::fs::copy(root.join("target/release/reduce"), dest.join("bin/reduce"))?;
+    // `CUDA_CACHE_DISABLE=1 bin/cold-open` times a first Backend::open; `bin/quickstart` is the
+    // library's example.
+    for (example, name) in [("cold_open", "cold-open"), ("quickstart", "quickstart")] {
+        std::fs::copy(
+            root.join("target/release/examples").join(example),
+            dest.join("bin").join(name),
+        )?;
+    }
+    std::fs::copy(root.join("target/release/report"), dest.join("bin/report"))?;
+    if let Some(exe) = tests
+        .lines()
+        .filter(|l| l.contains("\"kind\":[\"test\"]"))
+        .find_map(|l| l.split("\"executable\":\"").nth(1)?.split('"').next())
+    {
+        std::fs::copy(exe, dest.join("bin/gpu-tests"))?;
+    }
+    std::fs::create_dir_all(dest.join("python"))?;
+    for e in std::fs::read_dir(root.join("benches/python"))? {
+        let e = e?;
+        std::fs::copy(e.path(), dest.join("python").join(e.file_name()))?;
+    }
+    // Nsight Compute counters per stage: `bash explain/ncu-ladder.sh OUTDIR` (uses bin/reduce).
+    std::fs::create_dir_all(dest.join("explain"))?;
+    for e in std::fs::read_dir(root.join("benches/explain"))? {
+        let e = e?;
+        std::fs::copy(e.path(), dest.join("explain").join(e.file_name()))?;
+    }
+    // GPU machines often have no fonts; run-on-gpu.sh uses bundle/fonts/*.ttf for the plots.
+    let fonts = [
+        "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+        "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+        "/usr/share/fonts/TTF/DejaVuSans.ttf",
+    ];
+    match fonts.iter().map(std::path::Path::new).find(|p| p.is_file()) {
+        Some(f) => {
+            std::fs::create_dir_all(dest.join("fonts"))?;
+            std::fs::copy(
+                f,
+                dest.join("fonts").join(f.file_name().unwrap_or_default()),
+            )?;
+        }
+        None => println!(
+            "no DejaVuSans.ttf here: the bundle's plots get text only if the GPU machine has fonts"
+        ),
+    }
+    for line in out.lines() {
+        if line.contains("\"executable\":\"") && line.contains("\"kind\":[\"bench\"]") {
+            let exe = line
+                .split("\"executable\":\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap();
+            let name = line
+                .split("\"name\":\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap();
+            std::fs::copy(exe, dest.join("bin").join(format!("bench-{name}")))?;
+        }
+    }
+    std::fs::copy(
+        root.join(ptx::PTX_REL_PATH),
+        dest.join("reduce_kernels.ptx"),
+    )?;
+    let cuda = root.join("benches/cuda");
+    if cuda.exists() {
+        std::fs::create_dir_all(dest.join("cuda"))?;
+        for e in std::fs::read_dir(&cuda)? {
+            let e = e?;
+            std::fs::copy(e.path(), dest.join("cuda").join(e.file_name()))?;
+        }
+    }
+    // Issue #14 part A: argmin/argmax vs torch and CUB, and the custom-operator example (a user's
+    // crate built to PTX by `build-ptx --crate`, launched by its example binary).
+    let custom_ptx = ptx::build_crate_ptx("custom-op", "custom_op", true)?;
+    std::fs::copy(&custom_ptx, dest.join("custom_op.ptx"))?;
+    status(cargo().current_dir(&root).args([
+        "build",
+        "--release",
+        "--package",
+        "custom-op",
+        "--example",
+        "run",
+    ]))?;
+    std::fs::copy(
+        root.join("target/release/examples/run"),
+        dest.join("bin/custom-op-run"),
+    )?;
+    // Every GPU script (`benches/*.sh`: run-on-gpu.sh, sanitize.sh and one per issue), next to
+    // bin/, python/ and cuda/.
+    for e in std::fs::read_dir(root.join("benches"))? {
+        let path = e?.path();
+        if path.extension().is_some_and(|x| x == "sh") {
+            std::fs::copy(&path, dest.join(path.file_name().unwrap_or_default()))?;
+        }
+    }
+    bundle_exact(&root, &dest)?;
+    println!(
+        "bundle ready: {} (copy it to the GPU machine and run `bash run-on-gpu.sh`)",
+        dest.display()
+    );
+    Ok(())
+}
+
+/// The exact sums' benchmark: `exact-on-gpu.sh`, and the CCCL 3.5 headers its CUB baseline
+/// compiles against (`.cccl/include`, fetched by `.ci/fetch-cccl.sh`; ignored by git) as
+/// `bundle/cccl.tar.xz` (1.4 MiB instead of 25: the bundle must stay under 60 MiB; the script
+/// unpacks it on the GPU machine).
+fn bundle_exact(root: &std::path::Path, dest: &std::path::Path) -> Result<()> {
+    std::fs::copy(
+        root.join("benches/exact-on-gpu.sh"),
+        dest.join("exact-on-gpu.sh"),
+    )?;
+    let cccl = root.join(".cccl/include");
+    if !cccl.join("cub/version.cuh").is_file() {
+        let fetched = Command::new("bash")
+            .arg(root.join(".ci/fetch-cccl.sh"))
+            .status()
+            .is_ok_and(|s| s.success());
+        if !fetched {
+            println!(
+                "no CCCL 3.5 headers (.ci/fetch-cccl.sh failed): exact-on-gpu.sh will have no CUB rows"
+            );
+            return Ok(());
+        }
+    }
+    status(
+        Command::new("tar")
+            .arg("cJf")
+            .arg(dest.join("cccl.tar.xz"))
+            .arg("-C")
+            .arg(&cccl)
+            .args(["cub", "cuda", "nv", "thrust"]),
+    )?;
+    // The binaries' symbol tables are ~0.7 MiB each and nothing on the GPU machine reads them:
+    // stripped, the bundle stays under 60 MiB with the headers (where `strip` exists).
+    for e in std::fs::read_dir(dest.join("bin"))? {
+        let _ = Command::new("strip").arg(e?.path()).status();
+    }
+    Ok(())
+}
