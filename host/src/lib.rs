@@ -82,6 +82,7 @@ pub use multi::{
 };
 pub use pinned::PinnedBuffer;
 pub use plan::{plan, LaunchOverrides, Plan};
+pub use policy_settings::PolicySettings;
 pub use prepared::{Prepared, ResultIn, Workspace};
 pub use record::{ErrorRecord, Record, TimingRecord, TwinRecord};
 pub use reducer::COUNT_CHUNK;

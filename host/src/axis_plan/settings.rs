@@ -3,11 +3,11 @@
 
 use super::{AxisPolicy, AXIS_BLOCK};
 use crate::error::Result;
-use crate::policy_settings::{pairs, size, unknown};
+use crate::policy_settings::{size, unknown, PolicySettings};
 
-impl AxisPolicy {
-    /// The keys [`AxisPolicy::set`] knows: the field names.
-    pub const KEYS: [&'static str; 14] = [
+impl PolicySettings for AxisPolicy {
+    /// The keys [`PolicySettings::set`] knows: the field names.
+    const KEYS: &'static [&'static str] = &[
         "blocks_per_sm",
         "vectors_per_lane",
         "block_run",
@@ -34,7 +34,7 @@ impl AxisPolicy {
     /// `col_tile` 1..=256, `min_col_tiles` 1..=2^20, `min_piece`, `min_piece_rows`,
     /// `segment_piece` and `max_col_parts` at least 1, `finish_piece_rows` 0 (off) or at least 2;
     /// every count at most 2^40.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
+    fn set(&mut self, key: &str, value: &str) -> Result<()> {
         const BIG: usize = 1 << 40;
         match key {
             "blocks_per_sm" => self.blocks_per_sm = size(key, value, 1, 64)?,
@@ -60,21 +60,9 @@ impl AxisPolicy {
                 }
                 self.finish_piece_rows = v;
             }
-            _ => return Err(unknown(key, &Self::KEYS)),
+            _ => return Err(unknown(key, Self::KEYS)),
         }
         Ok(())
-    }
-
-    /// This policy with the `key=value,…` settings of `text` applied in order (an empty text
-    /// changes nothing).
-    ///
-    /// # Errors
-    /// [`crate::ReduceError::Policy`] naming the first bad item (see [`AxisPolicy::set`]).
-    pub fn with_settings(mut self, text: &str) -> Result<Self> {
-        for (k, v) in pairs(text)? {
-            self.set(k, v)?;
-        }
-        Ok(self)
     }
 }
 

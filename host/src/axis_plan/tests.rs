@@ -1,6 +1,7 @@
 //! The plans' arithmetic: which kernel shape for which geometry, and the cutting of segments.
 
 use super::*;
+use crate::backend::DeviceCaps;
 
 fn h200() -> DeviceCaps {
     DeviceCaps {
