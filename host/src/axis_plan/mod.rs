@@ -50,7 +50,7 @@ pub enum Offsets {
 pub struct AxisStep {
     /// The offsets it reads.
     pub offsets: Offsets,
-    /// Kernel family (`AxisRows`, `AxisSegments` or `AxisColumns`).
+    /// Kernel family (`AxisRows`, `AxisSegments`, `AxisColumns` or `AxisColumnsDeep`).
     #[serde(skip)]
     pub kernel: KernelId,
     /// Does it read the caller's input (`false`: the previous step's partials)?
@@ -104,6 +104,7 @@ impl AxisPlan {
             }
             let what = match st.kernel.family {
                 Family::AxisColumns => format!("cols tile={}", st.group),
+                Family::AxisColumnsDeep => format!("cols-deep tile={}", st.group),
                 Family::AxisSegments => format!("segments g={}", st.group),
                 _ => format!("rows g={}", st.group),
             };

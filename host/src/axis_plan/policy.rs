@@ -51,6 +51,9 @@ pub struct AxisPolicy {
     /// [`AxisPolicy::col_tile`]) so that a matrix has at least this many tiles: a wide matrix's
     /// split then has fewer pieces per tile, and its finishing pass as many blocks as tiles.
     pub min_col_tiles: usize,
+    /// Independent loads in flight per thread of the column kernel: 4 (`AxisColumns`) or 8
+    /// (`AxisColumnsDeep`, more registers). Both give bit-identical results.
+    pub col_unroll: usize,
 }
 
 /// The defaults are the H200 sweep's (`benches/tune-on-gpu.sh`, one device call, results in
@@ -91,6 +94,7 @@ impl Default for AxisPolicy {
             segment_blocks_per_sm: 6,
             long_row_blocks_per_sm: 16,
             min_col_tiles: 8,
+            col_unroll: 4,
         }
     }
 }
@@ -103,7 +107,7 @@ impl AxisPolicy {
     /// Blocks the grid of kernel family `family` aims for, with groups of `group` threads.
     pub(super) fn resident_for(&self, family: Family, group: usize, caps: &DeviceCaps) -> usize {
         let own = match family {
-            Family::AxisColumns => self.col_blocks_per_sm,
+            Family::AxisColumns | Family::AxisColumnsDeep => self.col_blocks_per_sm,
             Family::AxisSegments => self.segment_blocks_per_sm,
             _ if group == AXIS_BLOCK => self.long_row_blocks_per_sm,
             _ => 0,

@@ -138,6 +138,8 @@ pub enum Family {
     ArgReduce,
     /// [`crate::exact::kernel::sum`]: the correctly rounded sum.
     Exact,
+    /// [`crate::axis::columns::columns_deep`]: one result per column, 8 loads in flight.
+    AxisColumnsDeep,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).

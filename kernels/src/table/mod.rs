@@ -388,6 +388,8 @@ kernel_table! {
         => argreduce::entry;
     Exact reduce_exact Exact const [f32, f64] [Sum] [256, 512]
         => kernel::sum;
+    AxisColumnsDeep reduce_cols_deep Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
+        => columns::columns_deep;
 }
 
 #[cfg(test)]
