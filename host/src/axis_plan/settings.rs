@@ -97,7 +97,7 @@ mod tests {
         );
         for key in AxisPolicy::KEYS {
             let mut q = AxisPolicy::default();
-            q.set(key, if key == "col_unroll" { "8" } else { "2" })
+            q.set(key, if *key == "col_unroll" { "8" } else { "2" })
                 .unwrap();
             assert!(q != AxisPolicy::default(), "{key} sets nothing");
         }
