@@ -22,7 +22,7 @@ pub struct AxisPolicy {
     pub min_piece_rows: usize,
     /// Caller-given segments longer than this are cut into pieces of at most this many elements
     /// (one work item each), combined per segment by a second launch: a few very long segments
-    /// among short ones then still spread over the whole GPU ([`cut_segments`]).
+    /// among short ones then still spread over the whole GPU ([`super::cut_segments`]).
     pub segment_piece: usize,
     /// Widest column tile, in (vector) columns, of the column kernel (at most [`AXIS_BLOCK`]): a
     /// narrower tile gives a wide matrix more blocks and each thread more rows.

@@ -111,7 +111,7 @@ impl AxisPolicy {
     }
 
     /// One result per segment, for `count` segments of `total` elements together, which
-    /// [`cut_segments`] cut into `pieces` pieces (`pieces == count` when none was cut). The plan
+    /// [`super::cut_segments`] cut into `pieces` pieces (`pieces == count` when none was cut). The plan
     /// uses the mean length; the offsets themselves are only read by the kernel.
     pub fn segments(
         &self,

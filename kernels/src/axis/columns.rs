@@ -42,7 +42,7 @@ const UNROLL: usize = 4;
 const DEEP_UNROLL: usize = 8;
 
 /// Column results of a row-major `count × len` matrix: `out[part·len + column]`, `part <
-/// parts`; tiles of `min(group, BLOCK)` (vector) columns; [`UNROLL`] loads in flight per thread.
+/// parts`; tiles of `min(group, BLOCK)` (vector) columns; `UNROLL` (4) loads in flight per thread.
 ///
 /// Launch with `blockDim.x == BLOCK`, `BLOCK` elements of dynamic shared memory, any grid;
 /// `input` holds at least `count·len` elements, `out` at least `parts·len`.
@@ -58,7 +58,7 @@ pub fn columns<T: Element, O: ReduceOp, const BLOCK: usize>(
 
 /// # The same, deeper: twice the loads in flight
 ///
-/// [`columns`] with [`DEEP_UNROLL`] (8) independent loads per thread before the first add
+/// [`columns`] with `DEEP_UNROLL` (8) independent loads per thread before the first add
 /// instead of 4. *Why it can be faster:* a column kernel's thread walks few rows per work item
 /// (16 for a 16 × 2^24 matrix, ~31 per piece of a split 2^20 × 16 one), and with only 4 blocks
 /// per SM resident (its register count) the bytes in flight per SM are what bound the
