@@ -138,6 +138,10 @@ pub enum Family {
     ArgReduce,
     /// [`crate::exact::kernel::sum`]: the correctly rounded sum.
     Exact,
+    /// [`crate::exact::words::sum_words`]: the exact sum's words, unrounded (multi-GPU).
+    ExactWords,
+    /// [`crate::exact::words::combine`]: R ranks' exact words added and rounded once.
+    ExactCombine,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).
@@ -166,6 +170,12 @@ pub enum Abi {
     /// `(const T* input, size_t n, int64_t* words, unsigned* counter, T* out)`: the exact sums
     /// ([`crate::exact`]).
     Exact,
+    /// `(const T* input, size_t n, int64_t* words, unsigned* counter, int64_t* out)`: the exact
+    /// sum's words out, unrounded ([`crate::exact::words::sum_words`]).
+    ExactWords,
+    /// `(const int64_t* gathered, size_t len, T* out)`: the ranks' words added and rounded once
+    /// ([`crate::exact::words::combine`]).
+    ExactCombine,
 }
 
 /// One row of the table.
