@@ -92,3 +92,64 @@ fn the_cli_reports_bad_requests_as_errors() {
         assert!(r.stderr.contains(wanted), "{args:?}: {}", r.stderr);
     }
 }
+
+#[test]
+fn the_cli_runs_exact_sums_counts_and_nanmeans_across_ranks() {
+    let r = cli_run::reduce(&[
+        "--backend",
+        "emu",
+        "multi",
+        "--gpus",
+        "3",
+        "--n",
+        "5001",
+        "--exact",
+        "--exact-data",
+        "cancellation",
+        "--type",
+        "f64",
+        "--runs",
+        "2",
+        "--warmup",
+        "0",
+        "--compare",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let rec: serde_json::Value = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON lines"))
+        .find(|l| l["kind"] == "multi_exact")
+        .expect("a multi_exact record");
+    assert_eq!(rec["ok"], true);
+    assert_eq!(rec["distinct_bits"], 1);
+    assert_eq!(rec["single_equal"], true);
+    assert_eq!(rec["bits"], rec["reference_bits"]);
+    assert_eq!(rec["bits"], rec["single_exact_bits"]);
+    for op in ["count", "nanmean"] {
+        let r = cli_run::reduce(&[
+            "--backend",
+            "emu",
+            "multi",
+            "--gpus",
+            "2",
+            "--n",
+            "999",
+            "--op",
+            op,
+            "--data",
+            "random",
+            "--runs",
+            "2",
+            "--warmup",
+            "0",
+        ]);
+        assert_eq!(r.code, 0, "{op}: {}{}", r.stdout, r.stderr);
+        assert!(r.stdout.contains("ok"), "{op}: {}", r.stdout);
+    }
+    let r = cli_run::reduce(&["--backend", "emu", "multi", "--exact", "--type", "i32"]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("f32 and f64"), "{}", r.stderr);
+}
