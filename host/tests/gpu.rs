@@ -589,6 +589,10 @@ fn main() {
             gpu_toolbox::multi_gpu_deterministic_and_typed_errors,
         ),
         (
+            "multi_gpu_exact_sum_count_and_nanmean",
+            gpu_toolbox::multi_exact::multi_gpu_exact_sum_count_and_nanmean,
+        ),
+        (
             "exact_sums_match_the_reference_on_every_family",
             exact_checks::exact_sums_match_the_reference_on_every_family,
         ),

@@ -8,7 +8,9 @@
 //! * [`prepared`] — [`PreparedExact`], the plan with its workspace (the one place that launches
 //!   the exact kernels);
 //! * [`repro`] — the reproducibility matrix (grids × blocks × input splits);
-//! * [`api`] — [`crate::Reducer::sum_exact`], [`crate::Reducer::mean_exact`].
+//! * [`api`] — [`crate::Reducer::sum_exact`], [`crate::Reducer::mean_exact`];
+//! * [`words`] — across ranks: the words-out and combine launches ([`PreparedExactWords`],
+//!   [`ExactCombine`]) behind `crate::MultiReducer::exact_sum`.
 
 pub mod api;
 pub mod data;
@@ -16,12 +18,14 @@ pub mod plan;
 pub mod prepared;
 pub mod reference;
 pub mod repro;
+pub mod words;
 
 pub use data::{generate, ExactData, SplitMix};
 pub use plan::{exact_blocks, exact_plan, ExactPlan, ExactPolicy};
 pub use prepared::PreparedExact;
 pub use reference::{exact_mean, exact_sum, exact_sum_parallel, ExactFloat, ExactSum};
 pub use repro::{repro_grids, repro_matrix, ReproCell};
+pub use words::{words_len, ExactCombine, PreparedExactWords, MAX_EXACT_RANKS};
 
 /// Distance in units in the last place between `got` and the correctly rounded `exact`, counted
 /// as the number of representable values between them (0 = identical bits or both NaN; `u64::MAX`

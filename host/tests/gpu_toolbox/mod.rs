@@ -2,6 +2,8 @@
 //! operator) and of several GPUs, split from `gpu.rs` (which lists every test in `main`). Each
 //! calls the checks the emulator suites share (`*_checks/`).
 
+pub mod multi_exact;
+
 use crate::common::*;
 use crate::gpu;
 use libtest_mimic::Failed;

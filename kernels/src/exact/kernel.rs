@@ -120,6 +120,22 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
+    accumulate::<T, BLOCK, UNROLL>(input, words, counter, |smem, f, n| {
+        out.set(0, T::from_bits64(finish(smem, f, n)))
+    });
+}
+
+/// Everything of [`sum`] but its last step: when the grid's words are in the block's shared
+/// memory (`slots` words: digits, then the flags), thread 0 of that block calls
+/// `last(words, format, n)` — [`sum`] rounds them, [`super::words::sum_words`] writes them out
+/// unrounded. Same launch contract as [`sum`].
+#[inline(always)]
+pub(super) fn accumulate<T: Element, const BLOCK: usize, const UNROLL: usize>(
+    input: Global<T>,
+    words: GlobalWords,
+    counter: Counter,
+    last: impl FnOnce(&Shared<i64>, Format, usize),
+) {
     let Some(f) = Format::of(T::KIND) else {
         fail("exact sums are for f32 and f64");
     };
@@ -247,7 +263,7 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
         }
         thread::sync_threads();
         if tid == 0 {
-            out.set(0, T::from_bits64(finish(&smem, f, n)));
+            last(&smem, f, n);
         }
         return;
     }
@@ -274,7 +290,7 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
         }
         thread::sync_threads();
         if tid == 0 {
-            out.set(0, T::from_bits64(finish(&smem, f, n)));
+            last(&smem, f, n);
             counter.reset();
         }
     }
@@ -288,6 +304,13 @@ fn finish(smem: &Shared<i64>, f: Format, n: usize) -> u64 {
     for (i, x) in w.iter_mut().enumerate().take(f.slots()) {
         *x = smem.get(i as u32);
     }
+    finish_words(&w, f, n)
+}
+
+/// [`finish`] on words already in registers (`w[..f.slots()]`: digits then flags; each digit
+/// word below 2^62 in magnitude) of `n` elements: the bits of the result.
+#[inline(always)]
+pub(super) fn finish_words(w: &[i64; MAX_SLOTS], f: Format, n: usize) -> u64 {
     let (nan, pinf, ninf, not_neg_zero) =
         (w[f.words], w[f.words + 1], w[f.words + 2], w[f.words + 3]);
     if nan > 0 || (pinf > 0 && ninf > 0) {

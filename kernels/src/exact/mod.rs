@@ -13,6 +13,7 @@
 //! | [`expansion`] | TwoSum and a two-term `f64` expansion per thread chain; residuals spill |
 //! | [`accumulator`] | the long fixed-point accumulator (carry-save `i64` words of 32-bit digits), its shared-memory atomic view, and the one final rounding |
 //! | [`kernel`] | the launch: stream like stage 8, merge per warp, integers across blocks, last block rounds |
+//! | [`words`] | across GPUs: the grid's words out unrounded, the ranks' words added and rounded once |
 //!
 //! ## The arithmetic-intensity budget (H200)
 //!
@@ -43,6 +44,7 @@
 pub mod accumulator;
 pub mod expansion;
 pub mod kernel;
+pub mod words;
 
 pub use accumulator::{round, Format, GlobalWords, FLAGS, MAX_SLOTS};
 pub use expansion::{two_sum, Expansion, Spill};

@@ -140,6 +140,10 @@ pub enum Family {
     Exact,
     /// [`crate::axis::columns::columns_deep`]: one result per column, 8 loads in flight.
     AxisColumnsDeep,
+    /// [`crate::exact::words::sum_words`]: the exact sum's words, unrounded (multi-GPU).
+    ExactWords,
+    /// [`crate::exact::words::combine`]: R ranks' exact words added and rounded once.
+    ExactCombine,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).
@@ -168,6 +172,12 @@ pub enum Abi {
     /// `(const T* input, size_t n, int64_t* words, unsigned* counter, T* out)`: the exact sums
     /// ([`crate::exact`]).
     Exact,
+    /// `(const T* input, size_t n, int64_t* words, unsigned* counter, int64_t* out)`: the exact
+    /// sum's words out, unrounded ([`crate::exact::words::sum_words`]).
+    ExactWords,
+    /// `(const int64_t* gathered, size_t len, T* out)`: the ranks' words added and rounded once
+    /// ([`crate::exact::words::combine`]).
+    ExactCombine,
 }
 
 /// One row of the table.

@@ -50,6 +50,10 @@ pub enum Body<T: Element> {
     Item(crate::primitives::device::ItemEntry<T>),
     /// [`Abi::Exact`].
     Exact(fn(Global<T>, crate::exact::GlobalWords, Counter, GlobalMut<T>)),
+    /// [`Abi::ExactWords`].
+    ExactWords(fn(Global<T>, crate::exact::GlobalWords, Counter, GlobalMut<i64>)),
+    /// [`Abi::ExactCombine`].
+    ExactCombine(fn(Global<i64>, GlobalMut<T>)),
 }
 
 /// A transform kernel's Rust function: `(a, b, partials, counter, out)` ([`crate::transform`]).
@@ -202,6 +206,15 @@ macro_rules! kernel_table {
             _ => None,
         }
     };
+    (@emu ExactWords const $id:ident $ops:tt [$($b:literal),*] $module:ident $func:ident) => {
+        match $id.block {
+            $($b => Some(Body::ExactWords($module::$func::<T, $b, SINGLE_PASS_UNROLL>)),)*
+            _ => None,
+        }
+    };
+    (@emu ExactCombine any $id:ident $ops:tt $blocks:tt $module:ident $func:ident) => {
+        Some(Body::ExactCombine($module::$func::<T>))
+    };
     (@emu_ax $id:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
         match $id.block {
             $($b => Some(Body::Axis($module::$func::<T, $op, $b>)),)*
@@ -270,6 +283,31 @@ macro_rules! kernel_table {
                 input: *const $t, n: usize, words: *mut i64, counter: *mut u32, out: *mut $t,
             ) {
                 exact($module::$func::<$t, $b, SINGLE_PASS_UNROLL>, input, n, words, counter, out)
+            }
+        )* }
+    };
+    (@export ExactWords const $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
+        $( kernel_table!(@export_exw $stem $t $blocks $module $func); )*
+    };
+    (@export_exw $stem:ident $t:ident [$($b:literal),*] $module:ident $func:ident) => {
+        paste::paste! { $(
+            #[no_mangle]
+            pub unsafe extern "ptx-kernel" fn [<$stem _sum_b $b _ $t>](
+                input: *const $t, n: usize, words: *mut i64, counter: *mut u32, out: *mut i64,
+            ) {
+                crate::exact::words::words_entry(
+                    $module::$func::<$t, $b, SINGLE_PASS_UNROLL>, input, n, words, counter, out,
+                )
+            }
+        )* }
+    };
+    (@export ExactCombine any $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
+        paste::paste! { $(
+            #[no_mangle]
+            pub unsafe extern "ptx-kernel" fn [<$stem _sum_ $t>](
+                gathered: *const i64, len: usize, out: *mut $t,
+            ) {
+                crate::exact::words::combine_entry($module::$func::<$t>, gathered, len, out)
             }
         )* }
     };
@@ -390,6 +428,10 @@ kernel_table! {
         => kernel::sum;
     AxisColumnsDeep reduce_cols_deep Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => columns::columns_deep;
+    ExactWords reduce_exact_words ExactWords const [f32, f64] [Sum] [256, 512]
+        => words::sum_words;
+    ExactCombine reduce_exact_combine ExactCombine any [f32, f64] [Sum] [32]
+        => words::combine;
 }
 
 #[cfg(test)]
