@@ -47,6 +47,12 @@ pub struct HalfArgs {
     /// Output format (text or json).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Threads per block (256, 512, 1024; default: stage 8's policy for the same bytes).
+    #[arg(long)]
+    pub block: Option<usize>,
+    /// Blocks (1..=4096; default: the policy's, enough to fill every SM).
+    #[arg(long)]
+    pub grid: Option<usize>,
 }
 
 pub fn run(backend: &Backend, a: &HalfArgs) -> Result<bool, ReduceError> {
@@ -114,7 +120,10 @@ fn one<H: HalfFloat>(backend: &Backend, a: &HalfArgs, n: usize) -> Result<bool, 
         let k = Inputs::<H>::which(op);
         let (host, input) = (&inputs.host[k], &inputs.device[k]);
         let wide: Vec<f32> = host.iter().map(|h| h.to_f64() as f32).collect();
-        let o = LaunchOverrides::default();
+        let o = LaunchOverrides {
+            block: a.block,
+            grid: a.grid,
+        };
         // The launches: one for each operator; the NaN-ignoring sum and the chunked count for
         // `nanmean`.
         let (main, counts) = if op == Op::NanMean {
@@ -187,11 +196,12 @@ fn one<H: HalfFloat>(backend: &Backend, a: &HalfArgs, n: usize) -> Result<bool, 
             Format::Json => println!(
                 "{}",
                 serde_json::json!({
-                    "record": "toolbox", "impl": "ours", "case": format!("{op}_{}", H::TYPE),
+                    "record": "toolbox", "impl": "ours", "case": format!("half_{op}_{}", H::TYPE),
                     "op": op.name(), "type": H::TYPE.name(), "n": n, "bytes": n * 2,
                     "min_ms": min_ms, "median_ms": median_ms, "gbps": gbps,
                     "result": value, "reference": want, "ok": good,
                     "kernel": kernel, "grid": grid, "block": block,
+                    "overrides": overrides(a),
                     "device": backend.caps().name,
                 })
             ),
@@ -206,4 +216,19 @@ fn one<H: HalfFloat>(backend: &Backend, a: &HalfArgs, n: usize) -> Result<bool, 
         }
     }
     Ok(ok)
+}
+
+/// The launch overrides as the records spell them (`default`, `block=1024`, `grid=264` …).
+fn overrides(a: &HalfArgs) -> String {
+    let parts: Vec<String> = a
+        .block
+        .map(|b| format!("block={b}"))
+        .into_iter()
+        .chain(a.grid.map(|g| format!("grid={g}")))
+        .collect();
+    if parts.is_empty() {
+        "default".into()
+    } else {
+        parts.join(",")
+    }
 }
