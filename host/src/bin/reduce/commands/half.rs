@@ -115,11 +115,14 @@ const COUNT_CHUNK: usize = 1 << 24;
 
 fn one<H: HalfFloat>(backend: &Backend, a: &HalfArgs, n: usize) -> Result<bool, ReduceError> {
     let inputs = Inputs::<H>::new(backend, a, n)?;
+    // Each input widened to f32 once (exact), for the references.
+    let mut widened: [Option<Vec<f32>>; 3] = [None, None, None];
     let mut ok = true;
     for &op in &a.ops {
         let k = Inputs::<H>::which(op);
         let (host, input) = (&inputs.host[k], &inputs.device[k]);
-        let wide: Vec<f32> = host.iter().map(|h| h.to_f64() as f32).collect();
+        let wide: &[f32] =
+            widened[k].get_or_insert_with(|| host.iter().map(|h| h.to_f64() as f32).collect());
         let o = LaunchOverrides {
             block: a.block,
             grid: a.grid,
@@ -160,14 +163,14 @@ fn one<H: HalfFloat>(backend: &Backend, a: &HalfArgs, n: usize) -> Result<bool, 
             }
             count += last.run(backend, input, done)? as u64;
             let got = sum as f64 / count as f64;
-            let want = reference_nanmean(&wide).unwrap_or(f64::NAN);
-            let sum_ref = reference(Op::NanSum, &wide).expect("a sum has a reference");
+            let want = reference_nanmean(wide).unwrap_or(f64::NAN);
+            let sum_ref = reference(Op::NanSum, wide).expect("a sum has a reference");
             let good = matches_reference(Op::NanSum, sum, &sum_ref, main.depth())
                 && count == wide.iter().filter(|x| !x.is_nan()).count() as u64;
             (got, want, good)
         } else {
             let got = main.run(backend, input, 0)?;
-            let r = reference(op, &wide).ok_or(ReduceError::EmptyInput { op })?;
+            let r = reference(op, wide).ok_or(ReduceError::EmptyInput { op })?;
             let good = matches_reference(op, got, &r, main.depth());
             let want = if matches!(op, Op::Sum | Op::NanSum | Op::Count | Op::Prod) {
                 r.sum_f64
