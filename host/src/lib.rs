@@ -74,7 +74,7 @@ pub use emulator::Emulator;
 pub use error::{ReduceError, Result};
 pub use exact::{exact_sum, ExactData, ExactFloat, ExactPlan, ExactSum, PreparedExact};
 pub use gpu::Gpu;
-pub use halves::{Bf16, HalfFloat, F16};
+pub use halves::{matches_half_reference, reference_half, Bf16, HalfFloat, F16};
 pub use measure::TimingSpec;
 pub use multi::{
     split_even, AnyShard, AnyValue, Collective, InMemory, MultiReducer, MultiResult, MultiTiming,

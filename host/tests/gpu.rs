@@ -609,6 +609,10 @@ fn main() {
             "halves_every_op_size_offset_and_special_value",
             gpu_toolbox::halves_every_op_size_offset_and_special_value,
         ),
+        (
+            "halves_stage8_every_op_size_offset_and_special_value",
+            gpu_toolbox::halves_stage8_every_op_size_offset_and_special_value,
+        ),
     ];
     let missing = match Gpu::open() {
         Ok(_) => None,

@@ -18,9 +18,9 @@ pub enum ElemKind {
     I64,
     /// `u64`
     U64,
-    /// IEEE binary16 ([`crate::half::F16`]; transform family only).
+    /// IEEE binary16 ([`crate::half::F16`]; the transform family and stage 8's half kernels).
     F16,
-    /// bfloat16 ([`crate::half::Bf16`]; transform family only).
+    /// bfloat16 ([`crate::half::Bf16`]; the transform family and stage 8's half kernels).
     BF16,
 }
 
@@ -144,6 +144,9 @@ pub enum Family {
     ExactWords,
     /// [`crate::exact::words::combine`]: R ranks' exact words added and rounded once.
     ExactCombine,
+    /// [`crate::stages::s8_shuffle_vectorized::reduce_wide`] for `f16` / `bf16`: every stage-8
+    /// operator, each half widened exactly to `f32` and combined there (an `f32` result).
+    S8Half,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).

@@ -18,7 +18,8 @@
 //! families (the ones with more than one), the block size only for `const` families. E.g.
 //! `reduce_s3_sequential_f32`, `reduce_s6_complete_unroll_b256_i32`, `reduce_s8_max_b512_f64`,
 //! `reduce_rows_sum_b256_f32`, `reduce_s8_nanmax_b512_f32`, and the wide sums of 32-bit integers
-//! (input type in the name, 64-bit result) `reduce_s8_wide_sum_b512_i32`.
+//! (input type in the name, 64-bit result) `reduce_s8_wide_sum_b512_i32`, and stage 8 on halves
+//! (input type in the name, `f32` result) `reduce_s8_half_nanmax_b512_bf16`.
 
 #[cfg(not(target_arch = "nvptx64"))]
 use crate::gpu::{Coherent, Counter, Global, GlobalMut};
@@ -432,6 +433,8 @@ kernel_table! {
         => words::sum_words;
     ExactCombine reduce_exact_combine ExactCombine any [f32, f64] [Sum] [32]
         => words::combine;
+    S8Half reduce_s8_half SinglePassWide const [f16, bf16] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [256, 512, 1024]
+        => s8_shuffle_vectorized::reduce_wide;
 }
 
 #[cfg(test)]

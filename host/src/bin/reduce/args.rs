@@ -355,4 +355,7 @@ pub enum Cmd {
     /// The correctly rounded sum (f32, f64): checked against the host's exact reference,
     /// compared with stage 8, timed; `--repro` runs it for every grid × block × input split.
     Exact(crate::commands::exact::ExactArgs),
+    /// Stage 8's operators on f16 / bf16 (widened exactly, combined in f32, an f32 result):
+    /// check each against the CPU reference and its bound, and time it.
+    Half(crate::commands::half::HalfArgs),
 }

@@ -156,5 +156,6 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
         ),
         Cmd::Multi(a) => commands::multi::run(cli.backend.into(), cli.ptx.is_some(), &a),
         Cmd::Exact(a) => commands::exact::run(&open()?, &a),
+        Cmd::Half(a) => commands::half::run(&open()?, &a),
     }
 }
