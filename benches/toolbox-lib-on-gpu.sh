@@ -45,7 +45,7 @@ status=0
 echo "ours: done" >&2
 
 # The knob sweep (launch shapes at run time; the first is the default).
-SHAPES="block=256,bps=4;block=256,bps=2;block=256,bps=6;block=256,bps=8;block=512,bps=2;block=512,bps=3;block=512,bps=4"
+SHAPES="block=256,bps=4;block=256,bps=2;block=256,bps=5;block=256,bps=8;block=512,bps=2;block=512,bps=3;block=512,bps=4"
 S="$OUT/arg-sweep.jsonl"
 : > "$S"
 "$R" --backend gpu arg --exps 20,26,30 --types f32 --ops argmax --policy "$SHAPES" --warmup 10 --runs 50 \

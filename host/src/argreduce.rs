@@ -18,7 +18,7 @@ use crate::custom::{ItemCode, ItemWorkspace};
 use crate::error::{ReduceError, Result};
 use crate::reducer::Reducer;
 use crate::types::Scalar;
-use reduce_kernels::argreduce::{ArgItem, NO_INDEX};
+use reduce_kernels::argreduce::{fits_positions, ArgItem, NO_INDEX};
 use reduce_kernels::primitives::{Item, Policy, DEFAULT_POLICY};
 use reduce_kernels::table::{Family, KernelId, OpKind};
 use std::fmt;
@@ -194,11 +194,19 @@ impl<T: Scalar> PreparedArg<T> {
             unroll: DEFAULT_POLICY.unroll,
             blocks_per_sm: policy.blocks_per_sm,
         };
+        let ws = ItemWorkspace::with_policy(backend, n, shape, ArgItem::<T>::WORDS)?;
+        if !fits_positions(n, ws.grid, ws.block) {
+            return Err(ReduceError::InvalidArgument(format!(
+                "{n} elements in a grid of {} blocks of {} threads leave a thread 2^32 or more \
+                 vectors (the {op} kernel counts them in 32 bits): use more blocks per SM",
+                ws.grid, ws.block
+            )));
+        }
         Ok(PreparedArg {
             op,
             n,
             code: ItemCode::Library(id.symbol().to_string()),
-            ws: ItemWorkspace::with_policy(backend, n, shape, ArgItem::<T>::WORDS)?,
+            ws,
         })
     }
     /// The operation.

@@ -99,8 +99,14 @@ fn nanarg_skips_nan_and_all_nan_is_a_typed_error() {
     let d = [f32::NAN, 3.0, f32::NAN, -1.0, 3.0, -1.0];
     let input = b.upload(&d).unwrap();
     let mut r = Reducer::new(&b);
-    assert_eq!(r.arg_range(ArgOp::NanArgMax, &input, 0, 6).unwrap(), (1, 3.0));
-    assert_eq!(r.arg_range(ArgOp::NanArgMin, &input, 0, 6).unwrap(), (3, -1.0));
+    assert_eq!(
+        r.arg_range(ArgOp::NanArgMax, &input, 0, 6).unwrap(),
+        (1, 3.0)
+    );
+    assert_eq!(
+        r.arg_range(ArgOp::NanArgMin, &input, 0, 6).unwrap(),
+        (3, -1.0)
+    );
     assert_eq!(r.arg_range(ArgOp::ArgMin, &input, 1, 5).unwrap().0, 1);
     let nans = b.upload(&[F16::from_f32(f32::NAN); 40]).unwrap();
     assert!(matches!(

@@ -188,7 +188,13 @@ fn policies_for<T: Scalar>(b: &Backend, n: usize) -> Result<(), String> {
     let input = b.upload(&d).map_err(|e| e.to_string())?;
     for op in ArgOp::ALL {
         let want = reference_arg(op, &d).expect("not all NaN");
-        for text in ["", "block=512", "bps=1", "block=256,bps=8", "block=512,bps=32"] {
+        for text in [
+            "",
+            "block=512",
+            "bps=1",
+            "block=256,bps=8",
+            "block=512,bps=32",
+        ] {
             let policy = ArgPolicy::parse(text).map_err(|e| e.to_string())?;
             let got = PreparedArg::<T>::with_policy(b, op, n, policy)
                 .and_then(|p| p.run(b, &input, 0))

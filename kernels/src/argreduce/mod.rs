@@ -23,11 +23,12 @@
 //! Why it is fast: per element a few compares and selects against 2–8 bytes of HBM traffic, and
 //! per thread 3–4 registers of state (value + position) instead of a 64-bit index and a value
 //! updated per element, so the kernel fits stage 8's occupancy and runs at the loads' speed.
-//! What it costs: one extra 16-byte load per thread at the end, and a fallback to a 64-bit index
-//! per vector (the generic [`device::reduce`]) when one block's share exceeds 2^32 vectors
-//! (a grid too small for the input; the host never sizes one so).
+//! What it costs: one extra 16-byte load per thread at the end, and a bound: a thread counts its
+//! vectors in 32 bits, so a launch must give no thread 2^32 or more of them ([`fits_positions`];
+//! the host's grid gives each at most a few thousand; a launch that breaks it stops with an
+//! error, never a wrong index).
 
-use crate::gpu::{Global, GlobalMut, Vec4};
+use crate::gpu::{fail, Global, GlobalMut, Vec4};
 use crate::primitives::device::{self, item_pass, Workspace};
 use crate::primitives::tiles::{self, EvenShare};
 use crate::primitives::{Combine, Item, Words, MAX_WORDS};
@@ -298,19 +299,20 @@ fn find_lane<T: Element>(v: Vec4, best: T) -> (usize, T) {
     (k, lane::<T>(v, k))
 }
 
-/// The best of the elements packed in one 16-byte vector whose first element is `first`, as an
-/// item (the fallback's per-vector step).
-#[inline(always)]
-fn vector_item<T: Element, D: Direction>(v: Vec4, first: u64) -> ArgItem<T> {
-    let (k, value) = find_lane::<T>(v, vector_best::<T, D>(v));
-    ArgItem {
-        index: first + k as u64,
-        value,
-    }
-}
-
 /// No vector yet (the hot loop's position before the first one).
 const NO_POS: u32 = u32::MAX;
+
+/// Whether a launch of `grid` blocks of `block` threads over `n` elements keeps every thread's
+/// vector count below 2^32 - 1 (the kernel's 32-bit position; it stops with an error otherwise).
+/// Conservative: counts `n` vectors (at most `n` elements per vector's lane count) plus a tile.
+pub const fn fits_positions(n: usize, grid: usize, block: usize) -> bool {
+    let threads = if grid == 0 || block == 0 {
+        1
+    } else {
+        grid * block
+    };
+    n / threads + 2 * UNROLL < NO_POS as usize
+}
 
 /// Argmin/argmax of `input` into `out` (an [`ArgItem`] as words), in one launch of `BLOCK`
 /// threads, `UNROLL` vector loads in flight per thread (see [`device::reduce`] for the launch
@@ -347,34 +349,35 @@ pub fn reduce<T: Element, D: Direction, const BLOCK: usize, const UNROLL: usize>
         };
     }
     let load = |v: usize| -> Vec4 {
-        // SAFETY: `tiles::for_each` calls this with `v < share.end <= vectors` only (and the
-        // fallback's `device::reduce` with `v < vectors`), so
+        // SAFETY: `tiles::for_each` calls this with `v < share.end <= vectors` only, and the
+        // re-load below with a `v` it passed to `visit`; so
         // `head + (v + 1) * lanes <= body_end <= n`; element `head` is the first on a 16-byte
         // boundary (`misaligned_head`).
         unsafe { input.get_vec4_unchecked(head, v) }
     };
     let share = EvenShare::new(vectors, BLOCK * UNROLL, grid.max(1), block);
-    if share.per_block >= NO_POS as usize {
-        // A share too long for a 32-bit position: a 64-bit index per vector.
-        let item = |v: usize| vector_item::<T, D>(load(v), (head + v * lanes) as u64);
-        return device::reduce::<Arg<T, D>, BLOCK, UNROLL>(vectors, item, seed, ws, out);
-    }
     device::check::<ArgItem<T>, BLOCK>(&ws, &out);
+    if share.per_block / BLOCK >= NO_POS as usize {
+        // More than 2^32 - 1 vectors per thread: the 32-bit position cannot count them. The
+        // host sizes the grid so that this never happens (`fits_positions`).
+        fail("argreduce: more than 2^32 - 1 vectors per thread; launch a larger grid");
+    }
 
-    // The hot loop: the best value and its vector's position in the share, nothing else.
+    // The hot loop: the best value and its vector's number among this thread's, nothing else.
     let mut best = worst::<T, D>();
     let mut pos = NO_POS;
     tiles::for_each::<Vec4, BLOCK, UNROLL>(share, tid, load, |v, x| {
         let vb = vector_best::<T, D>(x);
         if pos == NO_POS || later_wins::<T, D>(best, vb) {
             best = vb;
-            pos = (v - share.start) as u32; // < per_block < NO_POS
+            // The thread's vectors are `start + tid + j * BLOCK`: `j` fits (checked above).
+            pos = ((v - share.start) / BLOCK) as u32;
         }
     });
     let mut acc = seed;
     if pos != NO_POS {
         // Once per thread: the winning vector again, its lane, the 64-bit index.
-        let v = share.start + pos as usize;
+        let v = share.start + pos as usize * BLOCK + tid;
         let (k, value) = find_lane::<T>(load(v), best);
         let mine = ArgItem {
             index: (head + v * lanes + k) as u64,

@@ -152,8 +152,18 @@ fn check_keys<T: Element>(x: &[T], k: &[f64], what: &str) {
             {
                 match want {
                     Some(i) => {
-                        assert_eq!(got.index, i as u64, "{} of {what}, grid {grid}, block {block}", D::NAME);
-                        assert_eq!(got.value.to_bits64(), x[i].to_bits64(), "{} of {what}", D::NAME);
+                        assert_eq!(
+                            got.index,
+                            i as u64,
+                            "{} of {what}, grid {grid}, block {block}",
+                            D::NAME
+                        );
+                        assert_eq!(
+                            got.value.to_bits64(),
+                            x[i].to_bits64(),
+                            "{} of {what}",
+                            D::NAME
+                        );
                     }
                     // All NaN (nanarg*): the first NaN, or the identity for an empty input.
                     None => assert!(
@@ -188,7 +198,10 @@ fn float_edges<T: Element>(from: impl Fn(f32) -> T, key: impl Fn(T) -> f64, tiny
     case(&[nan, nan, nan], "all NaN");
     case(&[0.0, -0.0, 0.0, -0.0], "zeros of both signs");
     case(&[-0.0, 0.0, -0.0], "zeros, negative first");
-    case(&[1.0, f32::INFINITY, -f32::INFINITY, 2.0, f32::INFINITY], "infinities");
+    case(
+        &[1.0, f32::INFINITY, -f32::INFINITY, 2.0, f32::INFINITY],
+        "infinities",
+    );
     case(&[tiny, -tiny, 0.0, 2.0 * tiny, -2.0 * tiny], "subnormals");
     for n in [9usize, 33, 1025, 4097] {
         let base: Vec<f32> = noise(n, 37).map(|v| v as f32 - 18.0).collect();
@@ -223,4 +236,13 @@ fn integers_follow_numpy_at_tile_edges() {
         let k: Vec<f64> = y.iter().map(|&v| (v / (u64::MAX / 4)) as f64).collect();
         check_keys(&y, &k, "u64");
     }
+}
+
+#[test]
+fn the_position_bound_is_conservative() {
+    // A thread's vectors: at most n / (grid * block) + UNROLL; the bound allows up to 2^32 - 2.
+    assert!(fits_positions(1 << 40, 528, 256));
+    assert!(fits_positions(1 << 50, 1 << 20, 1024));
+    assert!(!fits_positions(1 << 40, 1, 128));
+    assert!(!fits_positions(usize::MAX, 1, 256));
 }

@@ -64,6 +64,8 @@ pub fn for_each<V: Copy, const BLOCK: usize, const UNROLL: usize>(
     let tile = BLOCK * UNROLL;
     let (start, end) = (share.start, share.end);
     let mut t = start;
+    // (Plain index loops of a constant trip count throughout: they unroll, and the arrays stay
+    // in registers; an array iterator would put them in local memory.)
     while end - t >= tile {
         // All loads first: they are independent, so all UNROLL are in flight at once …
         let first = load(t + tid);
@@ -73,23 +75,32 @@ pub fn for_each<V: Copy, const BLOCK: usize, const UNROLL: usize>(
             loaded[u] = load(t + u * BLOCK + tid); // < t + tile <= end: the loop condition
         }
         // … then the arithmetic, in index order.
-        for (u, x) in loaded.into_iter().enumerate() {
-            visit(t + u * BLOCK + tid, x);
+        #[allow(clippy::needless_range_loop)]
+        for u in 0..UNROLL {
+            visit(t + u * BLOCK + tid, loaded[u]);
         }
         t += tile;
     }
-    // The block's last, partial tile: the same loads, each guarded.
-    if t < end {
-        let mut loaded: [Option<V>; UNROLL] = [None; UNROLL];
-        for (u, slot) in loaded.iter_mut().enumerate() {
+    // The block's last, partial tile: the same loads, each guarded. A thread whose first item is
+    // past the end has none here (the later ones are further on); the others' slots start as
+    // copies of their first load.
+    if t < end && t + tid < end {
+        let first = load(t + tid);
+        let mut loaded = [first; UNROLL];
+        let mut valid = [false; UNROLL];
+        valid[0] = true;
+        #[allow(clippy::needless_range_loop)]
+        for u in 1..UNROLL {
             let i = t + u * BLOCK + tid;
             if i < end {
-                *slot = Some(load(i));
+                loaded[u] = load(i);
+                valid[u] = true;
             }
         }
-        for (u, x) in loaded.into_iter().enumerate() {
-            if let Some(x) = x {
-                visit(t + u * BLOCK + tid, x);
+        #[allow(clippy::needless_range_loop)]
+        for u in 0..UNROLL {
+            if valid[u] {
+                visit(t + u * BLOCK + tid, loaded[u]);
             }
         }
     }
