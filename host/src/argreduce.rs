@@ -143,7 +143,11 @@ impl std::str::FromStr for ArgOp {
         Self::ALL
             .into_iter()
             .find(|o| o.name() == s)
-            .ok_or_else(|| format!("unknown arg-reduction `{s}` (expected argmin or argmax)"))
+            .ok_or_else(|| {
+                format!(
+                    "unknown arg-reduction `{s}` (expected argmin, argmax, nanargmin or nanargmax)"
+                )
+            })
     }
 }
 
