@@ -216,6 +216,13 @@ pub enum ReduceError {
         /// `f16` or `bf16`.
         ty: ElemType,
     },
+    /// `nanargmin`/`nanargmax` of an input that is all NaN (NumPy raises "All-NaN slice
+    /// encountered").
+    #[error("{op} of an all-NaN input is undefined (every element is NaN; argmin/argmax return the first NaN)")]
+    AllNanArg {
+        /// `nanargmin` or `nanargmax`.
+        op: &'static str,
+    },
 }
 
 /// Attach "what we were doing" to a CUDA error.

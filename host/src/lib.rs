@@ -64,7 +64,7 @@ pub mod types;
 pub mod verify;
 pub mod wide;
 
-pub use argreduce::{reference_arg, ArgOp, PreparedArg};
+pub use argreduce::{reference_arg, ArgOp, ArgPolicy, PreparedArg};
 pub use axis::{log_uniform_segments, PreparedAxis, Segments};
 pub use axis_plan::{AxisKind, AxisPlan, AxisPolicy};
 pub use backend::{Backend, BackendChoice, DeviceCaps, KernelArgs, Launch};

@@ -88,8 +88,11 @@ pub fn argmin_argmax_every_type_size_offset_and_special_value() -> Result<(), Fa
         crate::arg_checks::integers(&b, n.max(2))?;
     }
     crate::arg_checks::empty_is_an_error(&b)?;
+    for n in [4099, (1 << 24) + 3] {
+        crate::arg_checks::every_policy(&b, n)?;
+    }
     println!(
-        "argmin/argmax: {} sizes × 6 types × 3 offsets, specials: ok",
+        "argmin/argmax/nanargmin/nanargmax: {} sizes × 8 types × 3 offsets, specials, launch shapes: ok",
         sizes.len()
     );
     Ok(())

@@ -74,6 +74,10 @@ pub enum OpKind {
     /// [`crate::transform::Total`]: Σx accumulated in `f64` (transform family only: the sum of
     /// `f16` / `bf16` inputs).
     Total,
+    /// [`crate::argreduce::NanArgMin`]: argmin with NaN skipped (NumPy's `nanargmin`).
+    NanArgMin,
+    /// [`crate::argreduce::NanArgMax`]: argmax with NaN skipped (NumPy's `nanargmax`).
+    NanArgMax,
 }
 
 impl OpKind {
@@ -95,6 +99,8 @@ impl OpKind {
             OpKind::ArgMin => "argmin",
             OpKind::ArgMax => "argmax",
             OpKind::Total => "total",
+            OpKind::NanArgMin => "nanargmin",
+            OpKind::NanArgMax => "nanargmax",
         }
     }
 }

@@ -105,7 +105,7 @@ macro_rules! kernel_table {
             use crate::{Max, Min, Sum};
             #[allow(unused_imports)]
             use crate::{Count, NanMax, NanMin, NanSum, Prod};
-            use crate::argreduce::{self, ArgMax, ArgMin};
+            use crate::argreduce::{self, ArgMax, ArgMin, NanArgMax, NanArgMin};
             if T::KIND != id.ty || !id.is_built() {
                 return None;
             }
@@ -133,7 +133,7 @@ macro_rules! kernel_table {
             use crate::{Max, Min, Sum};
             #[allow(unused_imports)]
             use crate::{Count, NanMax, NanMin, NanSum, Prod};
-            use crate::argreduce::{self, ArgMax, ArgMin};
+            use crate::argreduce::{self, ArgMax, ArgMin, NanArgMax, NanArgMin};
             use super::SINGLE_PASS_UNROLL;
             $( kernel_table!(@export $abi $mode $stem [$($t),*] [$($op),*] $blocks $module $func); )*
         }
@@ -423,7 +423,7 @@ kernel_table! {
         => one_pass::reduce;
     S8Wide reduce_s8_wide SinglePassWide const [i32, u32] [Sum] [256, 512, 1024]
         => s8_shuffle_vectorized::reduce_wide;
-    ArgReduce reduce Item const [f32, f64, i32, u32, i64, u64] [ArgMin, ArgMax] [256]
+    ArgReduce reduce Item const [f32, f64, i32, u32, i64, u64, f16, bf16] [ArgMin, ArgMax, NanArgMin, NanArgMax] [256, 512]
         => argreduce::entry;
     Exact reduce_exact Exact const [f32, f64] [Sum] [256, 512]
         => kernel::sum;

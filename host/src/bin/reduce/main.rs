@@ -141,6 +141,7 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
             warmup,
             runs,
             format,
+            policy,
         } => commands::arg::run(
             &open()?,
             &commands::arg::ArgCmd {
@@ -152,6 +153,7 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
                 warmup,
                 runs,
                 format,
+                policy,
             },
         ),
         Cmd::Multi(a) => commands::multi::run(cli.backend.into(), cli.ptx.is_some(), &a),
