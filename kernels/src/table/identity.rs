@@ -18,9 +18,9 @@ pub enum ElemKind {
     I64,
     /// `u64`
     U64,
-    /// IEEE binary16 ([`crate::half::F16`]; the transform family and stage 8's half kernels).
+    /// IEEE binary16 ([`crate::half::F16`]; the transform family, stage 8's half kernels and argmin/argmax).
     F16,
-    /// bfloat16 ([`crate::half::Bf16`]; the transform family and stage 8's half kernels).
+    /// bfloat16 ([`crate::half::Bf16`]; the transform family, stage 8's half kernels and argmin/argmax).
     BF16,
 }
 
