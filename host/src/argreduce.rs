@@ -262,12 +262,7 @@ impl Reducer<'_> {
     ) -> Result<(usize, T)> {
         let backend = self.backend();
         input.check_owner(backend.id(), "the input buffer")?;
-        if offset.checked_add(len).is_none_or(|e| e > input.len()) {
-            return Err(ReduceError::InvalidArgument(format!(
-                "elements {offset}..{offset}+{len} are not in a {}-element buffer",
-                input.len()
-            )));
-        }
+        input.check_range(offset, len)?;
         PreparedArg::<T>::new(backend, op, len)?.run(backend, input, offset)
     }
     /// The `(index, value)` of the first largest element of `input` (NumPy's `argmax`).

@@ -106,6 +106,17 @@ impl<T: DeviceCopy + Copy> Buffer<T> {
             })
         }
     }
+    /// `Ok` when elements `offset..offset + len` lie in the buffer; otherwise the typed error
+    /// naming the range (one check for every `*_range` entry point).
+    pub(crate) fn check_range(&self, offset: usize, len: usize) -> Result<()> {
+        if offset.checked_add(len).is_none_or(|e| e > self.len()) {
+            return Err(ReduceError::InvalidArgument(format!(
+                "range {offset}..{offset}+{len} is outside the {}-element buffer",
+                self.len()
+            )));
+        }
+        Ok(())
+    }
     /// Address of element `offset` as the kernels see it (a device address, or a host address
     /// under the emulator); `offset == len()` gives the one-past-the-end address. Computing it is
     /// safe; using it is what needs care (see [`crate::Backend::launch`]).

@@ -131,12 +131,7 @@ impl ItemWorkspace {
     ) -> Result<()> {
         input.check_owner(backend.id(), "the input buffer")?;
         self.partials.check_owner(backend.id(), "the workspace")?;
-        if offset.checked_add(n).is_none_or(|e| e > input.len()) {
-            return Err(ReduceError::InvalidArgument(format!(
-                "elements {offset}..{offset}+{n} are not in a {}-element buffer",
-                input.len()
-            )));
-        }
+        input.check_range(offset, n)?;
         let shared_bytes = shared_words(self.block, self.words) * 4;
         let (i, p, c, o) = (
             input.try_addr(offset)?,

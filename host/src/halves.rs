@@ -143,12 +143,7 @@ impl Reducer<'_> {
             ));
         }
         input.check_owner(self.backend().id(), "the input buffer")?;
-        if offset.checked_add(len).is_none_or(|e| e > input.len()) {
-            return Err(ReduceError::InvalidArgument(format!(
-                "range {offset}..{offset}+{len} is outside the {}-element buffer",
-                input.len()
-            )));
-        }
+        input.check_range(offset, len)?;
         if len == 0 && op.is_extreme() {
             return Ok(None);
         }

@@ -148,12 +148,7 @@ impl<'b> Reducer<'b> {
             return Err(mean_is_not_a_t());
         }
         input.check_owner(self.backend.id(), "the input buffer")?;
-        if offset.checked_add(len).is_none_or(|e| e > input.len()) {
-            return Err(ReduceError::InvalidArgument(format!(
-                "range {offset}..{offset}+{len} is outside the {}-element buffer",
-                input.len()
-            )));
-        }
+        input.check_range(offset, len)?;
         if len == 0 && op.is_extreme() {
             return Ok(None);
         }
@@ -282,12 +277,7 @@ impl<'b> Reducer<'b> {
     }
     fn check_range<T: Scalar>(&self, input: &Buffer<T>, offset: usize, len: usize) -> Result<()> {
         input.check_owner(self.backend.id(), "the input buffer")?;
-        if offset.checked_add(len).is_none_or(|e| e > input.len()) {
-            return Err(ReduceError::InvalidArgument(format!(
-                "range {offset}..{offset}+{len} is outside the {}-element buffer",
-                input.len()
-            )));
-        }
+        input.check_range(offset, len)?;
         Ok(())
     }
     /// Mean as `f64`, as NumPy's `np.mean` gives it (to `f64` rounding); an error for an empty
@@ -317,12 +307,7 @@ impl<'b> Reducer<'b> {
         len: usize,
     ) -> Result<f64> {
         input.check_owner(self.backend.id(), "the input buffer")?;
-        if offset.checked_add(len).is_none_or(|e| e > input.len()) {
-            return Err(ReduceError::InvalidArgument(format!(
-                "range {offset}..{offset}+{len} is outside the {}-element buffer",
-                input.len()
-            )));
-        }
+        input.check_range(offset, len)?;
         if len == 0 {
             return Err(ReduceError::EmptyInput { op: Op::Mean });
         }

@@ -26,12 +26,7 @@ impl Reducer<'_> {
     ) -> Result<T> {
         let backend = self.backend();
         input.check_owner(backend.id(), "the input buffer")?;
-        if offset.checked_add(len).is_none_or(|e| e > input.len()) {
-            return Err(ReduceError::InvalidArgument(format!(
-                "range {offset}..{offset}+{len} is outside the {}-element buffer",
-                input.len()
-            )));
-        }
+        input.check_range(offset, len)?;
         let overrides = self.overrides();
         let prepared =
             self.exact_cached::<T, _>(len, || PreparedExact::<T>::new(backend, len, overrides))?;

@@ -14,16 +14,6 @@ use crate::reducer::Reducer;
 use crate::types::{Op, Scalar};
 use reduce_kernels::transform::WORDS;
 
-fn check_range<T: Scalar>(buf: &Buffer<T>, offset: usize, len: usize) -> Result<()> {
-    if offset.checked_add(len).is_none_or(|e| e > buf.len()) {
-        return Err(ReduceError::InvalidArgument(format!(
-            "range {offset}..{offset}+{len} is outside the {}-element buffer",
-            buf.len()
-        )));
-    }
-    Ok(())
-}
-
 impl Reducer<'_> {
     /// One launch of `op` over `a[a_offset..][..len]` (and `b[b_offset..][..len]`).
     pub(crate) fn transform_words<T: Scalar>(
@@ -35,10 +25,10 @@ impl Reducer<'_> {
     ) -> Result<[f64; WORDS]> {
         let backend = self.backend();
         a.0.check_owner(backend.id(), "the input buffer")?;
-        check_range(a.0, a.1, len)?;
+        a.0.check_range(a.1, len)?;
         if let Some((b, off)) = b {
             b.check_owner(backend.id(), "the second input buffer")?;
-            check_range(b, off, len)?;
+            b.check_range(off, len)?;
         }
         let overrides = LaunchOverrides::default();
         PreparedTransform::<T>::with_result_in(backend, op, len, overrides, ResultIn::DeviceMemory)?
@@ -123,7 +113,7 @@ impl Reducer<'_> {
         len: usize,
     ) -> Result<Moments> {
         input.check_owner(self.backend().id(), "the input buffer")?;
-        check_range(input, offset, len)?;
+        input.check_range(offset, len)?;
         if len == 0 {
             return Err(ReduceError::EmptyInput { op: Op::Mean });
         }
