@@ -46,7 +46,9 @@ HJ="$OUT/toolbox-halves.jsonl"
 : > "$HJ"
 "$R" --backend gpu half --types f16,bf16 --ops sum,min,max,prod,nanmax,nanmean --exps $EXPS \
     --runs 50 --format json >> "$HJ" 2>> "$OUT/logs/halves.log" || { echo "ours halves failed" >&2; status=1; }
-for shape in "" "--block 256" "--block 1024" "--grid 264" "--grid 1056" "--grid 2112"; do
+# The sweep checks every run against a CPU reference of 2^28 halves, so it stays short: the default
+# beside the two other built block sizes (session 5's first run: block 256 within 1.5%).
+for shape in "" "--block 256" "--block 1024"; do
     "$R" --backend gpu half --types f16,bf16 --ops sum,max --exps 28 --runs 50 --format json $shape \
         >> "$HJ" 2>> "$OUT/logs/halves.log" || { echo "ours halves $shape failed" >&2; status=1; }
 done

@@ -19,21 +19,7 @@ import sys
 
 import torch
 
-
-def timed(fn, runs=50, warmup=5):
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times, y = [], None
-    for r in range(warmup + runs):
-        s.record()
-        y = fn()
-        e.record()
-        e.synchronize()
-        if r >= warmup:
-            times.append(s.elapsed_time(e))
-    times.sort()
-    m = len(times)
-    med = times[m // 2] if m % 2 else (times[m // 2 - 1] + times[m // 2]) / 2
-    return times[0], med, y
+from toolbox_ops_torch import timed  # the same CUDA-event timer (min, median)
 
 
 def emit(ty, op, n, mn, med, result, reference, tol):
