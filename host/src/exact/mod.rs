@@ -5,6 +5,7 @@
 //!   implementation the kernels are tested against;
 //! * [`data`] — adversarial inputs ([`ExactData`]: cancellation, binades, subnormals, ties, …);
 //! * [`plan`] — the launch plan and its policy ([`ExactPlan`], [`ExactPolicy`]);
+//! * [`settings`] — [`ExactPolicy`] from `key=value` text (`reduce exact --policy`);
 //! * [`prepared`] — [`PreparedExact`], the plan with its workspace (the one place that launches
 //!   the exact kernels);
 //! * [`repro`] — the reproducibility matrix (grids × blocks × input splits);
@@ -16,6 +17,7 @@ pub mod plan;
 pub mod prepared;
 pub mod reference;
 pub mod repro;
+pub mod settings;
 
 pub use data::{generate, ExactData, SplitMix};
 pub use plan::{exact_blocks, exact_plan, ExactPlan, ExactPolicy};

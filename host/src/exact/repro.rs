@@ -1,5 +1,5 @@
-//! The reproducibility matrix: one input summed with every grid × block size × input split, and
-//! the result bits of each (they must all be equal, and equal to the exact reference).
+//! The reproducibility matrix: one input summed with every kernel variant (with and without the
+//! fast path) × grid × block size × input split, and the result bits of each (they must all be equal, and equal to the exact reference).
 
 use super::plan::{exact_blocks, exact_plan, ExactPolicy};
 use super::prepared::PreparedExact;
@@ -11,6 +11,8 @@ use crate::plan::LaunchOverrides;
 /// One cell of the matrix.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ReproCell {
+    /// The kernel (its symbol: the variant and the block size).
+    pub kernel: String,
     /// Blocks launched.
     pub grid: usize,
     /// Threads per block.
@@ -43,7 +45,8 @@ pub fn repro_grids(backend: &Backend, ty: crate::types::ElemType, n: usize) -> R
     Ok(g)
 }
 
-/// Sum `data` on `backend` for every grid in `grids` × block size × offset in `offsets`.
+/// Sum `data` on `backend` for every kernel variant (fast path off and on) × grid in `grids` ×
+/// block size × offset in `offsets`.
 pub fn repro_matrix<T: ExactFloat>(
     backend: &Backend,
     data: &[T],
@@ -58,20 +61,28 @@ pub fn repro_matrix<T: ExactFloat>(
         // The input sits at `offset` in a buffer of its own (the elements before it are never
         // read).
         let input = backend.upload(&padded[pad - offset..])?;
-        for &block in exact_blocks() {
-            for &grid in grids {
-                let o = LaunchOverrides {
-                    block: Some(block),
-                    grid: Some(grid),
-                };
-                let p = PreparedExact::<T>::new(backend, data.len(), o)?;
-                let got = p.run(backend, &input, offset)?;
-                cells.push(ReproCell {
-                    grid,
-                    block,
-                    offset,
-                    bits: got.to_bits64(),
-                });
+        for fast in [false, true] {
+            let policy = ExactPolicy {
+                fast_f32: fast,
+                fast_f64: fast,
+                ..ExactPolicy::default()
+            };
+            for &block in exact_blocks() {
+                for &grid in grids {
+                    let o = LaunchOverrides {
+                        block: Some(block),
+                        grid: Some(grid),
+                    };
+                    let p = PreparedExact::<T>::with_policy(backend, data.len(), o, policy)?;
+                    let got = p.run(backend, &input, offset)?;
+                    cells.push(ReproCell {
+                        kernel: p.plan.kernel.clone(),
+                        grid,
+                        block,
+                        offset,
+                        bits: got.to_bits64(),
+                    });
+                }
             }
         }
     }

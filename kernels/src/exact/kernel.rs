@@ -30,8 +30,9 @@
 //! Infinities and NaNs are counted, not added, and the "all inputs were -0.0" bit is an OR over
 //! warps: order-free too.
 
-use super::accumulator::{normalize_step, round, Format, GlobalWords, SharedWords, MAX_SLOTS};
+use super::accumulator::{normalize_step, Format, GlobalWords, SharedWords, MAX_SLOTS};
 use super::expansion::Expansion;
+use super::round::round;
 use crate::gpu::{fail, sync_threads_or, thread_fence, Counter, Global, GlobalMut};
 use crate::gpu::{Shared, Vec4, WARP_SIZE};
 use crate::table::ElemKind;
@@ -52,17 +53,35 @@ fn widen<T: Element>(x: T) -> f64 {
     }
 }
 
+/// Add one element: [`Expansion::add_fast`] (one addition when it is exact) for `FAST`,
+/// [`Expansion::add`] (two TwoSums) otherwise.
+#[inline(always)]
+fn add_one<const FAST: bool>(e: &mut Expansion, x: f64, s: &SharedWords) {
+    if FAST {
+        e.add_fast(x, s);
+    } else {
+        e.add(x, s);
+    }
+}
+
 /// Add one 16-byte vector: lanes `0..L/2` to `a`, the rest to `b`.
 #[inline(always)]
-fn add_vec4<T: Element>(v: Vec4, a: &mut Expansion, b: &mut Expansion, s: &SharedWords) {
+fn add_vec4<T: Element, const FAST: bool>(
+    v: Vec4,
+    a: &mut Expansion,
+    b: &mut Expansion,
+    s: &SharedWords,
+) {
     if T::KIND == ElemKind::F32 {
-        a.add(f32::from_bits(v.0[0]) as f64, s);
-        a.add(f32::from_bits(v.0[1]) as f64, s);
-        b.add(f32::from_bits(v.0[2]) as f64, s);
-        b.add(f32::from_bits(v.0[3]) as f64, s);
+        add_one::<FAST>(a, f32::from_bits(v.0[0]) as f64, s);
+        add_one::<FAST>(a, f32::from_bits(v.0[1]) as f64, s);
+        add_one::<FAST>(b, f32::from_bits(v.0[2]) as f64, s);
+        add_one::<FAST>(b, f32::from_bits(v.0[3]) as f64, s);
     } else {
-        a.add(f64::from_bits(v.0[0] as u64 | (v.0[1] as u64) << 32), s);
-        b.add(f64::from_bits(v.0[2] as u64 | (v.0[3] as u64) << 32), s);
+        let x = f64::from_bits(v.0[0] as u64 | (v.0[1] as u64) << 32);
+        add_one::<FAST>(a, x, s);
+        let y = f64::from_bits(v.0[2] as u64 | (v.0[3] as u64) << 32);
+        add_one::<FAST>(b, y, s);
     }
 }
 
@@ -70,22 +89,102 @@ fn add_vec4<T: Element>(v: Vec4, a: &mut Expansion, b: &mut Expansion, s: &Share
 /// `loaded` stays in registers; LLVM does not unroll the generic loop (its body holds four calls
 /// of the slow path), and a loop that indexes an array keeps the array in local memory.
 #[inline(always)]
-fn add_tile<T: Element, const U: usize>(
+fn add_tile<T: Element, const U: usize, const FAST: bool>(
     loaded: &[Vec4; U],
     a: &mut Expansion,
     b: &mut Expansion,
     s: &SharedWords,
 ) {
     if U == 4 {
-        add_vec4::<T>(loaded[0], a, b, s);
-        add_vec4::<T>(loaded[1], a, b, s);
-        add_vec4::<T>(loaded[2], a, b, s);
-        add_vec4::<T>(loaded[3], a, b, s);
+        add_vec4::<T, FAST>(loaded[0], a, b, s);
+        add_vec4::<T, FAST>(loaded[1], a, b, s);
+        add_vec4::<T, FAST>(loaded[2], a, b, s);
+        add_vec4::<T, FAST>(loaded[3], a, b, s);
     } else {
         for v in loaded {
-            add_vec4::<T>(*v, a, b, s);
+            add_vec4::<T, FAST>(*v, a, b, s);
         }
     }
+}
+
+/// One fast step: `hi += x`, and whether that addition was exact ([`Expansion::add_fast`]'s
+/// test, which accepts exactly the exact additions).
+#[inline(always)]
+fn fast_step(hi: &mut f64, x: f64) -> bool {
+    let t = *hi + x;
+    let exact = (t - *hi == x) & (t - x == *hi);
+    *hi = t;
+    exact
+}
+
+/// A whole tile (4 vectors) on the fast path with **no call in the loop**: every element is added
+/// with [`fast_step`] (three `add.f64`), the exactness bits are ANDed, and only if one addition
+/// was inexact (or special) is the tile redone from the saved expansions by [`tile_slow`], out of
+/// line. Keeping calls out of the hot loop keeps the loaded vectors out of callee-saved
+/// registers (ptxas has to preserve everything live across a call).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn add_tile_fast<T: Element>(
+    loaded: &[Vec4; 4],
+    a: &mut Expansion,
+    b: &mut Expansion,
+    s: &SharedWords,
+    input: Global<T>,
+    head: usize,
+    first: usize,
+    stride: usize,
+) {
+    let (a0, b0) = (*a, *b);
+    let mut ok = true;
+    for v in loaded {
+        if T::KIND == ElemKind::F32 {
+            ok &= fast_step(&mut a.hi, f32::from_bits(v.0[0]) as f64);
+            ok &= fast_step(&mut a.hi, f32::from_bits(v.0[1]) as f64);
+            ok &= fast_step(&mut b.hi, f32::from_bits(v.0[2]) as f64);
+            ok &= fast_step(&mut b.hi, f32::from_bits(v.0[3]) as f64);
+        } else {
+            ok &= fast_step(
+                &mut a.hi,
+                f64::from_bits(v.0[0] as u64 | (v.0[1] as u64) << 32),
+            );
+            ok &= fast_step(
+                &mut b.hi,
+                f64::from_bits(v.0[2] as u64 | (v.0[3] as u64) << 32),
+            );
+        }
+    }
+    if !ok {
+        // SAFETY: the caller just loaded vectors `first + u * stride` (u < 4) from `head`: in
+        // bounds and 16-byte aligned.
+        (*a, *b) = unsafe { tile_slow(a0, b0, input, head, first, stride, s) };
+    }
+}
+
+/// The rare path of [`add_tile_fast`]: the tile again, from the expansions before it, with the
+/// general addition ([`Expansion::add`]: two TwoSums, residuals spilled). It reloads the vectors
+/// (they are in L1/L2) instead of taking them as arguments: an aggregate argument would be
+/// copied to local memory on the fast path.
+///
+/// # Safety
+/// Vectors `first + u * stride` for `u < 4`, counted from element `head` of `input`, lie inside
+/// `input` and start on 16-byte boundaries.
+#[cold]
+#[inline(never)]
+unsafe fn tile_slow<T: Element>(
+    mut a: Expansion,
+    mut b: Expansion,
+    input: Global<T>,
+    head: usize,
+    first: usize,
+    stride: usize,
+    s: &SharedWords,
+) -> (Expansion, Expansion) {
+    for u in 0..4 {
+        // SAFETY: the function's contract.
+        let v = unsafe { input.get_vec4_unchecked(head, first + u * stride) };
+        add_vec4::<T, false>(v, &mut a, &mut b, s);
+    }
+    (a, b)
 }
 
 /// The warp's 32 expansions merged; lane 0 holds the result (see the module docs, step 1).
@@ -115,6 +214,28 @@ fn warp_merge(mut e: Expansion, s: &SharedWords) -> Expansion {
 /// elements per block and at most [`MAX_GRID`] blocks; `words` must hold `slots` zeroed words and
 /// `counter` must be 0 (the kernel leaves both zeroed again). `T` must be `f32` or `f64`. Any other launch stops the kernel.
 pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
+    input: Global<T>,
+    words: GlobalWords,
+    counter: Counter,
+    out: GlobalMut<T>,
+) {
+    sum_with::<T, BLOCK, UNROLL, false>(input, words, counter, out)
+}
+
+/// [`sum`] with the fast path ([`Expansion::add_fast`]: three additions per element when one
+/// addition is exact, the two TwoSums otherwise); the same launch contract and the same bits.
+pub fn sum_fast<T: Element, const BLOCK: usize, const UNROLL: usize>(
+    input: Global<T>,
+    words: GlobalWords,
+    counter: Counter,
+    out: GlobalMut<T>,
+) {
+    sum_with::<T, BLOCK, UNROLL, true>(input, words, counter, out)
+}
+
+/// The kernel behind [`sum`] and [`sum_fast`] (`FAST` picks the per-element addition).
+#[inline(always)]
+fn sum_with<T: Element, const BLOCK: usize, const UNROLL: usize, const FAST: bool>(
     input: Global<T>,
     words: GlobalWords,
     counter: Counter,
@@ -159,7 +280,7 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
     let (mut a, mut b) = (Expansion::EMPTY, Expansion::EMPTY);
     if block == 0 && tid < head {
         // SAFETY: `tid < head <= input.len()`.
-        a.add(widen(unsafe { input.get_unchecked(tid) }), &acc);
+        add_one::<FAST>(&mut a, widen(unsafe { input.get_unchecked(tid) }), &acc);
     }
     let start = block * per_block;
     let end = if start + per_block < vectors {
@@ -176,7 +297,12 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
             // `head + vectors * lanes <= n`; element `head` is on a 16-byte boundary.
             loaded[u] = unsafe { input.get_vec4_unchecked(head, t + u * BLOCK + tid) };
         }
-        add_tile::<T, UNROLL>(&loaded, &mut a, &mut b, &acc);
+        match <&[Vec4; 4]>::try_from(&loaded[..]) {
+            Ok(four) if FAST => {
+                add_tile_fast::<T>(four, &mut a, &mut b, &acc, input, head, t + tid, BLOCK)
+            }
+            _ => add_tile::<T, UNROLL, FAST>(&loaded, &mut a, &mut b, &acc),
+        }
         t += tile;
     }
     if t < end {
@@ -192,14 +318,18 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
         }
         for u in 0..UNROLL {
             if valid[u] {
-                add_vec4::<T>(loaded[u], &mut a, &mut b, &acc);
+                add_vec4::<T, FAST>(loaded[u], &mut a, &mut b, &acc);
             }
         }
     }
     let tail = head + vectors * lanes;
     if block == grid - 1 && tail + tid < n {
         // SAFETY: `tail + tid < n`.
-        b.add(widen(unsafe { input.get_unchecked(tail + tid) }), &acc);
+        add_one::<FAST>(
+            &mut b,
+            widen(unsafe { input.get_unchecked(tail + tid) }),
+            &acc,
+        );
     }
 
     // Step 1–2: thread, warp, then the block's words.
@@ -240,14 +370,33 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
     } else {
         0
     };
-    if grid == 1 {
+    last_block::<T>(&smem, mine, f, words, counter, out, n);
+}
+
+/// Step 3's end, for every block: publish the block's normalized word `mine` (thread `tid`'s)
+/// into the grid's `words` and take the ticket; the last block reads the grid's words back,
+/// zeroes them for the next launch, and thread 0 rounds once. A single-block launch skips the
+/// global words and the ticket and rounds its own words.
+#[inline(always)]
+fn last_block<T: Element>(
+    smem: &Shared<i64>,
+    mine: i64,
+    f: Format,
+    words: GlobalWords,
+    counter: Counter,
+    out: GlobalMut<T>,
+    n: usize,
+) {
+    let slots = f.slots();
+    let tid = thread::thread_idx_x() as usize;
+    if thread::grid_dim_x() == 1 {
         thread::sync_threads();
         if tid < slots {
             smem.set(tid as u32, mine);
         }
         thread::sync_threads();
         if tid == 0 {
-            out.set(0, T::from_bits64(finish(&smem, f, n)));
+            out.set(0, T::from_bits64(finish(smem, f, n)));
         }
         return;
     }
@@ -262,7 +411,7 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
     thread::sync_threads();
     let mut last_ticket = false;
     if tid == 0 {
-        last_ticket = counter.take_ticket() as usize == grid - 1;
+        last_ticket = counter.take_ticket() == thread::grid_dim_x() - 1;
     }
     if sync_threads_or(last_ticket) {
         // The last block: every block's words are in `words` (thread 0's acquire, then the
@@ -274,7 +423,7 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
         }
         thread::sync_threads();
         if tid == 0 {
-            out.set(0, T::from_bits64(finish(&smem, f, n)));
+            out.set(0, T::from_bits64(finish(smem, f, n)));
             counter.reset();
         }
     }

@@ -11,7 +11,8 @@
 //! | file | concept |
 //! |---|---|
 //! | [`expansion`] | TwoSum and a two-term `f64` expansion per thread chain; residuals spill |
-//! | [`accumulator`] | the long fixed-point accumulator (carry-save `i64` words of 32-bit digits), its shared-memory atomic view, and the one final rounding |
+//! | [`accumulator`] | the long fixed-point accumulator (carry-save `i64` words of 32-bit digits) and its shared-memory and global atomic views |
+//! | [`round`](mod@round) | the one final rounding of the integer to the nearest `f32`/`f64` |
 //! | [`kernel`] | the launch: stream like stage 8, merge per warp, integers across blocks, last block rounds |
 //!
 //! ## The arithmetic-intensity budget (H200)
@@ -43,6 +44,8 @@
 pub mod accumulator;
 pub mod expansion;
 pub mod kernel;
+pub mod round;
 
-pub use accumulator::{round, Format, GlobalWords, FLAGS, MAX_SLOTS};
+pub use accumulator::{Format, GlobalWords, FLAGS, MAX_SLOTS};
 pub use expansion::{two_sum, Expansion, Spill};
+pub use round::round;

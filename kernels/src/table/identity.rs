@@ -138,6 +138,9 @@ pub enum Family {
     ArgReduce,
     /// [`crate::exact::kernel::sum`]: the correctly rounded sum.
     Exact,
+    /// [`crate::exact::kernel::sum_fast`]: the correctly rounded sum with the one-addition fast
+    /// path.
+    ExactFast,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).

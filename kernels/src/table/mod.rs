@@ -388,6 +388,8 @@ kernel_table! {
         => argreduce::entry;
     Exact reduce_exact Exact const [f32, f64] [Sum] [256, 512]
         => kernel::sum;
+    ExactFast reduce_exact_fast Exact const [f32, f64] [Sum] [256, 512]
+        => kernel::sum_fast;
 }
 
 #[cfg(test)]
