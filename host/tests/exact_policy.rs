@@ -15,6 +15,7 @@ const FAST: ExactPolicy = ExactPolicy {
     min_tiles: 1,
     fast_f32: true,
     fast_f64: true,
+    block_merge: false,
 };
 
 #[test]
@@ -30,6 +31,7 @@ fn settings_set_each_key_and_name_the_bad_one() {
             min_tiles: 16,
             fast_f32: true,
             fast_f64: false,
+            block_merge: false,
         }
     );
     assert_eq!(
@@ -44,6 +46,7 @@ fn settings_set_each_key_and_name_the_bad_one() {
         ("warp=1", "warp"),
         ("fast_f64", "fast_f64"),
         ("fast_f64=yes", "fast_f64"),
+        ("block_merge=-1", "block_merge"),
     ] {
         match ExactPolicy::default().with_settings(text) {
             Err(ReduceError::Policy { key: k, .. }) => assert_eq!(k, key, "{text}"),
@@ -67,6 +70,15 @@ fn plans_pick_the_variant_and_fewer_blocks_at_small_n() {
     };
     let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, only32).unwrap();
     assert_eq!(p.kernel, "reduce_exact_sum_b256_f64");
+    let merged = ExactPolicy {
+        block_merge: true,
+        ..only32
+    };
+    let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, merged).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_merge_sum_b256_f64");
+    assert_eq!(p.shared_bytes, 16 * (68 + 4 + 256 / 32));
+    let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, merged).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_fast_merge_sum_b256_f32");
     // An input of exactly one tile (2^12 f64 = 2048 vectors = 512 threads × 4) is one block: no
     // global atomics, no ticket.
     let p = exact_plan(ElemType::F64, 1 << 12, o, &caps, d).unwrap();
@@ -120,12 +132,18 @@ fn check<T: ExactFloat>(b: &Backend, d: &[T], policy: ExactPolicy, o: LaunchOver
 #[test]
 fn fast_kernels_match_the_reference_on_every_family() {
     let b = emu();
+    let merged = ExactPolicy {
+        block_merge: true,
+        ..FAST
+    };
     for data in ExactData::ALL {
         for n in [1usize, 5, 4099] {
             for grid in [None, Some(1), Some(5)] {
                 let o = LaunchOverrides { block: None, grid };
-                check(&b, &generate::<f32>(data, n, n as u64), FAST, o);
-                check(&b, &generate::<f64>(data, n, n as u64 + 1), FAST, o);
+                for p in [FAST, merged] {
+                    check(&b, &generate::<f32>(data, n, n as u64), p, o);
+                    check(&b, &generate::<f64>(data, n, n as u64 + 1), p, o);
+                }
             }
         }
     }
@@ -147,9 +165,15 @@ fn fast_kernels_on_inputs_that_defeat_the_fast_test() {
         });
     }
     d.push(-(2f32.powi(60)));
+    let merged = ExactPolicy {
+        block_merge: true,
+        ..FAST
+    };
     check(&b, &d, FAST, o);
+    check(&b, &d, merged, o);
     let d64: Vec<f64> = d.iter().map(|&x| x as f64 * 2f64.powi(40)).collect();
     check(&b, &d64, FAST, o);
+    check(&b, &d64, merged, o);
     let cases: Vec<Vec<f64>> = vec![
         vec![],
         vec![-0.0; 70],
@@ -164,9 +188,19 @@ fn fast_kernels_on_inputs_that_defeat_the_fast_test() {
         vec![1.0, 2f64.powi(-53)],
     ];
     for c in cases {
-        check(&b, &c, FAST, o);
         let c32: Vec<f32> = c.iter().map(|&x| x as f32).collect();
-        check(&b, &c32, FAST, o);
+        for p in [
+            FAST,
+            merged,
+            ExactPolicy {
+                fast_f32: false,
+                fast_f64: false,
+                ..merged
+            },
+        ] {
+            check(&b, &c, p, o);
+            check(&b, &c32, p, o);
+        }
     }
 }
 

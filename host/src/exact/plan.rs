@@ -28,6 +28,10 @@ pub struct ExactPolicy {
     /// f64 inputs take the fast-path kernel too (53-bit inputs rarely add exactly: expected
     /// slower, measured by `benches/exact-on-gpu.sh`).
     pub fast_f64: bool,
+    /// The block merge ([`reduce_kernels::exact::kernel::sum_merge`]): warp 0 merges the warps'
+    /// expansions with shuffles and one thread adds the block's to the words, instead of one
+    /// thread per warp with contended shared atomics (compare-and-swap loops on sm_90).
+    pub block_merge: bool,
 }
 
 impl Default for ExactPolicy {
@@ -38,6 +42,7 @@ impl Default for ExactPolicy {
             min_tiles: 1,
             fast_f32: false,
             fast_f64: false,
+            block_merge: false,
         }
     }
 }
@@ -50,10 +55,11 @@ impl ExactPolicy {
             ElemType::F64 => self.fast_f64,
             _ => false,
         };
-        if fast {
-            Family::ExactFast
-        } else {
-            Family::Exact
+        match (fast, self.block_merge) {
+            (false, false) => Family::Exact,
+            (true, false) => Family::ExactFast,
+            (false, true) => Family::ExactMerge,
+            (true, true) => Family::ExactFastMerge,
         }
     }
 }
@@ -71,7 +77,8 @@ pub struct ExactPlan {
     pub grid: usize,
     /// Threads per block.
     pub block: usize,
-    /// Dynamic shared memory bytes (`16 · (W + 4)`: the words and their carries).
+    /// Dynamic shared memory bytes (`16 · (W + 4 + block / 32)`: the words, their carries and
+    /// one expansion per warp).
     pub shared_bytes: usize,
     /// 64-bit words of shared memory per block and of workspace (`W + 4`).
     pub slots: usize,
@@ -154,7 +161,7 @@ pub fn exact_plan(
         kernel: id.symbol().to_string(),
         grid,
         block,
-        shared_bytes: 16 * format.slots(),
+        shared_bytes: 16 * (format.slots() + block / 32),
         slots: format.slots(),
     })
 }

@@ -1,5 +1,5 @@
-//! The reproducibility matrix: one input summed with every kernel variant (with and without the
-//! fast path) × grid × block size × input split, and the result bits of each (they must all be equal, and equal to the exact reference).
+//! The reproducibility matrix: one input summed with every kernel variant (the fast path and the
+//! block merge, each off and on) × grid × block size × input split, and the result bits of each (they must all be equal, and equal to the exact reference).
 
 use super::plan::{exact_blocks, exact_plan, ExactPolicy};
 use super::prepared::PreparedExact;
@@ -45,7 +45,7 @@ pub fn repro_grids(backend: &Backend, ty: crate::types::ElemType, n: usize) -> R
     Ok(g)
 }
 
-/// Sum `data` on `backend` for every kernel variant (fast path off and on) × grid in `grids` ×
+/// Sum `data` on `backend` for every kernel variant (fast path × block merge) × grid in `grids` ×
 /// block size × offset in `offsets`.
 pub fn repro_matrix<T: ExactFloat>(
     backend: &Backend,
@@ -61,10 +61,11 @@ pub fn repro_matrix<T: ExactFloat>(
         // The input sits at `offset` in a buffer of its own (the elements before it are never
         // read).
         let input = backend.upload(&padded[pad - offset..])?;
-        for fast in [false, true] {
+        for (fast, block_merge) in [(false, false), (true, false), (false, true), (true, true)] {
             let policy = ExactPolicy {
                 fast_f32: fast,
                 fast_f64: fast,
+                block_merge,
                 ..ExactPolicy::default()
             };
             for &block in exact_blocks() {

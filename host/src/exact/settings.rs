@@ -7,20 +7,21 @@ use crate::policy_settings::{pairs, size, unknown};
 
 impl ExactPolicy {
     /// The keys [`ExactPolicy::set`] knows: the field names.
-    pub const KEYS: [&'static str; 5] = [
+    pub const KEYS: [&'static str; 6] = [
         "block",
         "blocks_per_sm",
         "min_tiles",
         "fast_f32",
         "fast_f64",
+        "block_merge",
     ];
 
     /// Set the field named `key` from `value`.
     ///
     /// # Errors
     /// [`ReduceError::Policy`] for an unknown key or a bad value: `block` one of the built
-    /// blocks (256, 512), `blocks_per_sm` 1..=64, `min_tiles` 1..=2^20, `fast_f32` and
-    /// `fast_f64` 0 or 1.
+    /// blocks (256, 512), `blocks_per_sm` 1..=64, `min_tiles` 1..=2^20, `fast_f32`, `fast_f64`
+    /// and `block_merge` 0 or 1.
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
         match key {
             "block" => {
@@ -37,6 +38,7 @@ impl ExactPolicy {
             "min_tiles" => self.min_tiles = size(key, value, 1, 1 << 20)?,
             "fast_f32" => self.fast_f32 = size(key, value, 0, 1)? == 1,
             "fast_f64" => self.fast_f64 = size(key, value, 0, 1)? == 1,
+            "block_merge" => self.block_merge = size(key, value, 0, 1)? == 1,
             _ => return Err(unknown(key, &Self::KEYS)),
         }
         Ok(())

@@ -131,8 +131,8 @@ pub fn exact_sum_of_2e30_floats() -> Result<(), Failed> {
     }
 }
 
-/// The fast-path kernels (and the small-N shapes of `min_tiles`): every family and the IEEE
-/// edge cases, bit for bit against the reference.
+/// The fast-path and block-merge kernels (and the small-N shapes of `min_tiles`): every family
+/// and the IEEE edge cases, bit for bit against the reference.
 pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
     let b = gpu();
     let fast = ExactPolicy {
@@ -140,11 +140,21 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
         fast_f64: true,
         ..ExactPolicy::default()
     };
+    let merged = ExactPolicy {
+        block_merge: true,
+        ..fast
+    };
     for policy in [
         fast,
         ExactPolicy {
             min_tiles: 16,
             ..fast
+        },
+        merged,
+        ExactPolicy {
+            fast_f32: false,
+            fast_f64: false,
+            ..merged
         },
     ] {
         policy_families::<f32>(&b, policy)?;
@@ -160,9 +170,11 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
         vec![f64::from_bits(1); 100_001],
     ];
     for c in edges {
-        check_one(&b, &c, fast)?;
         let c32: Vec<f32> = c.iter().map(|&x| x as f32).collect();
-        check_one(&b, &c32, fast)?;
+        for p in [fast, merged] {
+            check_one(&b, &c, p)?;
+            check_one(&b, &c32, p)?;
+        }
     }
     Ok(())
 }

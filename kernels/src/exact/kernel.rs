@@ -187,6 +187,41 @@ unsafe fn tile_slow<T: Element>(
     (a, b)
 }
 
+/// The block's expansions merged (`MERGE`): lane 0 of each warp writes its warp's expansion to
+/// `smem[base..]` (as bits), and warp 0 merges them with [`warp_merge`]; thread 0 holds the
+/// result. Exact like the per-warp adds it replaces, so the words get the same integer; what
+/// changes is that 8–16 lane-0 threads no longer add into the same few shared words at once
+/// (64-bit shared atomics are compare-and-swap loops on sm_90: `ATOMS.CAST.SPIN.64`).
+#[inline(always)]
+fn block_merge<const BLOCK: usize>(
+    e: Expansion,
+    smem: &Shared<i64>,
+    base: usize,
+    s: &SharedWords,
+) -> Expansion {
+    let warps = (BLOCK / WARP_SIZE as usize) as u32;
+    let (warp, lane) = (thread::thread_idx_x() / WARP_SIZE, warp::lane_id());
+    if lane == 0 {
+        let at = base as u32 + 2 * warp;
+        smem.set(at, e.hi.to_bits() as i64);
+        smem.set(at + 1, e.lo.to_bits() as i64);
+    }
+    thread::sync_threads();
+    let mut r = Expansion::EMPTY;
+    if warp == 0 {
+        if lane < warps {
+            let at = base as u32 + 2 * lane;
+            r = Expansion {
+                hi: f64::from_bits(smem.get(at) as u64),
+                lo: f64::from_bits(smem.get(at + 1) as u64),
+            };
+        }
+        // The whole of warp 0 is here: the shuffles' full mask is met.
+        r = warp_merge(r, s);
+    }
+    r
+}
+
 /// The warp's 32 expansions merged; lane 0 holds the result (see the module docs, step 1).
 #[inline(always)]
 fn warp_merge(mut e: Expansion, s: &SharedWords) -> Expansion {
@@ -209,8 +244,8 @@ fn warp_merge(mut e: Expansion, s: &SharedWords) -> Expansion {
 /// The correctly rounded sum of all of `input` into `out[0]`, in one launch.
 ///
 /// Launch with `blockDim.x == BLOCK` (a power of two, at least `slots`, and at most 512: the kernel
-/// uses 68–72 registers per thread, so a 1024-thread block cannot launch), `16 · slots` bytes of dynamic
-/// shared memory (`slots = Format::of(T).slots()`), any grid with at most [`MAX_PER_BLOCK`]
+/// uses 66–80 registers per thread, so a 1024-thread block cannot launch), `16 · (slots + BLOCK /
+/// 32)` bytes of dynamic shared memory (`slots = Format::of(T).slots()`), any grid with at most [`MAX_PER_BLOCK`]
 /// elements per block and at most [`MAX_GRID`] blocks; `words` must hold `slots` zeroed words and
 /// `counter` must be 0 (the kernel leaves both zeroed again). `T` must be `f32` or `f64`. Any other launch stops the kernel.
 pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
@@ -219,7 +254,7 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false>(input, words, counter, out)
+    sum_with::<T, BLOCK, UNROLL, false, false>(input, words, counter, out)
 }
 
 /// [`sum`] with the fast path ([`Expansion::add_fast`]: three additions per element when one
@@ -230,12 +265,41 @@ pub fn sum_fast<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true>(input, words, counter, out)
+    sum_with::<T, BLOCK, UNROLL, true, false>(input, words, counter, out)
 }
 
-/// The kernel behind [`sum`] and [`sum_fast`] (`FAST` picks the per-element addition).
+/// [`sum`] with the block merge ([`block_merge`]: the warps' expansions merged by warp 0 with
+/// shuffles, then one thread adds the block's into the words, instead of one thread per warp
+/// with contended shared-memory atomics); the same launch contract and the same bits.
+pub fn sum_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
+    input: Global<T>,
+    words: GlobalWords,
+    counter: Counter,
+    out: GlobalMut<T>,
+) {
+    sum_with::<T, BLOCK, UNROLL, false, true>(input, words, counter, out)
+}
+
+/// [`sum_fast`] and [`sum_merge`] together.
+pub fn sum_fast_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
+    input: Global<T>,
+    words: GlobalWords,
+    counter: Counter,
+    out: GlobalMut<T>,
+) {
+    sum_with::<T, BLOCK, UNROLL, true, true>(input, words, counter, out)
+}
+
+/// The kernel behind [`sum`], [`sum_fast`], [`sum_merge`] and [`sum_fast_merge`] (`FAST` picks
+/// the per-element addition, `MERGE` the block's combine).
 #[inline(always)]
-fn sum_with<T: Element, const BLOCK: usize, const UNROLL: usize, const FAST: bool>(
+fn sum_with<
+    T: Element,
+    const BLOCK: usize,
+    const UNROLL: usize,
+    const FAST: bool,
+    const MERGE: bool,
+>(
     input: Global<T>,
     words: GlobalWords,
     counter: Counter,
@@ -267,8 +331,10 @@ fn sum_with<T: Element, const BLOCK: usize, const UNROLL: usize, const FAST: boo
         fail("exact sum: more than 2^29 elements per block (launch a larger grid)");
     }
 
-    // SAFETY: the launch reserves `16 · slots` bytes of shared memory (the contract above).
-    let smem = unsafe { Shared::<i64>::dynamic(2 * slots as u32) };
+    // SAFETY: the launch reserves `16 · (slots + BLOCK / 32)` bytes of shared memory (the
+    // contract above).
+    let smem =
+        unsafe { Shared::<i64>::dynamic((2 * slots + 2 * BLOCK / WARP_SIZE as usize) as u32) };
     // SAFETY: the same reservation; every phase below is fenced by barriers: plain stores
     // (zeroing), barrier, atomics only, barrier, plain loads.
     let acc = unsafe { SharedWords::new(f) };
@@ -332,10 +398,15 @@ fn sum_with<T: Element, const BLOCK: usize, const UNROLL: usize, const FAST: boo
         );
     }
 
-    // Step 1–2: thread, warp, then the block's words.
+    // Step 1–2: thread, warp, (block,) then the block's words.
     a.merge(b, &acc);
     let e = warp_merge(a, &acc);
-    if warp::lane_id() == 0 {
+    let (e, adds) = if MERGE {
+        (block_merge::<BLOCK>(e, &smem, 2 * slots, &acc), tid == 0)
+    } else {
+        (e, warp::lane_id() == 0)
+    };
+    if adds {
         let w = f.words;
         if e.hi.is_nan() {
             acc.add(w, 1);

@@ -141,6 +141,10 @@ pub enum Family {
     /// [`crate::exact::kernel::sum_fast`]: the correctly rounded sum with the one-addition fast
     /// path.
     ExactFast,
+    /// [`crate::exact::kernel::sum_merge`]: the correctly rounded sum with the block merge.
+    ExactMerge,
+    /// [`crate::exact::kernel::sum_fast_merge`]: the fast path and the block merge.
+    ExactFastMerge,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).

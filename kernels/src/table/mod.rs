@@ -390,6 +390,10 @@ kernel_table! {
         => kernel::sum;
     ExactFast reduce_exact_fast Exact const [f32, f64] [Sum] [256, 512]
         => kernel::sum_fast;
+    ExactMerge reduce_exact_merge Exact const [f32, f64] [Sum] [256, 512]
+        => kernel::sum_merge;
+    ExactFastMerge reduce_exact_fast_merge Exact const [f32, f64] [Sum] [256, 512]
+        => kernel::sum_fast_merge;
 }
 
 #[cfg(test)]

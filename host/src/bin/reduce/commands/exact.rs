@@ -40,8 +40,8 @@ pub struct ExactArgs {
     /// Timed runs (0: check only).
     #[arg(long, default_value_t = 50, value_parser = count(0))]
     pub runs: usize,
-    /// Also run the reproducibility matrix (fast path off/on × grids 1, 7, 132, default, max ×
-    /// every block size × input offsets 0–3).
+    /// Also run the reproducibility matrix (fast path × block merge × grids 1, 7, 132, default,
+    /// max × every block size × input offsets 0–3).
     #[arg(long)]
     pub repro: bool,
     /// Skip the host's exact reference (for timing-only runs).
@@ -51,7 +51,7 @@ pub struct ExactArgs {
     #[arg(long)]
     pub save_input: Option<std::path::PathBuf>,
     /// Also check and time the sum under this policy (`key=value,…`; keys block, blocks_per_sm,
-    /// min_tiles, fast_f32, fast_f64); repeatable.
+    /// min_tiles, fast_f32, fast_f64, block_merge); repeatable.
     #[arg(long)]
     pub policy: Vec<String>,
     /// Output format (text or json).
@@ -193,7 +193,7 @@ fn run_typed<T: ExactFloat + Sync>(backend: &Backend, a: &ExactArgs) -> Result<b
                 }
             }
             _ => println!(
-                "reproducibility: {} launches (fast path off/on × grids {:?} × blocks {:?} × offsets 0-3): {}",
+                "reproducibility: {} launches (4 kernel variants × grids {:?} × blocks {:?} × offsets 0-3): {}",
                 cells.len(),
                 grids,
                 reduce_host::exact::exact_blocks(),
