@@ -23,7 +23,7 @@ pub use data::{generate, ExactData, SplitMix};
 pub use plan::{exact_blocks, exact_plan, ExactPlan, ExactPolicy};
 pub use prepared::PreparedExact;
 pub use reference::{exact_mean, exact_sum, exact_sum_parallel, ExactFloat, ExactSum};
-pub use repro::{repro_grids, repro_matrix, ReproCell};
+pub use repro::{repro_grids, repro_matrix, repro_matrix_with, repro_variants, ReproCell};
 
 /// Distance in units in the last place between `got` and the correctly rounded `exact`, counted
 /// as the number of representable values between them (0 = identical bits or both NaN; `u64::MAX`

@@ -45,13 +45,37 @@ pub fn repro_grids(backend: &Backend, ty: crate::types::ElemType, n: usize) -> R
     Ok(g)
 }
 
-/// Sum `data` on `backend` for every kernel variant (fast path × block merge) × grid in `grids` ×
+/// The kernel variants of the matrix: the fast path × the block merge, each off and on (the
+/// rest of the policy default).
+pub fn repro_variants() -> [ExactPolicy; 4] {
+    [(false, false), (true, false), (false, true), (true, true)].map(|(fast, block_merge)| {
+        ExactPolicy {
+            fast_f32: fast,
+            fast_f64: fast,
+            block_merge,
+            ..ExactPolicy::default()
+        }
+    })
+}
+
+/// Sum `data` on `backend` for every kernel variant ([`repro_variants`]) × grid in `grids` ×
 /// block size × offset in `offsets`.
 pub fn repro_matrix<T: ExactFloat>(
     backend: &Backend,
     data: &[T],
     grids: &[usize],
     offsets: &[usize],
+) -> Result<Vec<ReproCell>> {
+    repro_matrix_with(backend, data, grids, offsets, &repro_variants())
+}
+
+/// [`repro_matrix`] for the kernel variants of `policies` only.
+pub fn repro_matrix_with<T: ExactFloat>(
+    backend: &Backend,
+    data: &[T],
+    grids: &[usize],
+    offsets: &[usize],
+    policies: &[ExactPolicy],
 ) -> Result<Vec<ReproCell>> {
     let pad = offsets.iter().copied().max().unwrap_or(0);
     let mut padded = vec![T::default(); pad];
@@ -61,13 +85,7 @@ pub fn repro_matrix<T: ExactFloat>(
         // The input sits at `offset` in a buffer of its own (the elements before it are never
         // read).
         let input = backend.upload(&padded[pad - offset..])?;
-        for (fast, block_merge) in [(false, false), (true, false), (false, true), (true, true)] {
-            let policy = ExactPolicy {
-                fast_f32: fast,
-                fast_f64: fast,
-                block_merge,
-                ..ExactPolicy::default()
-            };
+        for &policy in policies {
             for &block in exact_blocks() {
                 for &grid in grids {
                     let o = LaunchOverrides {

@@ -179,10 +179,14 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
     Ok(())
 }
 
-fn check_one<T: ExactFloat>(b: &Backend, d: &[T], policy: ExactPolicy) -> Result<(), Failed> {
+fn check_one<T: ExactFloat + Sync>(
+    b: &Backend,
+    d: &[T],
+    policy: ExactPolicy,
+) -> Result<(), Failed> {
     let p = PreparedExact::<T>::with_policy(b, d.len(), LaunchOverrides::default(), policy)?;
     let got = p.run(b, &b.upload(d)?, 0)?;
-    let want = exact_sum(d);
+    let want = exact_sum_parallel(d);
     if same(got, want) {
         Ok(())
     } else {

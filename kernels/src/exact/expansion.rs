@@ -12,6 +12,9 @@
 //! representable in 53 bits unless the data spans far more binades than a running sum's error can
 //! carry. So the common path is 12 `add.f64` and one compare per element, all in registers.
 //!
+//! **Faster when one addition is exact.** [`Expansion::add_fast`] tries `hi + x` alone and keeps
+//! it when two more additions prove it exact (three `add.f64`): the f32 fast path.
+//!
 //! **What it costs / the rare path.** When `e2 != 0` (or an input is ±inf/NaN, or a partial
 //! sum of f64 data nears overflow) [`Expansion::add`] takes the slow path, which hands the residual
 //! to a [`Spill`] — the block's long fixed-point accumulator in shared memory

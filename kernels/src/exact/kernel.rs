@@ -19,10 +19,16 @@
 //! f32), which the H200's FP64 units sustain at HBM speed (see [`super`] for the budget); all the
 //! integer work happens once per warp or block, not per element.
 //!
-//! **What it costs.** `16 · (W + 4)` bytes of shared memory per block, `8 · (W + 4)` of workspace
-//! (W = 11 for f32, 68 for f64), a handful of global atomics per block, and registers: 68–72 per thread
-//! (ptxas, sm_90), so at most 768 threads per SM are resident — the host's policy launches
-//! 256-thread blocks, three per SM.
+//! **What it costs.** `16 · (W + 4 + BLOCK / 32)` bytes of shared memory per block, `8 · (W + 4)`
+//! of workspace (W = 11 for f32, 68 for f64), a handful of global atomics per block, and
+//! registers: 66–80 per thread (ptxas, sm_90, depending on the variant), so at most 768 threads
+//! per SM are resident — the host's policy launches 256-thread blocks, three per SM.
+//!
+//! **Variants** (the same contract, the same bits): [`sum`]; [`sum_fast`], whose whole tiles
+//! take three `add.f64` per element when each addition is exact ([`Expansion::add_fast`]) and are
+//! redone out of line otherwise; [`sum_merge`], which merges the warps' expansions in warp 0
+//! ([`block_merge`]) instead of adding each warp's into the words with shared atomics; and
+//! [`sum_fast_merge`], both.
 //!
 //! **Why the bits do not depend on the launch.** Every element's exact value ends in the integer
 //! words (via `hi`/`lo` or a residual); the words' sum is the same integer whatever the grid,

@@ -24,7 +24,12 @@
 //! | INT32 | 132 × 64 × 1.98 GHz ≈ 16.7·10^12 ops/s | ~15 ops | ~30 ops |
 //! | FP32 | 2 × FP64 | ~30 | ~60 |
 //!
-//! The design's cost per element is two TwoSums = **12 `add.f64`** plus one compare-and-branch
+//! With the fast path ([`Expansion::add_fast`], the `fast_*` kernels) an element whose addition
+//! to the running sum is exact — nearly every f32 of ordinary data — costs **3 `add.f64` and 2
+//! compares** (and the conversion); the others, and every element without the fast path, take
+//! the general path:
+//!
+//! The general path's cost per element is two TwoSums = **12 `add.f64`** plus one compare-and-branch
 //! (and an exact `cvt.f64.f32` for f32 inputs, which runs on a separate conversion path): within
 //! the f64 budget, nearly all of it for f32. A per-element long-accumulator update (a shift,
 //! a 3-word split and three 64-bit adds, ~15–20 integer instructions) would be at or past the
