@@ -17,7 +17,7 @@
 //!
 //! **What it costs.** 16 · (W + 4) bytes of shared memory per block, 8 · (W + 4) of global workspace
 //! (f64: 576 bytes), a few global atomics per block, and one careful rounding at the end
-//! ([`super::round`]).
+//! ([`super::round::round`]).
 //!
 //! Across blocks, each block adds its words into one global copy ([`GlobalWords`]) with 64-bit
 //! atomics — again integer additions, again order-free — skipping the words that are zero (for

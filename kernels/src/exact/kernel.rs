@@ -27,7 +27,7 @@
 //! **Variants** (the same contract, the same bits): [`sum`]; [`sum_fast`], whose whole tiles
 //! take three `add.f64` per element when each addition is exact ([`Expansion::add_fast`]) and are
 //! redone out of line otherwise; [`sum_merge`], which merges the warps' expansions in warp 0
-//! ([`block_merge`]) instead of adding each warp's into the words with shared atomics; and
+//! (`block_merge`) instead of adding each warp's into the words with shared atomics; and
 //! [`sum_fast_merge`], both.
 //!
 //! **Why the bits do not depend on the launch.** Every element's exact value ends in the integer
@@ -274,7 +274,7 @@ pub fn sum_fast<T: Element, const BLOCK: usize, const UNROLL: usize>(
     sum_with::<T, BLOCK, UNROLL, true, false>(input, words, counter, out)
 }
 
-/// [`sum`] with the block merge ([`block_merge`]: the warps' expansions merged by warp 0 with
+/// [`sum`] with the block merge (`block_merge`: the warps' expansions merged by warp 0 with
 /// shuffles, then one thread adds the block's into the words, instead of one thread per warp
 /// with contended shared-memory atomics); the same launch contract and the same bits.
 pub fn sum_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
