@@ -13,6 +13,8 @@
 //! | [`expansion`] | TwoSum and a two-term `f64` expansion per thread chain; residuals spill |
 //! | [`accumulator`] | the long fixed-point accumulator (carry-save `i64` words of 32-bit digits) and its shared-memory and global atomic views |
 //! | [`round`](mod@round) | the one final rounding of the integer to the nearest `f32`/`f64` |
+//! | `tile` | adding a tile of elements into the expansions: the general path and the fast path (3 `add.f64` while exact, the tile redone otherwise) |
+//! | `merge` | merging expansions across a warp and a block with shuffles |
 //! | [`kernel`] | the launch: stream like stage 8, merge per warp, integers across blocks, last block rounds |
 //!
 //! ## The arithmetic-intensity budget (H200)
@@ -49,7 +51,9 @@
 pub mod accumulator;
 pub mod expansion;
 pub mod kernel;
+mod merge;
 pub mod round;
+mod tile;
 
 pub use accumulator::{Format, GlobalWords, FLAGS, MAX_SLOTS};
 pub use expansion::{two_sum, Expansion, Spill};
