@@ -35,6 +35,31 @@ done
     >> "$J" 2>> "$OUT/logs/ours.log" || status=1
 echo "ours: done" >&2
 
+# The policy sweep. Columns: the 8-deep column kernel (col_unroll=8: 70 registers, so 3 blocks
+# per SM fit, against 4 of the 4-deep one's 62), the grid and the split. Rows: the grid of
+# block-per-row launches, where a row gets a block, and the split of few long rows.
+SWEEP_COLS="col_unroll=8 col_unroll=8,col_blocks_per_sm=3 col_blocks_per_sm=3 col_blocks_per_sm=2
+col_unroll=8,col_blocks_per_sm=2 min_piece_rows=256 col_unroll=8,min_piece_rows=256
+max_col_parts=132 col_unroll=8,col_blocks_per_sm=3,max_col_parts=264 col_tile=128
+col_unroll=8,col_tile=128 min_col_tiles=32 col_unroll=8,min_col_tiles=32"
+SWEEP_ROWS="long_row_blocks_per_sm=6 long_row_blocks_per_sm=8 long_row_blocks_per_sm=24
+long_row_blocks_per_sm=32 block_run=4096 block_run=16384 block_run=32768 min_piece=65536
+blocks_per_sm=8 vectors_per_lane=8 vectors_per_lane=2"
+SJ="$OUT/axis-sweep.jsonl"
+: > "$SJ"
+for s in $SHAPES; do
+    r="${s%%:*}"; c="${s##*:}"
+    for axis in rows cols; do
+        grid="$SWEEP_ROWS"; [ "$axis" = cols ] && grid="$SWEEP_COLS"
+        args=(--policy "")
+        for p in $grid; do args+=(--policy "$p"); done
+        args+=(--policy "")  # the default again last: the spread of the two is the noise
+        "$R" --backend gpu axis --rows "$r" --cols "$c" --axis "$axis" --runs 50 --format json \
+            "${args[@]}" >> "$SJ" 2>> "$OUT/logs/sweep.log" || { echo "sweep $axis $r x $c failed" >&2; status=1; }
+    done
+done
+echo "sweep: done" >&2
+
 NVCC="$(command -v nvcc 2>/dev/null || true)"
 [ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
 if [ -n "$NVCC" ] && "$NVCC" -O3 -arch="${NVCC_ARCH:-sm_90}" -std=c++17 -o "$OUT/cub_segmented" \
@@ -51,6 +76,7 @@ fi
 python3 "$HERE/python/axis_torch.py" $(echo $SHAPES | tr ':' ' ') >> "$J" 2>> "$OUT/logs/torch.log" \
     || { echo "torch baseline failed (logs/torch.log)" >&2; status=1; }
 python3 "$HERE/python/axis_report.py" "$OUT" || status=1
+python3 "$HERE/python/axis_sweep.py" "$OUT" || status=1
 
 # Correctness on the GPU: the axis GPU tests (bin/gpu-tests, filtered), and compute-sanitizer's
 # memcheck and racecheck over small rows / cols / segments runs (every kernel shape: sub-warp,
@@ -64,11 +90,13 @@ if command -v compute-sanitizer > /dev/null 2>&1; then
         for a in "--rows 37 --cols 301 --axis rows" "--rows 3 --cols 70001 --axis rows" \
                  "--rows 301 --cols 37 --axis cols" "--rows 20000 --cols 8 --axis cols" \
                  "--rows 5 --cols 8195 --axis cols" "--rows 3 --cols 8192 --axis cols" \
-                 "--axis segments --segments 50 --max-len 100000"; do
+                 "--axis segments --segments 50 --max-len 100000" \
+                 "--rows 20000 --cols 8 --axis cols --policy col_unroll=8" \
+                 "--rows 5 --cols 8195 --axis cols --policy col_unroll=8"; do
             compute-sanitizer --tool "$tool" --error-exitcode 9 "$R" --backend gpu axis $a --runs 0 \
                 --data random >> "$OUT/axis-sanitize-$tool.log" 2>&1 || { echo "$tool: $a FAILED" >&2; status=1; }
         done
-        echo "$tool: $(grep -cE 'ERROR SUMMARY: 0|RACECHECK SUMMARY: 0' "$OUT/axis-sanitize-$tool.log") clean runs of 7" >&2
+        echo "$tool: $(grep -cE 'ERROR SUMMARY: 0|RACECHECK SUMMARY: 0' "$OUT/axis-sanitize-$tool.log") clean runs of 9" >&2
     done
 fi
 exit $status

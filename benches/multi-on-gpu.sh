@@ -13,12 +13,19 @@
 #    on its shard (read bandwidth) and GPU 0 alone on all 2^31; the same with random data (2^26,
 #    made on the host) for determinism where the order of float additions matters; every op x
 #    type on 10^6+3 random elements, checked against the CPU reference.
+#    Exact sums (--exact): 100 runs of the 2-GPU correctly rounded sum of 2 x 2^30 random f32
+#    and of 2 x 2^29 random f64 (made on the host): the same bits in every run on both GPUs,
+#    equal to the host's exact sum and to GPU 0's single-GPU exact sum of the same data, timed
+#    against the 2-GPU plain sum of the same shards; a cancellation-heavy f64 input too; and
+#    count / nanmean (u64 counts across GPUs) in the op x type loop. The single-GPU exact kernel
+#    alone (`reduce exact`, 2^30 f32 and 2^29 f64: GPU time) for comparison with earlier runs.
 # 3. torch: x.sum() on one GPU, and x.sum() + torch.distributed.all_reduce (NCCL, 2 processes)
 #    on the same data (python/multi_torch.py).
 # 4. The multi-GPU tests of bin/gpu-tests, with NCCL required.
 # Writes OUTDIR/multi.jsonl and OUTDIR/multi.md (the table); logs in OUTDIR/logs/. On a machine
-# with one GPU it prints "needs 2 GPUs" after part 1 and exits 0. Sized to stay well inside 3
-# minutes on 2 x H200 (an estimate: not yet run there).
+# with one GPU it prints "needs 2 GPUs" after part 1 and exits 0. Sized to stay inside 4 minutes
+# on 2 x H200 (parts 1-4 took well under 3 before the exact runs; those add an estimated 60 s,
+# mostly making 16 GiB of random data and its exact sum on the host).
 set -u
 # NVLink multicast stays off (on shared GPU hosts a program using it can take the GPUs out of
 # service): NCCL, PyTorch and NVSHMEM, for this script and every process it starts.
@@ -72,8 +79,18 @@ if [ "$NGPU" -ge 2 ]; then
     # 2. Two GPUs.
     ours multi --gpus 2 --n $((2 * N)) --on-device --warmup 5 --runs 100 --compare
     ours random --gpus 2 --n $((1 << 26)) --data random --warmup 2 --runs 100
+    ours exact --gpus 2 --n $((2 * N)) --exact --data random --type f32 --warmup 3 --runs 100 --compare
+    ours exact --gpus 2 --n "$N" --exact --data random --type f64 --warmup 3 --runs 100 --compare
+    ours exact --gpus 2 --n $((1 << 26)) --exact --exact-data cancellation --type f64 --warmup 2 --runs 20 --compare
+    for spec in "f32 $N" "f64 $((N / 2))"; do
+        set -- $spec
+        ty="$1"
+        "$R" --backend gpu exact --n "$2" --type "$ty" --warmup 5 --runs 50 \
+            --no-reference --format json >> "$J" 2>> "$OUT/logs/exact.log" \
+            || { echo "reduce exact $ty FAILED (logs/exact.log)" >&2; status=1; }
+    done
     for ty in f32 f64 i32 u32 i64 u64; do
-        for op in sum min max mean; do
+        for op in sum min max mean count nanmean; do
             ours ops --gpus 2 --n 1000003 --data random --type "$ty" --op "$op" --warmup 0 --runs 3
         done
     done
@@ -137,6 +154,21 @@ ops = [r for r in find("multi", ranks=2) if r["n"] == 1000003]
 if ops:
     bad = [f"{r['op']} {r['type']}" for r in ops if not r["ok"] or r["distinct_bits"] != 1]
     out.append(f"\nEvery op x type on 2 GPUs (10^6+3 random): {len(ops) - len(bad)} of {len(ops)} right and deterministic{'; wrong: ' + ', '.join(bad) if bad else ''}.")
+ex = find("multi_exact", ranks=2)
+if ex:
+    out += ["", "Exact sums across 2 GPUs (words all-gathered through NCCL, rounded once on each GPU); host-clock medians:", "",
+            "| type | data | n | bits | = host exact | = one-GPU exact | bit patterns (runs) | exact ms | plain 2-GPU sum ms | exact / plain | combine ms | one-GPU exact ms |",
+            "|---|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in ex:
+        data = "cancellation" if r["n"] == 2**26 else "random"
+        ratio_ep = r["wall_ms_median"] / r["plain_sum_wall_ms_median"] if r["plain_sum_wall_ms_median"] else float("nan")
+        single_ms = r.get("single_exact_wall_ms_median")
+        out.append(f"| {r['type']} | {data} | {r['n']} | {r['bits']} | {r['ok']} | {r['single_equal']} | {r['distinct_bits']} ({r['runs']}) | "
+                   f"{r['wall_ms_median']:.4f} | {r['plain_sum_wall_ms_median']:.4f} | {ratio_ep:.2f} | {r['combine_ms_min_median']:.4f} | "
+                   f"{single_ms if single_ms is None else f'{single_ms:.4f}'} |")
+for r in find("exact"):
+    out.append(f"\nOne-GPU exact kernel, {r['n']} {r['type']}: median {r['exact_median_us']:.1f} us "
+               f"({r['n'] * (4 if r['type'] == 'f32' else 8) / r['exact_median_us'] / 1e3:.1f} GB/s), stage 8 {r['s8_median_us']:.1f} us (GPU time).")
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
 print("\n".join(out))
 EOF

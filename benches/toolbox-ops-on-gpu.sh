@@ -13,6 +13,9 @@
 # Minimum and median of 50 CUDA-event runs. Writes OUTDIR/toolbox-ops.jsonl and
 # OUTDIR/toolbox-ops.md (the table); logs in OUTDIR/logs/. Then the semantics GPU tests
 # (OUTDIR/toolbox-ops-gpu-tests.txt) and the f16/bf16 GPU tests (OUTDIR/toolbox-halves-gpu-tests.txt).
+# Also f16/bf16 with stage 8's operators (`bin/reduce half`: sum, min, max, prod, nanmax, nanmean,
+# combined in f32) vs torch's same-dtype ops and the read-only roof, plus a block/grid sweep:
+# OUTDIR/toolbox-halves.jsonl and OUTDIR/toolbox-halves.md (with a "% of read-only" column).
 # Exit status non-zero if anything failed.
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -35,6 +38,31 @@ for ty in bf16 f16; do
     done
 done
 echo "ours: done" >&2
+# f16 / bf16, stage 8's operators (`bin/reduce half`: each half widened exactly, combined in f32,
+# checked against the CPU reference of the same values in f32), torch's same-dtype ops
+# (python/half_ops_torch.py), the read-only kernel on the same 2N bytes (cuda/half_roof.cu), and
+# a launch-shape sweep (block, grid) at 2^28 against the default policy -> OUTDIR/toolbox-halves.{jsonl,md}.
+HJ="$OUT/toolbox-halves.jsonl"
+: > "$HJ"
+"$R" --backend gpu half --types f16,bf16 --ops sum,min,max,prod,nanmax,nanmean --exps $EXPS \
+    --runs 50 --format json >> "$HJ" 2>> "$OUT/logs/halves.log" || { echo "ours halves failed" >&2; status=1; }
+for shape in "" "--block 256" "--block 1024" "--grid 264" "--grid 1056" "--grid 2112"; do
+    "$R" --backend gpu half --types f16,bf16 --ops sum,max --exps 28 --runs 50 --format json $shape \
+        >> "$HJ" 2>> "$OUT/logs/halves.log" || { echo "ours halves $shape failed" >&2; status=1; }
+done
+echo "ours halves: done" >&2
+NVCC="$(command -v nvcc 2>/dev/null || true)"
+[ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
+if [ -n "$NVCC" ] && "$NVCC" -O3 -arch="${NVCC_ARCH:-sm_90}" -std=c++17 -o "$OUT/half_roof" \
+        "$HERE/cuda/half_roof.cu" 2> "$OUT/logs/nvcc-half-roof.log"; then
+    "$OUT/half_roof" $(echo $EXPS | tr ',' ' ') 28 >> "$HJ" 2>> "$OUT/logs/halves.log" || status=1
+else
+    echo "nvcc missing or failed (logs/nvcc-half-roof.log): no read-only rows" >&2
+    status=1
+fi
+python3 "$HERE/python/half_ops_torch.py" $(echo $EXPS | tr ',' ' ') >> "$HJ" 2>> "$OUT/logs/torch-halves.log" \
+    || { echo "torch halves baseline failed (logs/torch-halves.log)" >&2; status=1; }
+python3 "$HERE/python/half_ops_report.py" "$OUT" || status=1
 python3 "$HERE/python/toolbox_ops_torch.py" $(echo $EXPS | tr ',' ' ') >> "$J" 2>> "$OUT/logs/torch.log" \
     || { echo "torch baseline failed (logs/torch.log)" >&2; status=1; }
 python3 "$HERE/python/toolbox_ops_report.py" "$OUT" || status=1

@@ -5,6 +5,12 @@
 //! extreme value; for floats, if there is a NaN, the index of the **first NaN** (for both ops);
 //! `-0.0` and `0.0` are equal (the first wins). An empty input is an error
 //! ([`ReduceError::EmptyArgInput`]), as in NumPy ("attempt to get argmax of an empty sequence").
+//! `nanargmin`/`nanargmax` (NumPy's) skip NaN; an all-NaN input is [`ReduceError::AllNanArg`], as
+//! NumPy raises. `f16`/`bf16` compare as the `f32` they widen to exactly; the value returned is
+//! the element itself.
+//!
+//! The launch shape is an [`ArgPolicy`] (`block=256,bps=4`), settable from text at run time
+//! (`reduce arg --policy`, swept by `benches/toolbox-lib-on-gpu.sh`).
 
 use crate::backend::Backend;
 use crate::buffer::Buffer;
@@ -12,8 +18,8 @@ use crate::custom::{ItemCode, ItemWorkspace};
 use crate::error::{ReduceError, Result};
 use crate::reducer::Reducer;
 use crate::types::Scalar;
-use reduce_kernels::argreduce::{ArgItem, NO_INDEX};
-use reduce_kernels::primitives::{Item, DEFAULT_POLICY};
+use reduce_kernels::argreduce::{fits_positions, ArgItem, NO_INDEX};
+use reduce_kernels::primitives::{Item, Policy, DEFAULT_POLICY};
 use reduce_kernels::table::{Family, KernelId, OpKind};
 use std::fmt;
 
@@ -25,16 +31,27 @@ pub enum ArgOp {
     ArgMin,
     /// The first largest element (or the first NaN).
     ArgMax,
+    /// The first smallest element, NaN skipped (NumPy's `nanargmin`).
+    NanArgMin,
+    /// The first largest element, NaN skipped (NumPy's `nanargmax`).
+    NanArgMax,
 }
 
 impl ArgOp {
-    /// Both, in this order.
-    pub const ALL: [ArgOp; 2] = [ArgOp::ArgMin, ArgOp::ArgMax];
-    /// `argmin` / `argmax`.
+    /// Every arg-reduction, in this order.
+    pub const ALL: [ArgOp; 4] = [
+        ArgOp::ArgMin,
+        ArgOp::ArgMax,
+        ArgOp::NanArgMin,
+        ArgOp::NanArgMax,
+    ];
+    /// `argmin` / `argmax` / `nanargmin` / `nanargmax`.
     pub fn name(self) -> &'static str {
         match self {
             ArgOp::ArgMin => "argmin",
             ArgOp::ArgMax => "argmax",
+            ArgOp::NanArgMin => "nanargmin",
+            ArgOp::NanArgMax => "nanargmax",
         }
     }
     /// The kernel table's operator.
@@ -42,7 +59,75 @@ impl ArgOp {
         match self {
             ArgOp::ArgMin => OpKind::ArgMin,
             ArgOp::ArgMax => OpKind::ArgMax,
+            ArgOp::NanArgMin => OpKind::NanArgMin,
+            ArgOp::NanArgMax => OpKind::NanArgMax,
         }
+    }
+    /// Looks for the largest element (argmax, nanargmax).
+    pub fn largest(self) -> bool {
+        matches!(self, ArgOp::ArgMax | ArgOp::NanArgMax)
+    }
+    /// Skips NaN (nanargmin, nanargmax) instead of returning the first one.
+    pub fn skips_nan(self) -> bool {
+        matches!(self, ArgOp::NanArgMin | ArgOp::NanArgMax)
+    }
+}
+
+/// The launch shape of an arg-reduction: threads per block (a built variant: 256 or 512) and
+/// resident blocks per SM the grid is sized for (`sm_count * blocks_per_sm` blocks at most).
+/// Text form: `block=256,bps=4` (either key may be left out).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArgPolicy {
+    /// Threads per block: 256 or 512 (the kernel table's built variants).
+    pub block: usize,
+    /// Blocks per SM in the grid, 1..=32.
+    pub blocks_per_sm: usize,
+}
+
+impl Default for ArgPolicy {
+    /// 256 threads, 4 blocks per SM ([`DEFAULT_POLICY`]).
+    fn default() -> Self {
+        ArgPolicy {
+            block: DEFAULT_POLICY.block,
+            blocks_per_sm: DEFAULT_POLICY.blocks_per_sm,
+        }
+    }
+}
+
+impl ArgPolicy {
+    /// The block sizes built into the kernel table.
+    pub const BLOCKS: [usize; 2] = [256, 512];
+    /// The default with the `key=value` settings of `text` applied (`block`, `bps`); a bad key or
+    /// value is [`ReduceError::Policy`] naming it.
+    pub fn parse(text: &str) -> Result<Self> {
+        use crate::policy_settings::{pairs, size};
+        let mut p = ArgPolicy::default();
+        for (key, value) in pairs(text)? {
+            match key {
+                "block" => {
+                    let b = size(key, value, 32, 1024)?;
+                    if !Self::BLOCKS.contains(&b) {
+                        return Err(ReduceError::Policy {
+                            key: key.into(),
+                            why: format!("{b} is not a built block size (256 or 512)"),
+                        });
+                    }
+                    p.block = b;
+                }
+                "bps" | "blocks_per_sm" => p.blocks_per_sm = size(key, value, 1, 32)?,
+                _ => {
+                    return Err(ReduceError::Policy {
+                        key: key.into(),
+                        why: "not a key of the arg policy (block, bps)".into(),
+                    })
+                }
+            }
+        }
+        Ok(p)
+    }
+    /// `block=…,bps=…` (what [`ArgPolicy::parse`] reads back).
+    pub fn text(&self) -> String {
+        format!("block={},bps={}", self.block, self.blocks_per_sm)
     }
 }
 
@@ -58,17 +143,26 @@ impl std::str::FromStr for ArgOp {
         Self::ALL
             .into_iter()
             .find(|o| o.name() == s)
-            .ok_or_else(|| format!("unknown arg-reduction `{s}` (expected argmin or argmax)"))
+            .ok_or_else(|| {
+                format!(
+                    "unknown arg-reduction `{s}` (expected argmin, argmax, nanargmin or nanargmax)"
+                )
+            })
     }
 }
 
-/// The kernel for `op` over `T`.
+/// The kernel for `op` over `T` (the default block size).
 pub fn arg_kernel<T: Scalar>(op: ArgOp) -> KernelId {
+    arg_kernel_block::<T>(op, DEFAULT_POLICY.block)
+}
+
+/// The kernel for `op` over `T` with `block` threads per block (built: [`ArgPolicy::BLOCKS`]).
+pub fn arg_kernel_block<T: Scalar>(op: ArgOp, block: usize) -> KernelId {
     KernelId {
         family: Family::ArgReduce,
         ty: T::TYPE.kind(),
         op: op.kind(),
-        block: DEFAULT_POLICY.block,
+        block,
     }
 }
 
@@ -81,17 +175,42 @@ pub struct PreparedArg<T: Scalar> {
 }
 
 impl<T: Scalar> PreparedArg<T> {
-    /// Plan `op` over `n` elements on `backend` (`n == 0` is [`ReduceError::EmptyArgInput`]).
+    /// Plan `op` over `n` elements on `backend` (`n == 0` is [`ReduceError::EmptyArgInput`]),
+    /// with the default [`ArgPolicy`].
     pub fn new(backend: &Backend, op: ArgOp, n: usize) -> Result<Self> {
+        Self::with_policy(backend, op, n, ArgPolicy::default())
+    }
+    /// [`PreparedArg::new`] launched as `policy` says (a block size that is not built is
+    /// [`ReduceError::Policy`]).
+    pub fn with_policy(backend: &Backend, op: ArgOp, n: usize, policy: ArgPolicy) -> Result<Self> {
         if n == 0 {
             return Err(ReduceError::EmptyArgInput { op: op.name() });
         }
-        let id = arg_kernel::<T>(op);
+        let id = arg_kernel_block::<T>(op, policy.block);
+        if !id.is_built() || policy.blocks_per_sm == 0 {
+            return Err(ReduceError::Policy {
+                key: policy.text(),
+                why: format!("no {} kernel for {} with this shape", op, T::TYPE),
+            });
+        }
+        let shape = Policy {
+            block: policy.block,
+            unroll: DEFAULT_POLICY.unroll,
+            blocks_per_sm: policy.blocks_per_sm,
+        };
+        let ws = ItemWorkspace::with_policy(backend, n, shape, ArgItem::<T>::WORDS)?;
+        if !fits_positions(n, ws.grid, ws.block) {
+            return Err(ReduceError::InvalidArgument(format!(
+                "{n} elements in a grid of {} blocks of {} threads leave a thread 2^32 or more \
+                 vectors (the {op} kernel counts them in 32 bits): use more blocks per SM",
+                ws.grid, ws.block
+            )));
+        }
         Ok(PreparedArg {
             op,
             n,
             code: ItemCode::Library(id.symbol().to_string()),
-            ws: ItemWorkspace::new(backend, n, id.block, ArgItem::<T>::WORDS)?,
+            ws,
         })
     }
     /// The operation.
@@ -104,14 +223,18 @@ impl<T: Scalar> PreparedArg<T> {
     }
     /// Queue one run over `input[offset..offset + n]` (checked: ownership and range).
     pub fn enqueue(&self, backend: &Backend, input: &Buffer<T>, offset: usize) -> Result<()> {
-        // SAFETY: the symbol is the table's argmin/argmax kernel for `T` (an item kernel of
-        // `ArgItem<T>` with block `DEFAULT_POLICY.block`), and the workspace was made for that
-        // item and block.
+        // SAFETY: the symbol is the table's arg-reduction kernel for `T` (an item kernel of
+        // `ArgItem<T>` with the policy's block), and the workspace was made for that item and
+        // block.
         unsafe { self.ws.enqueue(backend, &self.code, input, offset, self.n) }
     }
-    /// Wait for the last run and read `(index, value)` (the index relative to `offset`).
+    /// Wait for the last run and read `(index, value)` (the index relative to `offset`); an
+    /// all-NaN input to `nanargmin`/`nanargmax` is [`ReduceError::AllNanArg`].
     pub fn read(&self, backend: &Backend) -> Result<(usize, T)> {
         let item: ArgItem<T> = self.ws.read(backend)?;
+        if self.op.skips_nan() && item.value.to_f64().is_nan() {
+            return Err(ReduceError::AllNanArg { op: self.op.name() });
+        }
         if item.index == NO_INDEX || item.index >= self.n as u64 {
             return Err(ReduceError::InvalidArgument(format!(
                 "the {} kernel returned index {} for {} elements",
@@ -157,23 +280,29 @@ impl Reducer<'_> {
     }
 }
 
-/// The CPU reference, NumPy's rule written out independently of the kernel's combine: the first
-/// NaN if there is one, else the first index whose value no other value beats. `None` for an
-/// empty slice.
-#[allow(clippy::eq_op)] // `v != v` is the NaN test for every Scalar
+/// The CPU reference, NumPy's rule written out independently of the kernel's combine: for
+/// argmin/argmax the first NaN if there is one, else the first index whose value no other value
+/// beats; nanargmin/nanargmax the same over the numbers only. `None` for an empty slice (and for
+/// an all-NaN one, skipping NaN). Floats (halves too) compare as `f64`, which holds them exactly.
 pub fn reference_arg<T: Scalar>(op: ArgOp, data: &[T]) -> Option<(usize, T)> {
-    if let Some(i) = data.iter().position(|v| v != v) {
-        return Some((i, data[i]));
-    }
-    let mut best = 0;
-    for (i, v) in data.iter().enumerate().skip(1) {
-        let beats = match op {
-            ArgOp::ArgMin => *v < data[best],
-            ArgOp::ArgMax => *v > data[best],
-        };
-        if beats {
-            best = i;
+    let float = T::default().to_i128().is_none();
+    let nan = |v: &T| float && v.to_f64().is_nan();
+    if !op.skips_nan() {
+        if let Some(i) = data.iter().position(nan) {
+            return Some((i, data[i]));
         }
     }
-    data.get(best).map(|v| (best, *v))
+    let beats = |a: &T, b: &T| match (float, op.largest()) {
+        (true, true) => a.to_f64() > b.to_f64(),
+        (true, false) => a.to_f64() < b.to_f64(),
+        (false, true) => a > b,
+        (false, false) => a < b,
+    };
+    let mut best: Option<usize> = None;
+    for (i, v) in data.iter().enumerate() {
+        if !nan(v) && best.is_none_or(|b| beats(v, &data[b])) {
+            best = Some(i);
+        }
+    }
+    best.map(|b| (b, data[b]))
 }

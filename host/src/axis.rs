@@ -313,7 +313,9 @@ impl<T: Scalar> PreparedAxis<T> {
                 let at = step.src_offset;
                 let rest = self.partials.len().saturating_sub(at);
                 let n = match step.kernel.family {
-                    Family::AxisColumns => rest.min(step.count.saturating_mul(step.len)),
+                    Family::AxisColumns | Family::AxisColumnsDeep => {
+                        rest.min(step.count.saturating_mul(step.len))
+                    }
                     _ => rest,
                 };
                 (self.partials.try_addr(at)?, n)

@@ -78,21 +78,33 @@ pub(crate) fn check_block(block: usize) -> Result<()> {
 impl ItemWorkspace {
     /// A workspace for `n` elements, `block` threads per block and items of `words` words.
     pub(crate) fn new(backend: &Backend, n: usize, block: usize, words: usize) -> Result<Self> {
-        check_block(block)?;
-        if words == 0 || words > MAX_WORDS {
-            return Err(ReduceError::InvalidArgument(format!(
-                "an item must be 1..={MAX_WORDS} words, not {words}"
-            )));
-        }
         // The default policy's threads per SM (see `DEFAULT_POLICY`), in blocks of `block`.
         let d = reduce_kernels::primitives::DEFAULT_POLICY;
         let policy = Policy {
             block,
             unroll: d.unroll,
             blocks_per_sm: (d.block * d.blocks_per_sm / block)
-                .min(backend.caps().max_threads_per_sm / block)
+                .min(backend.caps().max_threads_per_sm / block.max(1))
                 .max(1),
         };
+        Self::with_policy(backend, n, policy, words)
+    }
+
+    /// A workspace for `n` elements launched as `policy` says (its block, and a grid of at most
+    /// `sm_count * blocks_per_sm` blocks), items of `words` words.
+    pub(crate) fn with_policy(
+        backend: &Backend,
+        n: usize,
+        policy: Policy,
+        words: usize,
+    ) -> Result<Self> {
+        let block = policy.block;
+        check_block(block)?;
+        if words == 0 || words > MAX_WORDS {
+            return Err(ReduceError::InvalidArgument(format!(
+                "an item must be 1..={MAX_WORDS} words, not {words}"
+            )));
+        }
         let grid = policy.grid(n, backend.caps().sm_count);
         Ok(ItemWorkspace {
             partials: backend.zeroed::<u32>(grid * words)?,

@@ -215,6 +215,42 @@ impl Emulator {
                     )
                 })
             }
+            (
+                Body::ExactWords(f),
+                KernelArgs::SinglePass {
+                    input,
+                    n,
+                    partials,
+                    counter,
+                    out,
+                },
+            ) => {
+                let (i, w, c, o) = (
+                    input as usize,
+                    partials as usize,
+                    counter as usize,
+                    out as usize,
+                );
+                // SAFETY: as above; `out` holds the words-out length (`W + 5` 64-bit words).
+                run(&|| unsafe {
+                    reduce_kernels::exact::words::words_entry(
+                        f,
+                        i as *const T,
+                        n,
+                        w as *mut i64,
+                        c as *mut u32,
+                        o as *mut i64,
+                    )
+                })
+            }
+            (Body::ExactCombine(f), KernelArgs::MultiPass { input, n, partials }) => {
+                let (g, o) = (input as usize, partials as usize);
+                // SAFETY: `input` holds `n` 64-bit words and `partials` one `T` (the combine's
+                // arguments), by this function's contract.
+                run(&|| unsafe {
+                    reduce_kernels::exact::words::combine_entry(f, g as *const i64, n, o as *mut T)
+                })
+            }
             _ => Err(ReduceError::InvalidArgument(format!(
                 "kernel {} takes another calling convention (multi-pass, single-pass or axis)",
                 l.kernel

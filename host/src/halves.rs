@@ -14,19 +14,35 @@
 //! storage types [`F16`] / [`Bf16`] (`u16` newtypes, the same bytes); [`Backend::upload_half`]
 //! converts by bits, without rounding.
 //!
-//! Stage-8 ops (`sum`, `min`, `max`, …) are not built for halves: [`Reducer::sum`] of a
-//! `Buffer<F16>` is a typed error naming the missing kernel, never a wrong answer.
+//! ## Stage-8 ops on halves, in `f32`
+//!
+//! Every stage-8 operator runs on halves too, in stage 8's wide kernels (`reduce_s8_half_*`,
+//! [`crate::wide::PreparedWide::for_op`]): each 16-byte load brings 8 halves, each is widened
+//! exactly to `f32`, and they are combined **in `f32`** — the answer is an `f32`:
+//! [`Reducer::sum_half`], [`Reducer::prod_half`], [`Reducer::nansum_half`] (error bound
+//! `depth · 2⁻²⁴ · Σ|x|`, as an `f32` sum's), [`Reducer::min_half`], [`Reducer::max_half`],
+//! [`Reducer::nanmin_half`], [`Reducer::nanmax_half`] (exact: the result is one of the inputs,
+//! widened; NaN rules as for `f32`), [`Reducer::count_half`] and [`Reducer::nanmean_half`] (the
+//! `f32` NaN-ignoring sum over the exact count), and [`Reducer::reduce_half_range`] for any of
+//! them over a sub-slice. Sums that overflow the half range (65504 for `f16`) but not `f32`'s
+//! come back finite. [`HalfFloat::round`] gives a result in the input type on request (for
+//! `min`/`max` that is the input element itself, bit for bit but a NaN's payload).
+//!
+//! The same-type API ([`Reducer::sum`] … of a `Buffer<F16>`, which would return an `F16`) stays a
+//! typed error ([`ReduceError::HalfResultIsF32`]) naming these methods, never a wrong answer.
 
 use crate::backend::Backend;
 use crate::buffer::Buffer;
 use crate::error::{ReduceError, Result};
 use crate::reducer::Reducer;
+use crate::reference::{matches_reference, reference, Reference};
 use crate::transform::TransformKind;
 use crate::types::{Op, Scalar};
+use crate::wide::PreparedWide;
 pub use reduce_kernels::half::{Bf16, F16};
 
 /// A 2-byte float the kernels read ([`F16`], [`Bf16`]) and its [`half`] crate twin.
-pub trait HalfFloat: Scalar {
+pub trait HalfFloat: Scalar + reduce_kernels::Element<Wide = f32> {
     /// The [`half`] crate's type with the same bits (`half::f16`, `half::bf16`).
     type Std: Copy + PartialEq + std::fmt::Debug;
     /// The same bits as the [`half`] type.
@@ -99,6 +115,135 @@ impl Reducer<'_> {
         }
         Ok(self.moments(input)?.mean)
     }
+}
+
+/// Elements per device count in [`Reducer::count_half`] (a count in `f32` is exact up to 2^24).
+const HALF_COUNT_CHUNK: usize = 1 << 24;
+
+impl Reducer<'_> {
+    /// `op` over `input[offset..offset + len]` of halves, combined in `f32` (stage 8's half
+    /// kernels): `Sum`, `Min`, `Max`, `Prod`, `NanMin`, `NanMax`, `NanSum`, `Count` (exact up to
+    /// 2^24 elements; [`Reducer::count_half`] counts any length). `None` for min/max (and
+    /// `nanmin`/`nanmax`) of nothing; a sum or count of nothing is 0, a product 1.
+    ///
+    /// # Errors
+    /// [`ReduceError::InvalidArgument`] for a range outside the buffer or a mean (use
+    /// [`Reducer::nanmean_half`], [`Reducer::mean_half`]); [`ReduceError::ForeignBuffer`] for
+    /// another backend's buffer.
+    pub fn reduce_half_range<H: HalfFloat>(
+        &mut self,
+        op: Op,
+        input: &Buffer<H>,
+        offset: usize,
+        len: usize,
+    ) -> Result<Option<f32>> {
+        if op.is_mean() {
+            return Err(ReduceError::InvalidArgument(
+                "a mean of halves is Reducer::mean_half or Reducer::nanmean_half (an f64)".into(),
+            ));
+        }
+        input.check_owner(self.backend().id(), "the input buffer")?;
+        if offset.checked_add(len).is_none_or(|e| e > input.len()) {
+            return Err(ReduceError::InvalidArgument(format!(
+                "range {offset}..{offset}+{len} is outside the {}-element buffer",
+                input.len()
+            )));
+        }
+        if len == 0 && op.is_extreme() {
+            return Ok(None);
+        }
+        let backend = self.backend();
+        let p = PreparedWide::<H>::for_op(backend, len, op, self.overrides())?;
+        p.run(backend, input, offset).map(Some)
+    }
+    fn half_all<H: HalfFloat>(&mut self, op: Op, input: &Buffer<H>) -> Result<Option<f32>> {
+        self.reduce_half_range(op, input, 0, input.len())
+    }
+    /// Σx in `f32` (`torch.sum` of an `f16` tensor, before its rounding to `f16`); 0 when empty.
+    pub fn sum_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<f32> {
+        Ok(self.half_all(Op::Sum, input)?.unwrap_or(0.0))
+    }
+    /// Product in `f32`; 1 when empty.
+    pub fn prod_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<f32> {
+        Ok(self.half_all(Op::Prod, input)?.unwrap_or(1.0))
+    }
+    /// Sum with every NaN element read as 0 (`np.nansum`), in `f32`; 0 when empty.
+    pub fn nansum_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<f32> {
+        Ok(self.half_all(Op::NanSum, input)?.unwrap_or(0.0))
+    }
+    /// The smallest element (NaN if any is NaN), widened exactly to `f32`; `None` when empty.
+    pub fn min_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<Option<f32>> {
+        self.half_all(Op::Min, input)
+    }
+    /// The largest element (NaN if any is NaN), widened exactly to `f32`; `None` when empty.
+    pub fn max_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<Option<f32>> {
+        self.half_all(Op::Max, input)
+    }
+    /// The smallest element ignoring NaN (`np.nanmin`; NaN if every element is); `None` when
+    /// empty.
+    pub fn nanmin_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<Option<f32>> {
+        self.half_all(Op::NanMin, input)
+    }
+    /// The largest element ignoring NaN (`np.nanmax`; NaN if every element is); `None` when
+    /// empty.
+    pub fn nanmax_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<Option<f32>> {
+        self.half_all(Op::NanMax, input)
+    }
+    /// How many elements of `input[offset..offset + len]` are not NaN, exactly (one device
+    /// count per 2^24 elements, added on the host).
+    pub fn count_half_range<H: HalfFloat>(
+        &mut self,
+        input: &Buffer<H>,
+        offset: usize,
+        len: usize,
+    ) -> Result<u64> {
+        if len == 0 {
+            // Checks the range and the buffer's backend; a count of nothing is 0.
+            return self
+                .reduce_half_range(Op::Count, input, offset, 0)
+                .map(|_| 0);
+        }
+        let (mut count, mut done) = (0u64, 0);
+        while done < len {
+            let chunk = HALF_COUNT_CHUNK.min(len - done);
+            let c = self.reduce_half_range(Op::Count, input, offset + done, chunk)?;
+            count += c.unwrap_or(0.0) as u64;
+            done += chunk;
+        }
+        Ok(count)
+    }
+    /// How many elements are not NaN.
+    pub fn count_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<u64> {
+        self.count_half_range(input, 0, input.len())
+    }
+    /// The mean of the elements that are not NaN (`np.nanmean`): the `f32` NaN-ignoring sum
+    /// over the exact count, as `f64`; NaN if every element is NaN.
+    ///
+    /// # Errors
+    /// [`ReduceError::EmptyInput`] for an empty buffer.
+    pub fn nanmean_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<f64> {
+        let count = self.count_half(input)?;
+        if input.is_empty() {
+            return Err(ReduceError::EmptyInput { op: Op::NanMean });
+        }
+        let sum = self.nansum_half(input)?;
+        Ok(sum as f64 / count as f64)
+    }
+}
+
+/// The CPU reference of a stage-8 `op` over halves accumulated in `f32`: the reference of the
+/// same values widened (exactly) to `f32`, whose bounds are those of `f32` arithmetic — what the
+/// half kernels do. `None` for min/max of nothing.
+pub fn reference_half<H: HalfFloat>(op: Op, data: &[H]) -> Option<Reference<f32>> {
+    let wide: Vec<f32> = data.iter().map(|h| h.to_f64() as f32).collect();
+    reference(op, &wide)
+}
+
+/// Does `got` (an `f32` from a half kernel) match [`reference_half`]'s `r`, with the plan's
+/// `depth` ([`PreparedWide::depth`])? Exact for min/max, `f32` rounding bounds for sums and
+/// products.
+pub fn matches_half_reference(op: Op, got: f32, r: &Reference<f32>, depth: usize) -> bool {
+    matches_reference(op, got, r, depth)
 }
 
 #[cfg(test)]

@@ -64,7 +64,7 @@ pub mod types;
 pub mod verify;
 pub mod wide;
 
-pub use argreduce::{reference_arg, ArgOp, PreparedArg};
+pub use argreduce::{reference_arg, ArgOp, ArgPolicy, PreparedArg};
 pub use axis::{log_uniform_segments, PreparedAxis, Segments};
 pub use axis_plan::{AxisKind, AxisPlan, AxisPolicy};
 pub use backend::{Backend, BackendChoice, DeviceCaps, KernelArgs, Launch};
@@ -74,7 +74,7 @@ pub use emulator::Emulator;
 pub use error::{ReduceError, Result};
 pub use exact::{exact_sum, ExactData, ExactFloat, ExactPlan, ExactSum, PreparedExact};
 pub use gpu::Gpu;
-pub use halves::{Bf16, HalfFloat, F16};
+pub use halves::{matches_half_reference, reference_half, Bf16, HalfFloat, F16};
 pub use measure::TimingSpec;
 pub use multi::{
     split_even, AnyShard, AnyValue, Collective, InMemory, MultiReducer, MultiResult, MultiTiming,
@@ -82,6 +82,7 @@ pub use multi::{
 };
 pub use pinned::PinnedBuffer;
 pub use plan::{plan, LaunchOverrides, Plan};
+pub use policy_settings::PolicySettings;
 pub use prepared::{Prepared, ResultIn, Workspace};
 pub use record::{ErrorRecord, Record, TimingRecord, TwinRecord};
 pub use reducer::COUNT_CHUNK;

@@ -3,8 +3,35 @@
 //! sweeps). Each policy ([`crate::AxisPolicy`], [`crate::StreamPolicy`]) names its keys and
 //! bounds; this module only splits the text and reads the numbers, so that every bad setting is a
 //! [`ReduceError::Policy`] naming the key and the problem.
+//!
+//! [`PolicySettings`] is what the policies share: each names its keys and sets one field, and the
+//! trait's one default method applies a whole `key=value,…` text.
 
 use crate::error::{ReduceError, Result};
+
+/// A tuning policy whose fields can be set one key at a time from text.
+pub trait PolicySettings: Sized {
+    /// The keys [`PolicySettings::set`] knows: the field names.
+    const KEYS: &'static [&'static str];
+
+    /// Set the field named `key` from `value`.
+    ///
+    /// # Errors
+    /// [`ReduceError::Policy`] for an unknown key or a value outside the key's range.
+    fn set(&mut self, key: &str, value: &str) -> Result<()>;
+
+    /// This policy with the `key=value,…` settings of `text` applied in order (an empty text
+    /// changes nothing).
+    ///
+    /// # Errors
+    /// [`ReduceError::Policy`] naming the first bad item (see [`PolicySettings::set`]).
+    fn with_settings(mut self, text: &str) -> Result<Self> {
+        for (k, v) in pairs(text)? {
+            self.set(k, v)?;
+        }
+        Ok(self)
+    }
+}
 
 /// `key=value` pairs of `text` (comma-separated; spaces around items ignored; an empty text has
 /// none).

@@ -175,6 +175,10 @@ impl Stage {
 
     /// Check `ty`, `op` and `block` against this stage's kernels.
     pub fn validate(self, ty: ElemType, op: Op, block: usize) -> Result<()> {
+        if ElemType::HALVES.contains(&ty) && self == Stage::S8 {
+            // Built, in the S8Half family, with an f32 result: not this (same-type) API.
+            return Err(ReduceError::HalfResultIsF32 { stage: self, ty });
+        }
         if ElemType::HALVES.contains(&ty) {
             return Err(ReduceError::HalfNeedsTransform { stage: self, ty });
         }

@@ -3,6 +3,11 @@
 //! (`reduce_kernels::stages::s8_shuffle_vectorized::reduce_wide`, symbols
 //! `reduce_s8_wide_sum_b{BLOCK}_{i32,u32}`). The same-type sum that wraps, CUB's behaviour, stays
 //! [`crate::Reducer::sum`]; [`crate::Reducer::sum_wide`] is this one.
+//!
+//! The same kernels, built for `f16` / `bf16` (family `S8Half`, symbols
+//! `reduce_s8_half_{op}_b{BLOCK}_{f16,bf16}`), run every stage-8 operator on halves with an `f32`
+//! accumulator and result ([`PreparedWide::for_op`]; the `Reducer` methods are in
+//! [`crate::halves`]).
 
 use crate::backend::{Backend, KernelArgs, Launch};
 use crate::buffer::{BackendId, Buffer};
@@ -10,9 +15,10 @@ use crate::error::{ReduceError, Result};
 use crate::plan::{plan, LaunchOverrides};
 use crate::stage::Stage;
 use crate::types::{ElemType, Op, Scalar};
-use reduce_kernels::table::{Family, KernelId, OpKind};
+use reduce_kernels::table::{Family, KernelId, Row};
 
-/// The element type a wide sum of `T` returns: `i64` for `i32`, `u64` for `u32`, `T` otherwise.
+/// The element type a wide sum of `T` returns: `i64` for `i32`, `u64` for `u32`, `f32` for `f16`
+/// and `bf16`, `T` otherwise.
 pub type Wide<T> = <T as reduce_kernels::Element>::Wide;
 
 /// A wide sum of `n` elements of `T` (`i32` or `u32`), with its workspace: launch it as often as
@@ -23,6 +29,7 @@ where
 {
     kernel: String,
     n: usize,
+    depth: usize,
     grid: usize,
     block: usize,
     shared_bytes: usize,
@@ -38,33 +45,60 @@ where
 {
     /// The launch for `n` elements of `T` on `backend`. Its shape is stage 8's plan for the
     /// 64-bit accumulator type (block size, grid, and `BLOCK / 32` 64-bit slots of shared memory),
-    /// `overrides` as in [`crate::plan()`]. An error for any `T` but `i32` and `u32`.
+    /// `overrides` as in [`crate::plan()`]. An error for any `T` but `i32` and `u32` (and the
+    /// halves: see [`PreparedWide::for_op`]).
     pub fn new(backend: &Backend, n: usize, overrides: LaunchOverrides) -> Result<Self> {
-        if !matches!(T::TYPE, ElemType::I32 | ElemType::U32) {
+        Self::for_op(backend, n, Op::Sum, overrides)
+    }
+
+    /// The launch of `op` over `n` elements of `T`: `i32` / `u32` sums (`op` must be
+    /// [`Op::Sum`]), or any stage-8 operator on `f16` / `bf16` (`Sum`, `Min`, `Max`, `Prod`,
+    /// `NanMin`, `NanMax`, `NanSum`, `Count`; a mean is a sum divided on the host), combined in
+    /// `f32`. The shape is stage 8's plan for the accumulator type over the same bytes (`n`
+    /// halves are planned as `n / 2` `f32`s: the same 16-byte vectors).
+    ///
+    /// # Errors
+    /// [`ReduceError::InvalidArgument`] for another type or operator, or a block size the wide
+    /// kernels are not built for; the plan's errors ([`crate::plan()`]).
+    pub fn for_op(backend: &Backend, n: usize, op: Op, overrides: LaunchOverrides) -> Result<Self> {
+        let half = ElemType::HALVES.contains(&T::TYPE);
+        if !half && !matches!(T::TYPE, ElemType::I32 | ElemType::U32) {
             return Err(ReduceError::InvalidArgument(format!(
                 "wide sums are built for i32 and u32 (a {} sum is already 64-bit or a float: use \
                  Reducer::sum)",
                 T::TYPE
             )));
         }
+        let op = op.device_op();
+        let family = if half { Family::S8Half } else { Family::S8Wide };
+        if !Row::of(family).ops.contains(&op.kind()) {
+            return Err(ReduceError::InvalidArgument(format!(
+                "no wide {op} kernel for {}: the wide kernels of this type compute {:?}",
+                T::TYPE,
+                Row::of(family).ops
+            )));
+        }
+        // Halves are planned as the f32s of the same bytes (the accumulator's plan: its shared
+        // memory, and the grid for that many 16-byte vectors).
+        let planned_n = if half { n.div_ceil(2) } else { n };
         let p = plan(
             Stage::S8,
             <Wide<T> as Scalar>::TYPE,
-            Op::Sum,
-            n,
+            op,
+            planned_n,
             overrides,
             backend.caps(),
         )?;
         let pass = p.passes[0];
         let id = KernelId {
-            family: Family::S8Wide,
+            family,
             ty: T::TYPE.kind(),
-            op: OpKind::Sum,
+            op: op.kind(),
             block: pass.block,
         };
         if !id.is_built() {
             return Err(ReduceError::InvalidArgument(format!(
-                "no wide-sum kernel for {} with {} threads per block",
+                "no wide {op} kernel for {} with {} threads per block",
                 T::TYPE,
                 pass.block
             )));
@@ -72,6 +106,8 @@ where
         Ok(PreparedWide {
             kernel: id.symbol().to_string(),
             n,
+            // A vector of 8 halves is a tree one level deeper than one of 4 f32s.
+            depth: p.depth + usize::from(half),
             grid: pass.grid,
             block: pass.block,
             shared_bytes: pass.shared_bytes,
@@ -82,12 +118,28 @@ where
         })
     }
 
+    /// No element goes through more than this many operations of the accumulator type: the
+    /// factor of the float error bound ([`crate::matches_reference`]).
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// How many elements it reads.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Does it read no element?
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
     /// The kernel symbol, grid and block size.
     pub fn launch_shape(&self) -> (&str, usize, usize) {
         (&self.kernel, self.grid, self.block)
     }
 
-    /// Queue the sum of `input[offset..offset + n]` (`n` as prepared). `backend` and `input` must
+    /// Queue the reduction of `input[offset..offset + n]` (`n` as prepared). `backend` and `input` must
     /// be the backend this was prepared on and one of its buffers.
     pub fn enqueue(&self, backend: &Backend, input: &Buffer<T>, offset: usize) -> Result<()> {
         if backend.id() != self.owner {

@@ -34,6 +34,11 @@ fn integer_min_and_max_take_the_first_occurrence() {
 }
 
 #[test]
+fn every_launch_shape_matches_the_reference() {
+    arg_checks::every_policy(&emu(), 40_001).unwrap();
+}
+
+#[test]
 fn an_empty_input_is_a_typed_error() {
     arg_checks::empty_is_an_error(&emu()).unwrap();
 }
@@ -57,5 +62,55 @@ fn results_are_the_same_on_every_run_and_for_a_buffer_of_another_backend_an_erro
     assert!(matches!(
         p.enqueue(&b, &input, 1),
         Err(ReduceError::InvalidArgument(_))
+    ));
+}
+
+#[test]
+fn every_policy_gives_the_same_answer_and_a_bad_one_is_a_typed_error() {
+    let b = emu();
+    let mut d = arg_checks::tied::<f32>(300_001, 8);
+    d[299_000] = f32::NAN;
+    let input = b.upload(&d).unwrap();
+    for op in ArgOp::ALL {
+        let want = reference_arg(op, &d).unwrap();
+        for text in ["", "block=512", "bps=1", "block=512,bps=8", "bps=32"] {
+            let policy = ArgPolicy::parse(text).unwrap();
+            let p = PreparedArg::<f32>::with_policy(&b, op, d.len(), policy).unwrap();
+            let got = p.run(&b, &input, 0).unwrap();
+            assert_eq!(got.0, want.0, "{op} with `{text}`");
+            assert_eq!(got.1.to_bits(), want.1.to_bits(), "{op} with `{text}`");
+        }
+    }
+    for bad in ["block=128", "bps=0", "bps=33", "unroll=4", "block"] {
+        assert!(
+            matches!(ArgPolicy::parse(bad), Err(ReduceError::Policy { .. })),
+            "`{bad}`"
+        );
+    }
+    assert_eq!(
+        ArgPolicy::parse("block=512,bps=2").unwrap().text(),
+        "block=512,bps=2"
+    );
+}
+
+#[test]
+fn nanarg_skips_nan_and_all_nan_is_a_typed_error() {
+    let b = emu();
+    let d = [f32::NAN, 3.0, f32::NAN, -1.0, 3.0, -1.0];
+    let input = b.upload(&d).unwrap();
+    let mut r = Reducer::new(&b);
+    assert_eq!(
+        r.arg_range(ArgOp::NanArgMax, &input, 0, 6).unwrap(),
+        (1, 3.0)
+    );
+    assert_eq!(
+        r.arg_range(ArgOp::NanArgMin, &input, 0, 6).unwrap(),
+        (3, -1.0)
+    );
+    assert_eq!(r.arg_range(ArgOp::ArgMin, &input, 1, 5).unwrap().0, 1);
+    let nans = b.upload(&[F16::from_f32(f32::NAN); 40]).unwrap();
+    assert!(matches!(
+        r.arg_range(ArgOp::NanArgMin, &nans, 0, 40),
+        Err(ReduceError::AllNanArg { op: "nanargmin" })
     ));
 }

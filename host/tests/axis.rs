@@ -214,3 +214,16 @@ fn tuned_policies_reach_every_kernel_shape() {
         check_matrix_policy::<i32>(&b, Op::Min, 777, 20, &p);
     }
 }
+
+#[test]
+fn column_unroll_depths_agree_bit_for_bit() {
+    let b = emu();
+    for &(r, c) in UNROLL_SHAPES {
+        for extra in ["", "col_tile=3", "min_piece_rows=3,max_col_parts=33"] {
+            check_unroll_depths::<f32>(&b, Op::Sum, r, c, extra);
+        }
+        check_unroll_depths::<f64>(&b, Op::Sum, r, c, "");
+        check_unroll_depths::<i32>(&b, Op::Max, r, c, "");
+        check_unroll_depths::<u64>(&b, Op::Min, r, c, "col_tile=3");
+    }
+}

@@ -470,6 +470,26 @@ fn axis_tuned_policies_and_registered_host_input() -> Result<(), Failed> {
     Ok(())
 }
 
+/// The column kernel's two unroll depths (`col_unroll` 4 and 8) on the awkward shapes and on
+/// the narrow and wide shapes: each against the CPU reference, bit-identical to each
+/// other.
+fn axis_column_unroll_depths_agree() -> Result<(), Failed> {
+    let b = gpu();
+    for &(r, c) in axis_checks::UNROLL_SHAPES {
+        axis_checks::check_unroll_depths::<f32>(&b, Op::Sum, r, c, "");
+        axis_checks::check_unroll_depths::<f64>(&b, Op::Max, r, c, "col_tile=3");
+    }
+    for (r, c) in [
+        (1 << 20, 16),
+        (1 << 12, 1 << 14),
+        (16, 1 << 22),
+        (1 << 18, 12),
+    ] {
+        axis_checks::check_unroll_depths::<f32>(&b, Op::Sum, r, c, "");
+    }
+    Ok(())
+}
+
 fn main() {
     let mut args = Arguments::from_args();
     args.test_threads = Some(1); // one GPU: keep large allocations and timings apart
@@ -533,6 +553,10 @@ fn main() {
             axis_tuned_policies_and_registered_host_input,
         ),
         (
+            "axis_column_unroll_depths_agree",
+            axis_column_unroll_depths_agree,
+        ),
+        (
             "transform_every_op_type_size_offset",
             gpu_toolbox::transform_every_op_type_size_offset,
         ),
@@ -565,6 +589,10 @@ fn main() {
             gpu_toolbox::multi_gpu_deterministic_and_typed_errors,
         ),
         (
+            "multi_gpu_exact_sum_count_and_nanmean",
+            gpu_toolbox::multi_exact::multi_gpu_exact_sum_count_and_nanmean,
+        ),
+        (
             "exact_sums_match_the_reference_on_every_family",
             exact_checks::exact_sums_match_the_reference_on_every_family,
         ),
@@ -584,6 +612,10 @@ fn main() {
         (
             "halves_every_op_size_offset_and_special_value",
             gpu_toolbox::halves_every_op_size_offset_and_special_value,
+        ),
+        (
+            "halves_stage8_every_op_size_offset_and_special_value",
+            gpu_toolbox::halves_stage8_every_op_size_offset_and_special_value,
         ),
     ];
     let missing = match Gpu::open() {

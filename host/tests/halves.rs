@@ -43,3 +43,44 @@ fn half_results_are_bit_identical_run_to_run() {
     transform_checks::bit_identical::<F16>(&emu(), 100_003);
     transform_checks::bit_identical::<Bf16>(&emu(), 100_003);
 }
+
+/// Sizes around the edges of stage 8's tiles for halves (8 per vector, 4 vectors per thread:
+/// one tile of a 256-thread block is 8192 halves).
+const STAGE8_SIZES: [usize; 14] = [
+    0,
+    1,
+    7,
+    8,
+    9,
+    31,
+    33,
+    1009,
+    8191,
+    8192,
+    8193,
+    16_385,
+    65_537,
+    (1 << 20) + 3,
+];
+
+#[test]
+fn stage8_every_op_size_and_offset_f16() {
+    half_checks::stage8::every_op_size_and_offset::<F16>(&emu(), &STAGE8_SIZES);
+}
+#[test]
+fn stage8_every_op_size_and_offset_bf16() {
+    half_checks::stage8::every_op_size_and_offset::<Bf16>(&emu(), &STAGE8_SIZES);
+}
+#[test]
+fn stage8_special_values_f16() {
+    half_checks::stage8::special_values::<F16>(&emu());
+}
+#[test]
+fn stage8_special_values_bf16() {
+    half_checks::stage8::special_values::<Bf16>(&emu());
+}
+#[test]
+fn stage8_results_are_bit_identical_run_to_run() {
+    half_checks::stage8::bit_identical::<F16>(&emu(), 300_007);
+    half_checks::stage8::bit_identical::<Bf16>(&emu(), 300_007);
+}

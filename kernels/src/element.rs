@@ -81,7 +81,8 @@ pub trait Element:
     /// Larger of two values, ignoring a NaN (IEEE `maxNum`, NumPy's `fmax`).
     fn nan_maximum(self, other: Self) -> Self;
     /// What a wide sum of this type accumulates in and returns: `i64` / `u64` for `i32` / `u32`
-    /// (NumPy's and PyTorch's promotion of integer sums), the type itself otherwise.
+    /// (NumPy's and PyTorch's promotion of integer sums), `f32` for `f16` / `bf16` (every stage-8
+    /// op on halves combines in `f32`), the type itself otherwise.
     type Wide: Element;
     /// `self` as [`Element::Wide`] (sign- or zero-extended).
     fn widen(self) -> Self::Wide;
@@ -193,12 +194,15 @@ float_element!(f32 u32 F32, f64 u64 F64);
 /// `f16` and `bf16` ([`crate::half`]): arithmetic in `f32`, rounded back to the nearest even half
 /// (the `f32` sum or product of two halves is exact or correctly rounded first — `f32` carries
 /// more than twice their bits — so the result is the correctly rounded half). No kernel reduces
-/// in half precision: the transform family widens each half and accumulates in `f64`.
+/// in half precision: the transform family widens each half and accumulates in `f64`; stage 8's
+/// half kernels ([`crate::stages::s8_shuffle_vectorized::reduce_wide`], `Wide = f32`) widen each
+/// half exactly and combine in `f32` (min/max exactly: the result is one of the inputs).
 macro_rules! half_element {
     ($($t:ident $kind:ident $name:literal $one:literal $inf:literal $nan:literal),*) => {$(
         impl Element for crate::half::$t {
-            type Wide = Self;
-            #[inline(always)] fn widen(self) -> Self { self }
+            type Wide = f32;
+            /// Exact: every half is an `f32` (`cvt.f32.f16`, or a 16-bit shift for `bf16`).
+            #[inline(always)] fn widen(self) -> f32 { self.to_f32() }
             const NAME: &'static str = $name;
             const KIND: crate::table::ElemKind = crate::table::ElemKind::$kind;
             const ZERO: Self = Self(0);
@@ -237,6 +241,15 @@ macro_rules! half_element {
             fn reduce_vec4<O: ReduceOp>(v: gpu::Vec4) -> Self {
                 let w = v.0;
                 let e = |i: usize| O::lift(Self((w[i / 2] >> (16 * (i % 2))) as u16));
+                let q = |i: usize| O::combine(O::combine(e(i), e(i + 1)), O::combine(e(i + 2), e(i + 3)));
+                O::combine(q(0), q(4))
+            }
+            /// Eight halves per 16-byte vector, each widened exactly to `f32` and lifted, then
+            /// combined in `f32` (stage 8's half kernels, [`crate::stages::s8_shuffle_vectorized::reduce_wide`]).
+            #[inline(always)]
+            fn reduce_vec4_wide<O: ReduceOp>(v: gpu::Vec4) -> f32 {
+                let w = v.0;
+                let e = |i: usize| O::lift(Self((w[i / 2] >> (16 * (i % 2))) as u16).widen());
                 let q = |i: usize| O::combine(O::combine(e(i), e(i + 1)), O::combine(e(i + 2), e(i + 3)));
                 O::combine(q(0), q(4))
             }

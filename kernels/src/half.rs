@@ -5,7 +5,9 @@
 //! Reducing them *in* half precision is hopeless (an `f16` sum stops growing at 2048 once it adds
 //! ones), so the kernels **load halves and accumulate wide**: a 16-byte vector load brings 8
 //! halves, each is widened to `f32`/`f64` **exactly** (every half is an `f32`), and the transform
-//! family ([`crate::transform`]) accumulates in `f64`.
+//! family ([`crate::transform`]) accumulates in `f64`; stage 8's half kernels
+//! ([`crate::stages::s8_shuffle_vectorized::reduce_wide`], `Element::Wide = f32`) run every
+//! stage-8 operator combined in `f32`, as PyTorch does.
 //!
 //! **Why faster.** Half the bytes of `f32` for the same element count: a memory-bound reduction
 //! of `n` halves moves `2n` bytes, so at the same bandwidth it finishes in about half the time of
@@ -15,8 +17,8 @@
 //! against the `half` crate on all 65536 bit patterns).
 //!
 //! Both types are `#[repr(transparent)]` over `u16`, so a `&[F16]` is the same bytes as a
-//! `&[half::f16]` on the host. Their [`crate::Element`] arithmetic (used by no kernel: the
-//! transform family widens first) rounds each `f32` result back to the nearest even half.
+//! `&[half::f16]` on the host. Their [`crate::Element`] arithmetic (used by no kernel: every
+//! kernel widens first) rounds each `f32` result back to the nearest even half.
 
 use core::fmt;
 

@@ -22,8 +22,13 @@ impl AxisPolicy {
     ) -> Result<AxisPlan> {
         let op = device_op(op)?;
         check_shape(rows, cols)?;
-        let id = kernel(Family::AxisColumns, ty, op);
-        let resident = self.resident_for(Family::AxisColumns, AXIS_BLOCK, caps);
+        let family = if self.col_unroll >= 8 {
+            Family::AxisColumnsDeep
+        } else {
+            Family::AxisColumns
+        };
+        let id = kernel(family, ty, op);
+        let resident = self.resident_for(family, AXIS_BLOCK, caps);
         // The kernel loads 16-byte vector columns when a row is a whole number of vectors.
         let lanes = if (cols * ty.size()).is_multiple_of(16) {
             16 / ty.size()

@@ -3,11 +3,11 @@
 
 use super::{AxisPolicy, AXIS_BLOCK};
 use crate::error::Result;
-use crate::policy_settings::{pairs, size, unknown};
+use crate::policy_settings::{size, unknown, PolicySettings};
 
-impl AxisPolicy {
-    /// The keys [`AxisPolicy::set`] knows: the field names.
-    pub const KEYS: [&'static str; 14] = [
+impl PolicySettings for AxisPolicy {
+    /// The keys [`PolicySettings::set`] knows: the field names.
+    const KEYS: &'static [&'static str] = &[
         "blocks_per_sm",
         "vectors_per_lane",
         "block_run",
@@ -22,6 +22,7 @@ impl AxisPolicy {
         "segment_blocks_per_sm",
         "long_row_blocks_per_sm",
         "min_col_tiles",
+        "col_unroll",
     ];
 
     /// Set the field named `key` from `value` (digits with an optional `K`/`M`/`G` suffix, or
@@ -31,10 +32,10 @@ impl AxisPolicy {
     /// [`crate::ReduceError::Policy`] for an unknown key or a value outside the key's range:
     /// `blocks_per_sm` and `row_waves` 1..=64, `col_blocks_per_sm`, `segment_blocks_per_sm` and
     /// `long_row_blocks_per_sm` 0..=64 (0: `blocks_per_sm`), `vectors_per_lane` 1..=1024,
-    /// `col_tile` 1..=256, `min_col_tiles` 1..=2^20, `min_piece`, `min_piece_rows`,
+    /// `col_tile` 1..=256, `min_col_tiles` 1..=2^20, `col_unroll` 4 or 8, `min_piece`, `min_piece_rows`,
     /// `segment_piece` and `max_col_parts` at least 1, `finish_piece_rows` 0 (off) or at least 2;
     /// every count at most 2^40.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
+    fn set(&mut self, key: &str, value: &str) -> Result<()> {
         const BIG: usize = 1 << 40;
         match key {
             "blocks_per_sm" => self.blocks_per_sm = size(key, value, 1, 64)?,
@@ -50,6 +51,16 @@ impl AxisPolicy {
             "segment_blocks_per_sm" => self.segment_blocks_per_sm = size(key, value, 0, 64)?,
             "long_row_blocks_per_sm" => self.long_row_blocks_per_sm = size(key, value, 0, 64)?,
             "min_col_tiles" => self.min_col_tiles = size(key, value, 1, 1 << 20)?,
+            "col_unroll" => {
+                let v = size(key, value, 4, 8)?;
+                if v != 4 && v != 8 {
+                    return Err(crate::ReduceError::Policy {
+                        key: key.into(),
+                        why: format!("{v}: the column kernel is built with 4 or 8 loads in flight"),
+                    });
+                }
+                self.col_unroll = v;
+            }
             "finish_piece_rows" => {
                 let v = size(key, value, 0, BIG)?;
                 if v == 1 {
@@ -60,21 +71,9 @@ impl AxisPolicy {
                 }
                 self.finish_piece_rows = v;
             }
-            _ => return Err(unknown(key, &Self::KEYS)),
+            _ => return Err(unknown(key, Self::KEYS)),
         }
         Ok(())
-    }
-
-    /// This policy with the `key=value,…` settings of `text` applied in order (an empty text
-    /// changes nothing).
-    ///
-    /// # Errors
-    /// [`crate::ReduceError::Policy`] naming the first bad item (see [`AxisPolicy::set`]).
-    pub fn with_settings(mut self, text: &str) -> Result<Self> {
-        for (k, v) in pairs(text)? {
-            self.set(k, v)?;
-        }
-        Ok(self)
     }
 }
 
@@ -98,13 +97,16 @@ mod tests {
         );
         for key in AxisPolicy::KEYS {
             let mut q = AxisPolicy::default();
-            q.set(key, "2").unwrap();
+            q.set(key, if *key == "col_unroll" { "8" } else { "2" })
+                .unwrap();
             assert!(q != AxisPolicy::default(), "{key} sets nothing");
         }
         for (text, key) in [
             ("nope=1", "nope"),
             ("blocks_per_sm=0", "blocks_per_sm"),
             ("col_tile=257", "col_tile"),
+            ("col_unroll=6", "col_unroll"),
+            ("col_unroll=16", "col_unroll"),
             ("min_piece=x", "min_piece"),
             ("finish_piece_rows=1", "finish_piece_rows"),
             ("blocks_per_sm", "blocks_per_sm"),

@@ -1,6 +1,7 @@
 //! The plans' arithmetic: which kernel shape for which geometry, and the cutting of segments.
 
 use super::*;
+use crate::backend::DeviceCaps;
 
 fn h200() -> DeviceCaps {
     DeviceCaps {
@@ -72,6 +73,25 @@ fn shapes_pick_the_kernel_shape() {
     assert_eq!(rows.steps[0].grid, 132 * p.blocks_per_sm);
     let wide = p.cols(ElemType::F32, Op::Sum, 16, 1 << 24, &c).unwrap();
     assert_eq!(wide.steps.len(), 1);
+    // `col_unroll = 8` swaps the family of every column pass, nothing else.
+    let deep = AxisPolicy { col_unroll: 8, ..p };
+    for (r, cols) in [(16, 1 << 24), (1 << 20, 16), (1 << 12, 1 << 14)] {
+        let a = p.cols(ElemType::F32, Op::Sum, r, cols, &c).unwrap();
+        let b = deep.cols(ElemType::F32, Op::Sum, r, cols, &c).unwrap();
+        assert_eq!(a.steps.len(), b.steps.len());
+        for (x, y) in a.steps.iter().zip(&b.steps) {
+            assert_eq!(x.kernel.family, Family::AxisColumns);
+            assert_eq!(y.kernel.family, Family::AxisColumnsDeep);
+            assert_eq!(
+                AxisStep {
+                    kernel: x.kernel,
+                    ..*y
+                },
+                *x
+            );
+        }
+        assert!(b.describe().starts_with("cols-deep tile="));
+    }
     assert!(p.rows(ElemType::F32, Op::Mean, 1, 1, &c).is_err());
     assert!(p.rows(ElemType::F32, Op::Sum, usize::MAX, 2, &c).is_err());
     assert!(p

@@ -9,7 +9,9 @@
 //! * [`prepared`] — [`PreparedExact`], the plan with its workspace (the one place that launches
 //!   the exact kernels);
 //! * [`repro`] — the reproducibility matrix (grids × blocks × input splits);
-//! * [`api`] — [`crate::Reducer::sum_exact`], [`crate::Reducer::mean_exact`].
+//! * [`api`] — [`crate::Reducer::sum_exact`], [`crate::Reducer::mean_exact`];
+//! * [`words`] — across ranks: the words-out and combine launches ([`PreparedExactWords`],
+//!   [`ExactCombine`]) behind `crate::MultiReducer::exact_sum`.
 
 pub mod api;
 pub mod data;
@@ -18,12 +20,14 @@ pub mod prepared;
 pub mod reference;
 pub mod repro;
 pub mod settings;
+pub mod words;
 
 pub use data::{generate, ExactData, SplitMix};
 pub use plan::{exact_blocks, exact_plan, ExactPlan, ExactPolicy};
 pub use prepared::PreparedExact;
 pub use reference::{exact_mean, exact_sum, exact_sum_parallel, ExactFloat, ExactSum};
 pub use repro::{repro_grids, repro_matrix, repro_matrix_with, repro_variants, ReproCell};
+pub use words::{words_len, ExactCombine, PreparedExactWords, MAX_EXACT_RANKS};
 
 /// Distance in units in the last place between `got` and the correctly rounded `exact`, counted
 /// as the number of representable values between them (0 = identical bits or both NaN; `u64::MAX`

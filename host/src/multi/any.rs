@@ -56,7 +56,8 @@ macro_rules! any_types {
         impl<C: Collective> MultiReducer<C> {
             /// `op` over shards given with their run-time types: one per rank, all of one
             /// element type ([`ReduceError::ShardTypeMismatch`] names the first that differs).
-            /// `None` for the min/max of nothing; a mean is an [`AnyValue::F64`].
+            /// `None` for the min/max of nothing; a mean or nanmean is an [`AnyValue::F64`], a count an
+            /// [`AnyValue::U64`].
             pub fn reduce_any(&mut self, op: Op, shards: &[AnyShard<'_>]) -> Result<Option<AnyValue>> {
                 let Some(first) = shards.first() else {
                     return Err(ReduceError::InvalidArgument(format!(
@@ -85,8 +86,14 @@ macro_rules! any_types {
                                 _ => None,
                             })
                             .collect();
-                        if op == Op::Mean {
-                            return Ok(Some(AnyValue::F64(self.mean(&typed)?)));
+                        match op {
+                            Op::Mean => return Ok(Some(AnyValue::F64(self.mean(&typed)?))),
+                            Op::NanMean => return Ok(Some(AnyValue::F64(self.nanmean(&typed)?))),
+                            Op::Count => {
+                                let c = self.count(&typed)?.value.unwrap_or_default();
+                                return Ok(Some(AnyValue::U64(c)));
+                            }
+                            _ => {}
                         }
                         Ok(self.reduce(op, &typed)?.value.map(AnyValue::$v))
                     })*

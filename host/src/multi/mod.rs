@@ -21,6 +21,8 @@
 mod any;
 mod axis;
 mod collective;
+mod count;
+mod exact;
 mod mean;
 mod nccl;
 mod rank;
@@ -103,6 +105,8 @@ pub struct MultiReducer<C: Collective> {
     collective: C,
     /// Per element type: each rank's receive buffer of R partials (`Vec<Buffer<T>>`).
     gather: HashMap<ElemType, Box<dyn Any>>,
+    /// Per exact-sum type: each rank's receive buffer of R word vectors.
+    exact_gather: HashMap<ElemType, Vec<Buffer<i64>>>,
     ranks: Vec<Rank>,
     timeout: Duration,
 }
@@ -165,6 +169,7 @@ impl<C: Collective> MultiReducer<C> {
         MultiReducer {
             collective,
             gather: HashMap::new(),
+            exact_gather: HashMap::new(),
             ranks,
             timeout: DEFAULT_TIMEOUT,
         }
@@ -232,23 +237,14 @@ impl<C: Collective> MultiReducer<C> {
         }
         if matches!(op, Op::NanMean | Op::Count) {
             return Err(ReduceError::InvalidArgument(format!(
-                "{op} across GPUs is not offered yet: it needs an exact 64-bit count per shard \
-                 (reduce each shard with Reducer::{op}, or use nansum)"
+                "{op} is not a value of the element type: use MultiReducer::{op} (a u64 count, \
+                 an f64 mean)"
             )));
         }
         // The partials of `nansum` are plain numbers: they combine with a plain sum.
         let cop = op.combine_op();
-        let shards: Vec<&Buffer<T>> = shards.iter().map(|s| s.borrow()).collect();
+        let shards = self.check_shards(shards)?;
         let nranks = self.ranks.len();
-        if shards.len() != nranks {
-            return Err(ReduceError::InvalidArgument(format!(
-                "{} shards for {nranks} ranks: pass one buffer per rank (an empty one is fine)",
-                shards.len()
-            )));
-        }
-        for (r, (s, rank)) in shards.iter().zip(&self.ranks).enumerate() {
-            s.check_owner(rank.backend.id(), &format!("shard {r}"))?;
-        }
         let total: usize = shards.iter().map(|s| s.len()).sum();
         if total == 0 && op.is_extreme() {
             return Ok(MultiResult {
@@ -349,6 +345,25 @@ impl<C: Collective> MultiReducer<C> {
                 total_ms: launched.elapsed().as_secs_f64() * 1e3,
             },
         })
+    }
+
+    /// The shards as plain references, checked: one per rank, shard `r` a buffer of rank `r`.
+    fn check_shards<'s, T: Scalar, B: Borrow<Buffer<T>>>(
+        &self,
+        shards: &'s [B],
+    ) -> Result<Vec<&'s Buffer<T>>> {
+        let shards: Vec<&Buffer<T>> = shards.iter().map(|s| s.borrow()).collect();
+        let nranks = self.ranks.len();
+        if shards.len() != nranks {
+            return Err(ReduceError::InvalidArgument(format!(
+                "{} shards for {nranks} ranks: pass one buffer per rank (an empty one is fine)",
+                shards.len()
+            )));
+        }
+        for (r, (s, rank)) in shards.iter().zip(&self.ranks).enumerate() {
+            s.check_owner(rank.backend.id(), &format!("shard {r}"))?;
+        }
+        Ok(shards)
     }
 
     /// Wait for every rank's stream, polling the collective, at most the timeout; past it the

@@ -29,6 +29,8 @@ pub(crate) struct Rank {
     pub(crate) backend: Backend,
     plans: HashMap<(ElemType, Op, usize, Role), Box<dyn Any>>,
     identities: HashMap<(ElemType, Op), Box<dyn Any>>,
+    /// Other per-rank state by (type, length, what): the exact sum's words-out plans and combine.
+    extras: HashMap<(ElemType, usize, &'static str), Box<dyn Any>>,
     /// GPU: events before the local reduction, after it, after the combine.
     events: Option<[GpuEvent; 3]>,
     /// Emulator: the same three points on the host clock.
@@ -50,6 +52,7 @@ impl Rank {
             backend,
             plans: HashMap::new(),
             identities: HashMap::new(),
+            extras: HashMap::new(),
             events,
             stamps: [None; 3],
         })
@@ -66,6 +69,35 @@ impl Rank {
         if self.plans.len() + k > MAX_PLANS {
             self.plans.clear();
         }
+        if self.extras.len() + k > MAX_PLANS {
+            self.extras.clear();
+        }
+    }
+
+    /// Make (once) the state `P` under `key` with `make`. Call with the context bound.
+    pub(crate) fn ensure_extra<P: Any>(
+        &mut self,
+        key: (ElemType, usize, &'static str),
+        make: impl FnOnce(&Backend) -> Result<P>,
+    ) -> Result<()> {
+        if !self.extras.contains_key(&key) {
+            let p = make(&self.backend)?;
+            self.extras.insert(key, Box::new(p));
+        }
+        Ok(())
+    }
+
+    /// The state [`Rank::ensure_extra`] made under `key`.
+    pub(crate) fn extra<P: Any>(&self, key: (ElemType, usize, &'static str)) -> Result<&P> {
+        self.extras
+            .get(&key)
+            .and_then(|p| p.downcast_ref::<P>())
+            .ok_or_else(|| {
+                ReduceError::InvalidArgument(format!(
+                    "no prepared {} for {} elements",
+                    key.2, key.1
+                ))
+            })
     }
 
     /// Prepare (once) the stage-8 plan for `n` elements in `role`. Call with the context bound.
@@ -180,6 +212,7 @@ impl Drop for Rank {
         let _ = self.bind();
         self.plans.clear();
         self.identities.clear();
+        self.extras.clear();
         self.events = None;
     }
 }

@@ -3,11 +3,11 @@
 
 use super::policy::StreamPolicy;
 use crate::error::Result;
-use crate::policy_settings::{pairs, size, unknown};
+use crate::policy_settings::{size, unknown, PolicySettings};
 
-impl StreamPolicy {
-    /// The keys [`StreamPolicy::set`] knows: the field names.
-    pub const KEYS: [&'static str; 8] = [
+impl PolicySettings for StreamPolicy {
+    /// The keys [`PolicySettings::set`] knows: the field names.
+    const KEYS: &'static [&'static str] = &[
         "max_chunk_bytes",
         "min_chunk_bytes",
         "target_chunks",
@@ -25,7 +25,7 @@ impl StreamPolicy {
     /// [`crate::ReduceError::Policy`] for an unknown key or a value outside the key's range:
     /// `max_chunk_bytes` 8 bytes..=4 GiB, `min_chunk_bytes` at most 4 GiB, `target_chunks`
     /// 1..=4096, `slots` 2..=64, `copy_threads` 1..=256, the byte thresholds at most 2^50.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
+    fn set(&mut self, key: &str, value: &str) -> Result<()> {
         const BIG: usize = 1 << 50;
         match key {
             "max_chunk_bytes" => self.max_chunk_bytes = size(key, value, 8, 4 << 30)?,
@@ -37,21 +37,9 @@ impl StreamPolicy {
             "zero_copy_max_bytes" => self.zero_copy_max_bytes = size(key, value, 0, BIG)?,
             "register_min_bytes" if value == "off" => self.register_min_bytes = usize::MAX,
             "register_min_bytes" => self.register_min_bytes = size(key, value, 0, BIG)?,
-            _ => return Err(unknown(key, &Self::KEYS)),
+            _ => return Err(unknown(key, Self::KEYS)),
         }
         Ok(())
-    }
-
-    /// This policy with the `key=value,…` settings of `text` applied in order (an empty text
-    /// changes nothing).
-    ///
-    /// # Errors
-    /// [`crate::ReduceError::Policy`] naming the first bad item (see [`StreamPolicy::set`]).
-    pub fn with_settings(mut self, text: &str) -> Result<Self> {
-        for (k, v) in pairs(text)? {
-            self.set(k, v)?;
-        }
-        Ok(self)
     }
 }
 

@@ -215,6 +215,9 @@ pub fn policies() -> Vec<AxisPolicy> {
         "col_tile=32,finish_piece_rows=3,min_piece_rows=5",
         "row_waves=4,min_piece=64,blocks_per_sm=1",
         "min_piece=100,blocks_per_sm=2,vectors_per_lane=1",
+        "col_unroll=8",
+        "col_unroll=8,col_tile=3,min_piece_rows=3",
+        "col_unroll=8,col_tile=8,max_col_parts=3,finish_piece_rows=2,min_piece_rows=2",
     ]
     .iter()
     .map(|t| AxisPolicy::default().with_settings(t).unwrap())
@@ -236,4 +239,55 @@ pub const POLICY_SHAPES: &[(usize, usize)] = &[
     (50, 201),
     (33, 800),
     (7, 1028),
+];
+
+/// Column results of a `rows × cols` matrix with the column kernel's two unroll depths
+/// (`col_unroll` 4 and 8, on top of `extra` settings): each against the CPU reference, and the
+/// two bit-identical (the adds of a column run in the same order in both).
+pub fn check_unroll_depths<T: Scalar>(b: &Backend, op: Op, rows: usize, cols: usize, extra: &str) {
+    let x = data::<T>(rows * cols, (rows * 13 + cols) as u64);
+    let input = b.upload(&x).unwrap();
+    let mut bits = Vec::new();
+    for unroll in ["col_unroll=4", "col_unroll=8"] {
+        let policy = AxisPolicy::default()
+            .with_settings(&format!("{extra},{unroll}"))
+            .unwrap();
+        let p = PreparedAxis::<T>::matrix(b, &policy, AxisKind::Cols, op, rows, cols).unwrap();
+        let mut out = b.zeroed::<T>(p.results().max(1)).unwrap();
+        p.enqueue(b, &input, None, &mut out).unwrap();
+        let got = b.download(&out, p.results()).unwrap();
+        assert_eq!(got.len(), cols);
+        for (c, &g) in got.iter().enumerate() {
+            let col: Vec<T> = (0..rows).map(|r| x[r * cols + c]).collect();
+            let want = expect(op, &col);
+            assert!(
+                same(g, want),
+                "{op} {} col {c} of {rows}x{cols} {unroll} {extra} [{}]: {g} vs {want}",
+                T::TYPE,
+                p.plan().describe()
+            );
+        }
+        bits.push(got.iter().map(|v| v.to_f64().to_bits()).collect::<Vec<_>>());
+    }
+    assert_eq!(
+        bits[0], bits[1],
+        "{rows}x{cols} {extra}: unroll 4 and 8 differ"
+    );
+}
+
+/// Shapes for [`check_unroll_depths`]: the awkward edges of [`SHAPES`] plus columns not a
+/// multiple of 4 (the scalar path), narrow tall matrices (a split and its finishing pass on a
+/// partials offset that is not 16-byte aligned: 33 · 12 floats) and a wide short one.
+pub const UNROLL_SHAPES: &[(usize, usize)] = &[
+    (0, 7),
+    (7, 0),
+    (1, 1),
+    (1, 1000),
+    (1000, 1),
+    (13, 17),
+    (97, 5),
+    (4099, 12),
+    (2003, 16),
+    (9, 4096),
+    (8, 1031),
 ];

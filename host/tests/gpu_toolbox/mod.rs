@@ -2,6 +2,8 @@
 //! operator) and of several GPUs, split from `gpu.rs` (which lists every test in `main`). Each
 //! calls the checks the emulator suites share (`*_checks/`).
 
+pub mod multi_exact;
+
 use crate::common::*;
 use crate::gpu;
 use libtest_mimic::Failed;
@@ -86,8 +88,11 @@ pub fn argmin_argmax_every_type_size_offset_and_special_value() -> Result<(), Fa
         crate::arg_checks::integers(&b, n.max(2))?;
     }
     crate::arg_checks::empty_is_an_error(&b)?;
+    for n in [4099, (1 << 24) + 3] {
+        crate::arg_checks::every_policy(&b, n)?;
+    }
     println!(
-        "argmin/argmax: {} sizes × 6 types × 3 offsets, specials: ok",
+        "argmin/argmax/nanargmin/nanargmax: {} sizes × 8 types × 3 offsets, specials, launch shapes: ok",
         sizes.len()
     );
     Ok(())
@@ -296,5 +301,31 @@ pub fn multi_gpu_deterministic_and_typed_errors() -> Result<(), Failed> {
             other => return Err(format!("a shard of rank 0 given as shard 1: {other:?}").into()),
         }
     }
+    Ok(())
+}
+
+/// Stage 8's operators on `f16` / `bf16` (combined in `f32`): every op at the tile edges and all
+/// eight offsets within a 16-byte vector, at sizes with a full grid (2^24 + 1: the count's chunk
+/// edge), special values, determinism at 2^26 + 5.
+pub fn halves_stage8_every_op_size_offset_and_special_value() -> Result<(), Failed> {
+    let b = gpu();
+    let sizes = [
+        0,
+        1,
+        7,
+        31,
+        8191,
+        8193,
+        16_385,
+        65_537,
+        (1 << 20) + 3,
+        (1 << 24) + 1,
+    ];
+    crate::half_checks::stage8::every_op_size_and_offset::<F16>(&b, &sizes);
+    crate::half_checks::stage8::every_op_size_and_offset::<Bf16>(&b, &sizes);
+    crate::half_checks::stage8::special_values::<F16>(&b);
+    crate::half_checks::stage8::special_values::<Bf16>(&b);
+    crate::half_checks::stage8::bit_identical::<F16>(&b, (1 << 26) + 5);
+    crate::half_checks::stage8::bit_identical::<Bf16>(&b, (1 << 26) + 5);
     Ok(())
 }

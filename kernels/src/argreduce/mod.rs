@@ -1,26 +1,36 @@
 //! # ArgMin / ArgMax: the index and value of the smallest / largest element
 //!
-//! What: an `(index, value)` item ([`ArgItem`]) reduced with the device primitives
-//! ([`crate::primitives::device::reduce`]); the input is read as stage 8 reads it, in 16-byte
-//! vectors (4 × 32-bit or 2 × 64-bit elements; a misaligned head and a short tail one element at a
-//! time), each vector reduced to one item in registers before it meets the combine.
+//! What: the input is read as stage 8 reads it — 16-byte vectors (8 × 16-bit, 4 × 32-bit or
+//! 2 × 64-bit elements; a misaligned head and a short tail one element at a time), in contiguous
+//! per-block tiles ([`crate::primitives::tiles`]). In the hot loop a thread keeps only **the best
+//! value so far and a 32-bit vector number**: each vector is folded to its best value, which
+//! replaces the running one only if it is strictly better (or the first NaN). After the loop the
+//! thread loads its winning vector once more, picks the lane (the first one equal to the best),
+//! and only then builds the `(u64 index, value)` item ([`ArgItem`]) that the block and the grid
+//! combine ([`crate::primitives::device::finish`]).
 //!
 //! Semantics, those of NumPy's `argmin`/`argmax` (and PyTorch's):
 //! * **first occurrence**: of equal values the lowest index wins (`-0.0 == 0.0`, so they tie);
 //! * **NaN wins**: if the input holds a NaN, the result is the index of the first NaN (for both
 //!   argmin and argmax, as NumPy: a NaN compares as "more extreme" than any number);
+//! * `f16` / `bf16` compare as the `f32` they widen to exactly; the value returned is the half;
 //! * an empty input has no argmin: the host reports it as an error before launching.
 //!
-//! The combine is a total preorder with the index as the tie-break, so it is associative and
-//! commutative: any split of the work gives the same answer, and the answer is deterministic.
+//! Why the hot loop needs no index compare: a thread visits its vectors in increasing order
+//! (the tiled schedule's promise), so "strictly better replaces" keeps the first occurrence; the
+//! index tie-break is needed only when items of different threads meet, once per thread.
 //!
-//! Why it is fast: the comparisons are a few instructions per element against 4 bytes of HBM
-//! traffic, so the kernel runs at the loads' speed; the item (`u64` index + value) costs 3 or 4
-//! shuffles per warp step, once per block. What it costs beyond a plain max: the index (a 64-bit
-//! add and select per element) and twice or three times the registers for the running item.
+//! Why it is fast: per element a few compares and selects against 2–8 bytes of HBM traffic, and
+//! per thread 3–4 registers of state (value + position) instead of a 64-bit index and a value
+//! updated per element, so the kernel fits stage 8's occupancy and runs at the loads' speed.
+//! What it costs: one extra 16-byte load per thread at the end, and a bound: a thread counts its
+//! vectors in 32 bits, so a launch must give no thread 2^32 or more of them ([`fits_positions`];
+//! the host's grid gives each at most a few thousand; a launch that breaks it stops with an
+//! error, never a wrong index).
 
-use crate::gpu::{Global, GlobalMut, Vec4};
+use crate::gpu::{fail, Global, GlobalMut, Vec4};
 use crate::primitives::device::{self, item_pass, Workspace};
+use crate::primitives::tiles::{self, EvenShare};
 use crate::primitives::{Combine, Item, Words, MAX_WORDS};
 use crate::table::ElemKind;
 use crate::Element;
@@ -42,8 +52,8 @@ pub struct ArgItem<T> {
 }
 
 impl<T: Element> Item for ArgItem<T> {
-    /// The index (2 words), then the value (1 or 2).
-    const WORDS: usize = 2 + core::mem::size_of::<T>() / 4;
+    /// The index (2 words), then the value (1 word for 2- and 4-byte values, 2 for 8-byte).
+    const WORDS: usize = 2 + core::mem::size_of::<T>().div_ceil(4);
     #[inline(always)]
     fn to_words(self) -> Words {
         let bits = self.value.to_bits64();
@@ -74,6 +84,9 @@ pub trait Direction: 'static {
     const NAME: &'static str;
     /// Larger is better (argmax), or smaller (argmin).
     const LARGEST: bool;
+    /// NaN is skipped (NumPy's `nanargmin`/`nanargmax`: a NaN loses to every number), instead of
+    /// winning (`argmin`/`argmax`).
+    const SKIP_NAN: bool = false;
 }
 
 /// The smallest element.
@@ -90,11 +103,52 @@ impl Direction for ArgMax {
     const LARGEST: bool = true;
 }
 
-/// `v` is a NaN (never, for integers: the test folds away).
+/// The smallest element, NaN skipped (NumPy's `nanargmin`; all NaN: the first NaN, which the
+/// host reports as an error).
+pub struct NanArgMin;
+/// The largest element, NaN skipped (NumPy's `nanargmax`; all NaN: as [`NanArgMin`]).
+pub struct NanArgMax;
+
+impl Direction for NanArgMin {
+    const NAME: &'static str = "nanargmin";
+    const LARGEST: bool = false;
+    const SKIP_NAN: bool = true;
+}
+impl Direction for NanArgMax {
+    const NAME: &'static str = "nanargmax";
+    const LARGEST: bool = true;
+    const SKIP_NAN: bool = true;
+}
+
+/// `v` is a NaN (never, for integers: the test folds away). On the bits: one `and` and one
+/// compare, the same for every float width.
 #[inline(always)]
-#[allow(clippy::eq_op)] // `v != v` is the NaN test
 fn is_nan<T: Element>(v: T) -> bool {
-    matches!(T::KIND, ElemKind::F32 | ElemKind::F64) && v != v
+    let b = v.to_bits64();
+    match T::KIND {
+        ElemKind::F32 => (b as u32 & 0x7fff_ffff) > 0x7f80_0000,
+        ElemKind::F64 => (b & 0x7fff_ffff_ffff_ffff) > 0x7ff0_0000_0000_0000,
+        ElemKind::F16 => (b as u16 & 0x7fff) > 0x7c00,
+        ElemKind::BF16 => (b as u16 & 0x7fff) > 0x7f80,
+        _ => false,
+    }
+}
+
+/// `a == b` in `T`'s own order (`-0.0 == 0.0`; false for a NaN; halves compared as `f32`).
+#[inline(always)]
+fn same<T: Element>(a: T, b: T) -> bool {
+    let (x, y) = (a.to_bits64(), b.to_bits64());
+    match T::KIND {
+        ElemKind::F32 => f32::from_bits(x as u32) == f32::from_bits(y as u32),
+        ElemKind::F64 => f64::from_bits(x) == f64::from_bits(y),
+        ElemKind::F16 => {
+            crate::half::f16_bits_to_f32(x as u16) == crate::half::f16_bits_to_f32(y as u16)
+        }
+        ElemKind::BF16 => {
+            crate::half::bf16_bits_to_f32(x as u16) == crate::half::bf16_bits_to_f32(y as u16)
+        }
+        _ => x == y,
+    }
 }
 
 /// `a > b` (argmax) or `a < b` (argmin) in `T`'s own order: one `setp` on the bits as `T` (the
@@ -124,17 +178,35 @@ fn better<T: Element, D: Direction>(a: T, b: T) -> bool {
     }
 }
 
-/// `b`, a later element than `a`, replaces it: it is a NaN and `a` is not, or it is strictly
-/// better (the first occurrence keeps ties).
+/// `b`, a later element than `a`, replaces it: it is strictly better (the first occurrence
+/// keeps ties), or — NaN being the most extreme value for `argmin`/`argmax` and the least for
+/// `nanargmin`/`nanargmax` — it is a NaN and `a` is not (a number and `a` is a NaN).
 #[inline(always)]
 fn later_wins<T: Element, D: Direction>(a: T, b: T) -> bool {
-    (is_nan(b) && !is_nan(a)) || better::<T, D>(b, a)
+    let (an, bn) = (is_nan(a), is_nan(b));
+    if D::SKIP_NAN {
+        (an && !bn) || better::<T, D>(b, a)
+    } else {
+        (bn && !an) || better::<T, D>(b, a)
+    }
 }
 
 /// The worst value in direction `D` (the identity's value): nothing is worse, and the identity's
-/// index ([`NO_INDEX`]) loses every tie.
+/// index ([`NO_INDEX`]) loses every tie. (A quiet NaN for the NaN-skipping floats.)
 #[inline(always)]
 fn worst<T: Element, D: Direction>() -> T {
+    if D::SKIP_NAN {
+        let nan: Option<u64> = match T::KIND {
+            ElemKind::F32 => Some(0x7fc0_0000),
+            ElemKind::F64 => Some(0x7ff8_0000_0000_0000),
+            ElemKind::F16 => Some(0x7e00),
+            ElemKind::BF16 => Some(0x7fc0),
+            _ => None,
+        };
+        if let Some(bits) = nan {
+            return T::from_bits64(bits);
+        }
+    }
     let bits: u64 = match (T::KIND, D::LARGEST) {
         (ElemKind::F32, true) => f32::NEG_INFINITY.to_bits() as u64,
         (ElemKind::F32, false) => f32::INFINITY.to_bits() as u64,
@@ -167,15 +239,16 @@ impl<T: Element, D: Direction> Combine for Arg<T, D> {
             value: worst::<T, D>(),
         }
     }
-    /// `a` wins if it is a NaN and `b` is not, if it is strictly better, or if they tie (equal,
-    /// or both NaN) and its index is lower. That is a total preorder on (NaN first, value, index):
-    /// associative and commutative, so the order of the work does not matter.
+    /// `a` wins if it is a NaN and `b` is not (for `nanarg*`: a number and `b` a NaN), if it is
+    /// strictly better, or if they tie (equal, or both NaN) and its index is lower. That is a
+    /// total preorder on (NaN first or last, value, index): associative and commutative, so the
+    /// order of the work does not matter.
     #[inline(always)]
-    #[allow(clippy::eq_op)]
     fn combine(a: ArgItem<T>, b: ArgItem<T>) -> ArgItem<T> {
         let (an, bn) = (is_nan(a.value), is_nan(b.value));
-        let tie = (an && bn) || a.value == b.value;
-        let a_wins = (an && !bn) || better::<T, D>(a.value, b.value) || (tie && a.index < b.index);
+        let tie = (an && bn) || same(a.value, b.value);
+        let nan_wins = if D::SKIP_NAN { bn && !an } else { an && !bn };
+        let a_wins = nan_wins || better::<T, D>(a.value, b.value) || (tie && a.index < b.index);
         if a_wins {
             a
         } else {
@@ -184,41 +257,68 @@ impl<T: Element, D: Direction> Combine for Arg<T, D> {
     }
 }
 
-/// The best of the elements packed in one 16-byte vector whose first element is `first`.
+/// Element `k` of a 16-byte vector of `T`s (`k < 16 / size_of::<T>()`).
 #[inline(always)]
-fn vector_item<T: Element, D: Direction>(v: Vec4, first: u64) -> ArgItem<T> {
+fn lane<T: Element>(v: Vec4, k: usize) -> T {
     let w = v.0;
-    let at = |k: usize| -> ArgItem<T> {
-        let value = if core::mem::size_of::<T>() == 4 {
-            T::from_bits64(w[k] as u64)
-        } else {
-            T::from_bits64(w[2 * k] as u64 | ((w[2 * k + 1] as u64) << 32))
-        };
-        ArgItem {
-            index: first + k as u64,
-            value,
-        }
-    };
-    // The lanes are in index order: a later lane replaces the best so far only if it wins
-    // outright (no index compare needed).
-    let pick = |a: ArgItem<T>, b: ArgItem<T>| {
-        if later_wins::<T, D>(a.value, b.value) {
-            b
-        } else {
-            a
-        }
-    };
-    if core::mem::size_of::<T>() == 4 {
-        pick(pick(pick(at(0), at(1)), at(2)), at(3))
-    } else {
-        pick(at(0), at(1))
+    match core::mem::size_of::<T>() {
+        2 => T::from_bits64(((w[k / 2] >> (16 * (k % 2))) & 0xffff) as u64),
+        4 => T::from_bits64(w[k] as u64),
+        _ => T::from_bits64(w[2 * k] as u64 | ((w[2 * k + 1] as u64) << 32)),
     }
 }
 
+/// The best value of one 16-byte vector (the first NaN if it holds one): the lanes are in index
+/// order, so a later lane replaces the best so far only if it wins outright.
+#[inline(always)]
+fn vector_best<T: Element, D: Direction>(v: Vec4) -> T {
+    let lanes = 16 / core::mem::size_of::<T>();
+    let mut best = lane::<T>(v, 0);
+    for k in 1..lanes {
+        let x = lane::<T>(v, k);
+        if later_wins::<T, D>(best, x) {
+            best = x;
+        }
+    }
+    best
+}
+
+/// The first lane of `v` holding `best` (a value [`vector_best`] returned for `v`): its position
+/// and its own bits (of `-0.0` and `0.0`, the one that is there).
+#[inline(always)]
+fn find_lane<T: Element>(v: Vec4, best: T) -> (usize, T) {
+    let lanes = 16 / core::mem::size_of::<T>();
+    let nan = is_nan(best);
+    let mut k = 0;
+    for j in (0..lanes).rev() {
+        let x = lane::<T>(v, j);
+        if (nan && is_nan(x)) || same(x, best) {
+            k = j;
+        }
+    }
+    (k, lane::<T>(v, k))
+}
+
+/// No vector yet (the hot loop's position before the first one).
+const NO_POS: u32 = u32::MAX;
+
+/// Whether a launch of `grid` blocks of `block` threads over `n` elements keeps every thread's
+/// vector count below 2^32 - 1 (the kernel's 32-bit position; it stops with an error otherwise).
+/// Conservative: counts `n` vectors (at most `n` elements per vector's lane count) plus a tile.
+pub const fn fits_positions(n: usize, grid: usize, block: usize) -> bool {
+    let threads = if grid == 0 || block == 0 {
+        1
+    } else {
+        grid * block
+    };
+    n / threads + 2 * UNROLL < NO_POS as usize
+}
+
 /// Argmin/argmax of `input` into `out` (an [`ArgItem`] as words), in one launch of `BLOCK`
-/// threads (see [`device::reduce`] for the launch contract). An empty input writes the identity
-/// (`index == NO_INDEX`), which the host never asks for.
-pub fn reduce<T: Element, D: Direction, const BLOCK: usize>(
+/// threads, `UNROLL` vector loads in flight per thread (see [`device::reduce`] for the launch
+/// contract). An empty input writes the identity (`index == NO_INDEX`), which the host never
+/// asks for.
+pub fn reduce<T: Element, D: Direction, const BLOCK: usize, const UNROLL: usize>(
     input: Global<T>,
     ws: Workspace,
     out: GlobalMut<u32>,
@@ -229,10 +329,11 @@ pub fn reduce<T: Element, D: Direction, const BLOCK: usize>(
     let vectors = (n - head) / lanes;
     let body_end = head + vectors * lanes;
     // The elements outside whole vectors (before the first 16-byte boundary, after the last whole
-    // vector: fewer than `2 * lanes`) are the seeds of the first threads of block 0.
-    let (tid, block) = (
+    // vector: fewer than `2 * lanes <= 16`) are the seeds of the first threads of block 0.
+    let (tid, block, grid) = (
         crate::thread::thread_idx_x() as usize,
         crate::thread::block_idx_x() as usize,
+        crate::thread::grid_dim_x() as usize,
     );
     let mut seed = Arg::<T, D>::identity();
     let odd = head + (n - body_end);
@@ -247,14 +348,44 @@ pub fn reduce<T: Element, D: Direction, const BLOCK: usize>(
             value: input.get(i), // checked; `i < n` by construction
         };
     }
-    let load = |v: usize| -> ArgItem<T> {
-        // SAFETY: `device::reduce` calls this with `v < vectors` only, so
-        // `head + (v + 1) * lanes <= body_end <= n`, and element `head` is the first on a 16-byte
+    let load = |v: usize| -> Vec4 {
+        // SAFETY: `tiles::for_each` calls this with `v < share.end <= vectors` only, and the
+        // re-load below with a `v` it passed to `visit`; so
+        // `head + (v + 1) * lanes <= body_end <= n`; element `head` is the first on a 16-byte
         // boundary (`misaligned_head`).
-        let x = unsafe { input.get_vec4_unchecked(head, v) };
-        vector_item::<T, D>(x, (head + v * lanes) as u64)
+        unsafe { input.get_vec4_unchecked(head, v) }
     };
-    device::reduce::<Arg<T, D>, BLOCK, UNROLL>(vectors, load, seed, ws, out)
+    let share = EvenShare::new(vectors, BLOCK * UNROLL, grid.max(1), block);
+    device::check::<ArgItem<T>, BLOCK>(&ws, &out);
+    if share.per_block / BLOCK >= NO_POS as usize {
+        // More than 2^32 - 1 vectors per thread: the 32-bit position cannot count them. The
+        // host sizes the grid so that this never happens (`fits_positions`).
+        fail("argreduce: more than 2^32 - 1 vectors per thread; launch a larger grid");
+    }
+
+    // The hot loop: the best value and its vector's number among this thread's, nothing else.
+    let mut best = worst::<T, D>();
+    let mut pos = NO_POS;
+    tiles::for_each::<Vec4, BLOCK, UNROLL>(share, tid, load, |v, x| {
+        let vb = vector_best::<T, D>(x);
+        if pos == NO_POS || later_wins::<T, D>(best, vb) {
+            best = vb;
+            // The thread's vectors are `start + tid + j * BLOCK`: `j` fits (checked above).
+            pos = ((v - share.start) / BLOCK) as u32;
+        }
+    });
+    let mut acc = seed;
+    if pos != NO_POS {
+        // Once per thread: the winning vector again, its lane, the 64-bit index.
+        let v = share.start + pos as usize * BLOCK + tid;
+        let (k, value) = find_lane::<T>(load(v), best);
+        let mine = ArgItem {
+            index: (head + v * lanes + k) as u64,
+            value,
+        };
+        acc = Arg::<T, D>::combine(acc, mine);
+    }
+    device::finish::<Arg<T, D>, BLOCK>(acc, ws, out)
 }
 
 /// The raw entry point of an argmin/argmax kernel (the kernel table's [`Abi::Item`] rows): the item
@@ -272,7 +403,16 @@ pub unsafe fn entry<T: Element, D: Direction, const BLOCK: usize>(
     out: *mut u32,
 ) {
     // SAFETY: this function's contract.
-    unsafe { item_pass::<T, ArgItem<T>>(reduce::<T, D, BLOCK>, input, n, partials, counter, out) }
+    unsafe {
+        item_pass::<T, ArgItem<T>>(
+            reduce::<T, D, BLOCK, UNROLL>,
+            input,
+            n,
+            partials,
+            counter,
+            out,
+        )
+    }
 }
 
 #[cfg(test)]

@@ -21,7 +21,31 @@ fn numpy<T: Element + PartialOrd>(x: &[T], max: bool) -> (usize, T) {
     (best, x[best])
 }
 
+/// NumPy's rule on keys (`f64` holds every `f16`/`bf16`/`f32`/`f64` exactly): NaN first
+/// (`argmin`/`argmax`) or skipped (`nanargmin`/`nanargmax`; all NaN: `None`).
+fn numpy_keys(k: &[f64], max: bool, skip_nan: bool) -> Option<usize> {
+    if !skip_nan {
+        if let Some(i) = k.iter().position(|v| v.is_nan()) {
+            return Some(i);
+        }
+    }
+    let mut best: Option<usize> = None;
+    for (i, v) in k.iter().enumerate() {
+        if v.is_nan() {
+            continue;
+        }
+        if best.is_none_or(|b| (max && *v > k[b]) || (!max && *v < k[b])) {
+            best = Some(i);
+        }
+    }
+    best
+}
+
 fn run<T: Element, D: Direction>(x: &[T], grid: usize) -> ArgItem<T> {
+    run_block::<T, D, 256>(x, grid)
+}
+
+fn run_block<T: Element, D: Direction, const BLOCK: usize>(x: &[T], grid: usize) -> ArgItem<T> {
     let words = ArgItem::<T>::WORDS;
     let partials = vec![0u32; grid * words];
     let mut counter = 0u32;
@@ -35,13 +59,13 @@ fn run<T: Element, D: Direction>(x: &[T], grid: usize) -> ArgItem<T> {
     let n = x.len();
     let cfg = LaunchConfig {
         grid_dim: grid,
-        block_dim: 256,
-        shared_bytes: block::shared_words(256, words) * 4,
+        block_dim: BLOCK,
+        shared_bytes: block::shared_words(BLOCK, words) * 4,
     };
     launch(cfg, &|| {
         // SAFETY: the vectors outlive the launch and have the item ABI's sizes.
         unsafe {
-            entry::<T, D, 256>(
+            entry::<T, D, BLOCK>(
                 i as *const T,
                 n,
                 p as *mut u32,
@@ -112,4 +136,113 @@ fn a_nan_wins_both_ways_and_the_first_nan_is_reported() {
 #[test]
 fn an_empty_input_is_the_identity() {
     assert_eq!(run::<u32, ArgMax>(&[], 1).index, NO_INDEX);
+}
+
+/// Every direction over `x` (keys `k`) on several grids and two block sizes against
+/// [`numpy_keys`]; the value's bits are the element's own.
+fn check_keys<T: Element>(x: &[T], k: &[f64], what: &str) {
+    fn one<T: Element, D: Direction>(x: &[T], k: &[f64], what: &str) {
+        let want = numpy_keys(k, D::LARGEST, D::SKIP_NAN);
+        for (grid, block) in [(1usize, 256), (3, 64), (16, 64)] {
+            let got = if block == 256 {
+                run::<T, D>(x, grid)
+            } else {
+                run_block::<T, D, 64>(x, grid)
+            };
+            {
+                match want {
+                    Some(i) => {
+                        assert_eq!(
+                            got.index,
+                            i as u64,
+                            "{} of {what}, grid {grid}, block {block}",
+                            D::NAME
+                        );
+                        assert_eq!(
+                            got.value.to_bits64(),
+                            x[i].to_bits64(),
+                            "{} of {what}",
+                            D::NAME
+                        );
+                    }
+                    // All NaN (nanarg*): the first NaN, or the identity for an empty input.
+                    None => assert!(
+                        got.index == NO_INDEX || k[got.index as usize].is_nan(),
+                        "{} of {what}: {got:?}",
+                        D::NAME
+                    ),
+                }
+            }
+        }
+    }
+    one::<T, ArgMin>(x, k, what);
+    one::<T, ArgMax>(x, k, what);
+    one::<T, NanArgMin>(x, k, what);
+    one::<T, NanArgMax>(x, k, what);
+}
+
+/// The edges of the issue for one float type given as `from_f32`/`to_f64` conversions.
+fn float_edges<T: Element>(from: impl Fn(f32) -> T, key: impl Fn(T) -> f64, tiny: f32, name: &str) {
+    let case = |v: &[f32], what: &str| {
+        let x: Vec<T> = v.iter().map(|&f| from(f)).collect();
+        let k: Vec<f64> = x.iter().map(|&t| key(t)).collect();
+        check_keys(&x, &k, &std::format!("{name} {what}"));
+        // Shifted by one element: the 16-byte boundary moves.
+        if x.len() > 1 {
+            check_keys(&x[1..], &k[1..], &std::format!("{name} {what}, from 1"));
+        }
+    };
+    let nan = f32::NAN;
+    case(&[1.5], "one element");
+    case(&[nan], "one NaN");
+    case(&[nan, nan, nan], "all NaN");
+    case(&[0.0, -0.0, 0.0, -0.0], "zeros of both signs");
+    case(&[-0.0, 0.0, -0.0], "zeros, negative first");
+    case(
+        &[1.0, f32::INFINITY, -f32::INFINITY, 2.0, f32::INFINITY],
+        "infinities",
+    );
+    case(&[tiny, -tiny, 0.0, 2.0 * tiny, -2.0 * tiny], "subnormals");
+    for n in [9usize, 33, 1025, 4097] {
+        let base: Vec<f32> = noise(n, 37).map(|v| v as f32 - 18.0).collect();
+        case(&base, &std::format!("{n} with ties"));
+        for at in [0, n / 2, n - 1] {
+            let mut v = base.clone();
+            v[at] = nan;
+            if at + 3 < n {
+                v[at + 3] = nan;
+            }
+            case(&v, &std::format!("{n}, NaN at {at}"));
+        }
+    }
+}
+
+#[test]
+fn halves_f32_and_f64_follow_numpy_on_every_edge() {
+    use crate::half::{Bf16, F16};
+    float_edges(F16::from_f32, |h| h.to_f32() as f64, 6.0e-8, "f16");
+    float_edges(Bf16::from_f32, |h| h.to_f32() as f64, 1.0e-39, "bf16");
+    float_edges(|f| f, |f| f as f64, 1.0e-45, "f32");
+    float_edges(|f| f as f64, |f| f, 1.0e-45, "f64");
+}
+
+#[test]
+fn integers_follow_numpy_at_tile_edges() {
+    for n in [1usize, 5, 1023, 1024, 1025, 4097] {
+        let x: Vec<i32> = noise(n, 11).map(|v| v as i32 - 5).collect();
+        let k: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+        check_keys(&x, &k, "i32");
+        let y: Vec<u64> = noise(n, 5).map(|v| v * (u64::MAX / 4)).collect();
+        let k: Vec<f64> = y.iter().map(|&v| (v / (u64::MAX / 4)) as f64).collect();
+        check_keys(&y, &k, "u64");
+    }
+}
+
+#[test]
+fn the_position_bound_is_conservative() {
+    // A thread's vectors: at most n / (grid * block) + UNROLL; the bound allows up to 2^32 - 2.
+    assert!(fits_positions(1 << 40, 528, 256));
+    assert!(fits_positions(1 << 50, 1 << 20, 1024));
+    assert!(!fits_positions(1 << 40, 1, 128));
+    assert!(!fits_positions(usize::MAX, 1, 256));
 }

@@ -64,7 +64,7 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false>(input, words, counter, out)
+    sum_with::<T, BLOCK, UNROLL, false, false>(input, words, counter, round_into(out))
 }
 
 /// [`sum`] with the fast path ([`Expansion::add_fast`]: three additions per element when one
@@ -75,7 +75,7 @@ pub fn sum_fast<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, false>(input, words, counter, out)
+    sum_with::<T, BLOCK, UNROLL, true, false>(input, words, counter, round_into(out))
 }
 
 /// [`sum`] with the block merge (`block_merge`: the warps' expansions merged by warp 0 with
@@ -87,7 +87,7 @@ pub fn sum_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, true>(input, words, counter, out)
+    sum_with::<T, BLOCK, UNROLL, false, true>(input, words, counter, round_into(out))
 }
 
 /// [`sum_fast`] and [`sum_merge`] together.
@@ -97,11 +97,32 @@ pub fn sum_fast_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, true>(input, words, counter, out)
+    sum_with::<T, BLOCK, UNROLL, true, true>(input, words, counter, round_into(out))
 }
 
-/// The kernel behind [`sum`], [`sum_fast`], [`sum_merge`] and [`sum_fast_merge`] (`FAST` picks
-/// the per-element addition, `MERGE` the block's combine).
+/// Everything of [`sum`] but its last step: when the grid's words are in the block's shared
+/// memory (`slots` words: digits, then the flags), thread 0 of that block calls
+/// `last(words, format, n)` — [`sum`] rounds them, [`super::words::sum_words`] writes them out
+/// unrounded. Same launch contract as [`sum`].
+#[inline(always)]
+pub(super) fn accumulate<T: Element, const BLOCK: usize, const UNROLL: usize>(
+    input: Global<T>,
+    words: GlobalWords,
+    counter: Counter,
+    last: impl FnOnce(&Shared<i64>, Format, usize),
+) {
+    sum_with::<T, BLOCK, UNROLL, false, false>(input, words, counter, last)
+}
+
+/// The last step of [`sum`] and its variants: round the grid's words into `out[0]`.
+#[inline(always)]
+fn round_into<T: Element>(out: GlobalMut<T>) -> impl FnOnce(&Shared<i64>, Format, usize) {
+    move |smem, f, n| out.set(0, T::from_bits64(finish(smem, f, n)))
+}
+
+/// The kernel behind [`sum`], [`sum_fast`], [`sum_merge`], [`sum_fast_merge`] and
+/// [`accumulate`] (`FAST` picks the per-element addition, `MERGE` the block's combine, `last`
+/// what thread 0 of the last block does with the grid's words).
 #[inline(always)]
 fn sum_with<
     T: Element,
@@ -113,7 +134,7 @@ fn sum_with<
     input: Global<T>,
     words: GlobalWords,
     counter: Counter,
-    out: GlobalMut<T>,
+    last: impl FnOnce(&Shared<i64>, Format, usize),
 ) {
     let Some(f) = Format::of(T::KIND) else {
         fail("exact sums are for f32 and f64");
@@ -251,22 +272,22 @@ fn sum_with<
     } else {
         0
     };
-    last_block::<T>(&smem, mine, f, words, counter, out, n);
+    last_block(&smem, mine, f, words, counter, n, last);
 }
 
 /// Step 3's end, for every block: publish the block's normalized word `mine` (thread `tid`'s)
 /// into the grid's `words` and take the ticket; the last block reads the grid's words back,
-/// zeroes them for the next launch, and thread 0 rounds once. A single-block launch skips the
-/// global words and the ticket and rounds its own words.
+/// zeroes them for the next launch, and thread 0 calls `last` on them once (the variants round
+/// there). A single-block launch skips the global words and the ticket and passes its own words.
 #[inline(always)]
-fn last_block<T: Element>(
+fn last_block(
     smem: &Shared<i64>,
     mine: i64,
     f: Format,
     words: GlobalWords,
     counter: Counter,
-    out: GlobalMut<T>,
     n: usize,
+    last: impl FnOnce(&Shared<i64>, Format, usize),
 ) {
     let slots = f.slots();
     let tid = thread::thread_idx_x() as usize;
@@ -277,7 +298,7 @@ fn last_block<T: Element>(
         }
         thread::sync_threads();
         if tid == 0 {
-            out.set(0, T::from_bits64(finish(smem, f, n)));
+            last(smem, f, n);
         }
         return;
     }
@@ -304,7 +325,7 @@ fn last_block<T: Element>(
         }
         thread::sync_threads();
         if tid == 0 {
-            out.set(0, T::from_bits64(finish(smem, f, n)));
+            last(smem, f, n);
             counter.reset();
         }
     }
@@ -318,6 +339,13 @@ fn finish(smem: &Shared<i64>, f: Format, n: usize) -> u64 {
     for (i, x) in w.iter_mut().enumerate().take(f.slots()) {
         *x = smem.get(i as u32);
     }
+    finish_words(&w, f, n)
+}
+
+/// [`finish`] on words already in registers (`w[..f.slots()]`: digits then flags; each digit
+/// word below 2^62 in magnitude) of `n` elements: the bits of the result.
+#[inline(always)]
+pub(super) fn finish_words(w: &[i64; MAX_SLOTS], f: Format, n: usize) -> u64 {
     let (nan, pinf, ninf, not_neg_zero) =
         (w[f.words], w[f.words + 1], w[f.words + 2], w[f.words + 3]);
     if nan > 0 || (pinf > 0 && ninf > 0) {

@@ -16,6 +16,7 @@
 //! | `tile` | adding a tile of elements into the expansions: the general path and the fast path (3 `add.f64` while exact, the tile redone otherwise) |
 //! | `merge` | merging expansions across a warp and a block with shuffles |
 //! | [`kernel`] | the launch: stream like stage 8, merge per warp, integers across blocks, last block rounds |
+//! | [`words`] | across GPUs: the grid's words out unrounded, the ranks' words added and rounded once |
 //!
 //! ## The arithmetic-intensity budget (H200)
 //!
@@ -54,6 +55,7 @@ pub mod kernel;
 mod merge;
 pub mod round;
 mod tile;
+pub mod words;
 
 pub use accumulator::{Format, GlobalWords, FLAGS, MAX_SLOTS};
 pub use expansion::{two_sum, Expansion, Spill};

@@ -1,7 +1,8 @@
 //! # Device layer: one launch reduces the whole input (stage 8's scheme, for any item)
 //!
-//! What: each thread accumulates a **grid-stride** run of indices (`i`, `i + grid * BLOCK`, …),
-//! `UNROLL` loads in flight before it combines them; the block reduces its threads' items
+//! What: each block walks one contiguous run of tiles of `BLOCK * UNROLL` indices
+//! ([`super::tiles`], stage 8's schedule), each thread `UNROLL` loads in flight before it combines
+//! them; the block reduces its threads' items
 //! ([`super::block::reduce`]); thread 0 stores the block's partial and takes a ticket from an
 //! `atom.acq_rel.gpu` counter ([`crate::gpu::Counter::take_ticket`]); the block that draws the last
 //! ticket combines every partial **in block order** and writes the result, then resets the counter.
@@ -14,6 +15,7 @@
 //! Deterministic: the indices each thread visits, the order it combines them, the block tree and
 //! the final order over the partials depend only on `n`, the grid and `BLOCK`.
 
+use super::tiles::{self, EvenShare};
 use super::{block, load_item, store_item, Combine, Item, ItemCheck};
 use crate::gpu::{fail, sync_threads_or, Coherent, Counter, GlobalMut, Shared};
 use crate::thread;
@@ -33,7 +35,7 @@ pub struct Workspace {
 ///
 /// `load(i)` is called only with `i < n`, once per index; keep it branch-free (a 16-byte load and
 /// a few combines) so that the `UNROLL` loads of a step are all in flight at once. `seed` is this
-/// thread's item for anything the caller reads outside the grid-stride loop (stage 8's misaligned
+/// thread's item for anything the caller reads outside the tiled loop (stage 8's misaligned
 /// head and short tail); pass `C::identity()` for none. Launch with `blockDim.x == BLOCK` (a
 /// multiple of 32, at most 1024) and any grid; the views must be as [`Workspace`] says. A launch
 /// that breaks this (another block size, a view too small) stops on entry: a trap on the GPU, a
@@ -46,8 +48,27 @@ pub fn reduce<C: Combine, const BLOCK: usize, const UNROLL: usize>(
     ws: Workspace,
     out: GlobalMut<u32>,
 ) {
-    let () = ItemCheck::<C::Item>::OK;
-    let words = <C::Item as Item>::WORDS;
+    check::<C::Item, BLOCK>(&ws, &out);
+    let tid = thread::thread_idx_x() as usize;
+    let blk = thread::block_idx_x() as usize;
+    let grid = thread::grid_dim_x() as usize;
+
+    // Contiguous per-block tiles, UNROLL independent loads in flight per step.
+    let share = EvenShare::new(n, BLOCK * UNROLL, grid, blk);
+    let mut acc = seed;
+    tiles::for_each::<C::Item, BLOCK, UNROLL>(share, tid, &load, |_, x| {
+        acc = C::combine(acc, x);
+    });
+    finish::<C, BLOCK>(acc, ws, out)
+}
+
+/// The launch checks of [`reduce`] and [`finish`]: `blockDim.x == BLOCK` (a multiple of 32) and
+/// the [`Workspace`]'s and `out`'s sizes; a launch that breaks them stops here (a trap on the
+/// GPU, a panic in the emulator).
+#[inline(always)]
+pub fn check<I: Item, const BLOCK: usize>(ws: &Workspace, out: &GlobalMut<u32>) {
+    let () = ItemCheck::<I>::OK;
+    let words = I::WORDS;
     let grid = thread::grid_dim_x() as usize;
     if thread::block_dim_x() as usize != BLOCK
         || !BLOCK.is_multiple_of(32)
@@ -57,28 +78,18 @@ pub fn reduce<C: Combine, const BLOCK: usize, const UNROLL: usize>(
     {
         fail("device::reduce needs blockDim.x == BLOCK and the Workspace's sizes");
     }
+}
+
+/// The second half of [`reduce`], for a kernel that accumulates its threads' items its own way
+/// (argmin/argmax keep a value and a 32-bit position in the hot loop, [`crate::argreduce`]):
+/// every thread passes its item `acc`; the block reduces them, publishes its partial, takes a
+/// ticket, and the last block combines the partials in block order into `out`. Same contract as
+/// [`reduce`] (call [`check`] first; all threads of every block call it).
+#[inline(always)]
+pub fn finish<C: Combine, const BLOCK: usize>(acc: C::Item, ws: Workspace, out: GlobalMut<u32>) {
     let tid = thread::thread_idx_x() as usize;
     let blk = thread::block_idx_x() as usize;
-    let stride = grid * BLOCK;
-
-    // Grid-stride accumulation, UNROLL independent loads in flight per step.
-    let mut acc = seed;
-    let mut i = blk * BLOCK + tid;
-    if UNROLL > 1 {
-        while i < n && n - i > (UNROLL - 1) * stride {
-            // A loop of a constant UNROLL trips, unrolled: the loads do not depend on `acc`,
-            // so all UNROLL are issued before the first combine waits for its data.
-            for u in 0..UNROLL {
-                acc = C::combine(acc, load(i + u * stride)); // < n: the loop condition
-            }
-            i += UNROLL * stride;
-        }
-    }
-    while i < n {
-        acc = C::combine(acc, load(i));
-        i += stride;
-    }
-
+    let grid = thread::grid_dim_x() as usize;
     let block_total = block::reduce::<C, BLOCK>(acc, ws.smem);
     if grid == 1 {
         if tid == 0 {

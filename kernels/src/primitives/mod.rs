@@ -9,7 +9,8 @@
 //! | what is reduced | [`Combine`] (an item type, its identity, an associative combine), [`Item`] (how an item crosses registers and memory: up to [`MAX_WORDS`] 32-bit words) | the `ReductionOp` functor, `T` |
 //! | warp | [`warp::reduce`], [`warp::shfl_down`] | `WarpReduce` |
 //! | block | [`block::reduce`] | `BlockReduce` (warp-reductions algorithm) |
-//! | device | [`device::reduce`]: grid-stride accumulation, block partials, an acq_rel ticket, the last block combines in a fixed order | `DeviceReduce::Reduce` (single pass, as stage 8) |
+//! | schedule | [`tiles`]: contiguous per-block tiles, `UNROLL` loads in flight, items in index order per thread | `GridEvenShare` |
+//! | device | [`device::reduce`]: tiled accumulation, block partials, an acq_rel ticket, the last block combines in a fixed order | `DeviceReduce::Reduce` (single pass, as stage 8) |
 //! | tuning policy | [`Policy`], [`DEFAULT_POLICY`]: data, apart from the algorithm | `AgentReducePolicy` |
 //!
 //! **Why a library.** Argmin/argmax ([`crate::argreduce`]) reduce an `(index, value)` pair; a user's
@@ -43,6 +44,7 @@
 pub mod block;
 pub mod device;
 mod item;
+pub mod tiles;
 pub mod warp;
 
 pub use item::{load_item, store_item, Item, ItemCheck, WordStore, Words, MAX_WORDS};

@@ -146,6 +146,11 @@ pub fn reduce<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
 /// wrap. The warp shuffles, the shared memory (`BLOCK / 32` elements of `T::Wide`) and the
 /// partials are 64-bit. The cost: a `cvt` per element and two shuffles per step instead of one, in
 /// a kernel bound by memory bandwidth.
+///
+/// The same body reduces `f16` / `bf16` (`T::Wide = f32`): each 16-byte load brings 8 halves,
+/// each widened exactly (`cvt.f32.f16`, or a 16-bit shift for `bf16`) and combined in `f32` — sums
+/// and products do not round to 11 or 8 bits at every step, and `min`/`max` are exact (the result
+/// is one of the inputs, NaN rules as for `f32`). The cost: one conversion per element.
 pub fn reduce_wide<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
     input: Global<T>,
     partials: Coherent<T::Wide>,

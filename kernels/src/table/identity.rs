@@ -18,9 +18,9 @@ pub enum ElemKind {
     I64,
     /// `u64`
     U64,
-    /// IEEE binary16 ([`crate::half::F16`]; transform family only).
+    /// IEEE binary16 ([`crate::half::F16`]; the transform family, stage 8's half kernels and argmin/argmax).
     F16,
-    /// bfloat16 ([`crate::half::Bf16`]; transform family only).
+    /// bfloat16 ([`crate::half::Bf16`]; the transform family, stage 8's half kernels and argmin/argmax).
     BF16,
 }
 
@@ -74,6 +74,10 @@ pub enum OpKind {
     /// [`crate::transform::Total`]: Σx accumulated in `f64` (transform family only: the sum of
     /// `f16` / `bf16` inputs).
     Total,
+    /// [`crate::argreduce::NanArgMin`]: argmin with NaN skipped (NumPy's `nanargmin`).
+    NanArgMin,
+    /// [`crate::argreduce::NanArgMax`]: argmax with NaN skipped (NumPy's `nanargmax`).
+    NanArgMax,
 }
 
 impl OpKind {
@@ -95,6 +99,8 @@ impl OpKind {
             OpKind::ArgMin => "argmin",
             OpKind::ArgMax => "argmax",
             OpKind::Total => "total",
+            OpKind::NanArgMin => "nanargmin",
+            OpKind::NanArgMax => "nanargmax",
         }
     }
 }
@@ -145,6 +151,15 @@ pub enum Family {
     ExactMerge,
     /// [`crate::exact::kernel::sum_fast_merge`]: the fast path and the block merge.
     ExactFastMerge,
+    /// [`crate::axis::columns::columns_deep`]: one result per column, 8 loads in flight.
+    AxisColumnsDeep,
+    /// [`crate::exact::words::sum_words`]: the exact sum's words, unrounded (multi-GPU).
+    ExactWords,
+    /// [`crate::exact::words::combine`]: R ranks' exact words added and rounded once.
+    ExactCombine,
+    /// [`crate::stages::s8_shuffle_vectorized::reduce_wide`] for `f16` / `bf16`: every stage-8
+    /// operator, each half widened exactly to `f32` and combined there (an `f32` result).
+    S8Half,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).
@@ -173,6 +188,12 @@ pub enum Abi {
     /// `(const T* input, size_t n, int64_t* words, unsigned* counter, T* out)`: the exact sums
     /// ([`crate::exact`]).
     Exact,
+    /// `(const T* input, size_t n, int64_t* words, unsigned* counter, int64_t* out)`: the exact
+    /// sum's words out, unrounded ([`crate::exact::words::sum_words`]).
+    ExactWords,
+    /// `(const int64_t* gathered, size_t len, T* out)`: the ranks' words added and rounded once
+    /// ([`crate::exact::words::combine`]).
+    ExactCombine,
 }
 
 /// One row of the table.

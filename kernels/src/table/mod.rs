@@ -18,7 +18,8 @@
 //! families (the ones with more than one), the block size only for `const` families. E.g.
 //! `reduce_s3_sequential_f32`, `reduce_s6_complete_unroll_b256_i32`, `reduce_s8_max_b512_f64`,
 //! `reduce_rows_sum_b256_f32`, `reduce_s8_nanmax_b512_f32`, and the wide sums of 32-bit integers
-//! (input type in the name, 64-bit result) `reduce_s8_wide_sum_b512_i32`.
+//! (input type in the name, 64-bit result) `reduce_s8_wide_sum_b512_i32`, and stage 8 on halves
+//! (input type in the name, `f32` result) `reduce_s8_half_nanmax_b512_bf16`.
 
 #[cfg(not(target_arch = "nvptx64"))]
 use crate::gpu::{Coherent, Counter, Global, GlobalMut};
@@ -50,6 +51,10 @@ pub enum Body<T: Element> {
     Item(crate::primitives::device::ItemEntry<T>),
     /// [`Abi::Exact`].
     Exact(fn(Global<T>, crate::exact::GlobalWords, Counter, GlobalMut<T>)),
+    /// [`Abi::ExactWords`].
+    ExactWords(fn(Global<T>, crate::exact::GlobalWords, Counter, GlobalMut<i64>)),
+    /// [`Abi::ExactCombine`].
+    ExactCombine(fn(Global<i64>, GlobalMut<T>)),
 }
 
 /// A transform kernel's Rust function: `(a, b, partials, counter, out)` ([`crate::transform`]).
@@ -100,7 +105,7 @@ macro_rules! kernel_table {
             use crate::{Max, Min, Sum};
             #[allow(unused_imports)]
             use crate::{Count, NanMax, NanMin, NanSum, Prod};
-            use crate::argreduce::{self, ArgMax, ArgMin};
+            use crate::argreduce::{self, ArgMax, ArgMin, NanArgMax, NanArgMin};
             if T::KIND != id.ty || !id.is_built() {
                 return None;
             }
@@ -128,7 +133,7 @@ macro_rules! kernel_table {
             use crate::{Max, Min, Sum};
             #[allow(unused_imports)]
             use crate::{Count, NanMax, NanMin, NanSum, Prod};
-            use crate::argreduce::{self, ArgMax, ArgMin};
+            use crate::argreduce::{self, ArgMax, ArgMin, NanArgMax, NanArgMin};
             use super::SINGLE_PASS_UNROLL;
             $( kernel_table!(@export $abi $mode $stem [$($t),*] [$($op),*] $blocks $module $func); )*
         }
@@ -202,6 +207,15 @@ macro_rules! kernel_table {
             _ => None,
         }
     };
+    (@emu ExactWords const $id:ident $ops:tt [$($b:literal),*] $module:ident $func:ident) => {
+        match $id.block {
+            $($b => Some(Body::ExactWords($module::$func::<T, $b, SINGLE_PASS_UNROLL>)),)*
+            _ => None,
+        }
+    };
+    (@emu ExactCombine any $id:ident $ops:tt $blocks:tt $module:ident $func:ident) => {
+        Some(Body::ExactCombine($module::$func::<T>))
+    };
     (@emu_ax $id:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
         match $id.block {
             $($b => Some(Body::Axis($module::$func::<T, $op, $b>)),)*
@@ -270,6 +284,31 @@ macro_rules! kernel_table {
                 input: *const $t, n: usize, words: *mut i64, counter: *mut u32, out: *mut $t,
             ) {
                 exact($module::$func::<$t, $b, SINGLE_PASS_UNROLL>, input, n, words, counter, out)
+            }
+        )* }
+    };
+    (@export ExactWords const $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
+        $( kernel_table!(@export_exw $stem $t $blocks $module $func); )*
+    };
+    (@export_exw $stem:ident $t:ident [$($b:literal),*] $module:ident $func:ident) => {
+        paste::paste! { $(
+            #[no_mangle]
+            pub unsafe extern "ptx-kernel" fn [<$stem _sum_b $b _ $t>](
+                input: *const $t, n: usize, words: *mut i64, counter: *mut u32, out: *mut i64,
+            ) {
+                crate::exact::words::words_entry(
+                    $module::$func::<$t, $b, SINGLE_PASS_UNROLL>, input, n, words, counter, out,
+                )
+            }
+        )* }
+    };
+    (@export ExactCombine any $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
+        paste::paste! { $(
+            #[no_mangle]
+            pub unsafe extern "ptx-kernel" fn [<$stem _sum_ $t>](
+                gathered: *const i64, len: usize, out: *mut $t,
+            ) {
+                crate::exact::words::combine_entry($module::$func::<$t>, gathered, len, out)
             }
         )* }
     };
@@ -384,7 +423,7 @@ kernel_table! {
         => one_pass::reduce;
     S8Wide reduce_s8_wide SinglePassWide const [i32, u32] [Sum] [256, 512, 1024]
         => s8_shuffle_vectorized::reduce_wide;
-    ArgReduce reduce Item const [f32, f64, i32, u32, i64, u64] [ArgMin, ArgMax] [256]
+    ArgReduce reduce Item const [f32, f64, i32, u32, i64, u64, f16, bf16] [ArgMin, ArgMax, NanArgMin, NanArgMax] [256, 512]
         => argreduce::entry;
     Exact reduce_exact Exact const [f32, f64] [Sum] [256, 512]
         => kernel::sum;
@@ -394,6 +433,14 @@ kernel_table! {
         => kernel::sum_merge;
     ExactFastMerge reduce_exact_fast_merge Exact const [f32, f64] [Sum] [256, 512]
         => kernel::sum_fast_merge;
+    AxisColumnsDeep reduce_cols_deep Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
+        => columns::columns_deep;
+    ExactWords reduce_exact_words ExactWords const [f32, f64] [Sum] [256, 512]
+        => words::sum_words;
+    ExactCombine reduce_exact_combine ExactCombine any [f32, f64] [Sum] [32]
+        => words::combine;
+    S8Half reduce_s8_half SinglePassWide const [f16, bf16] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [256, 512, 1024]
+        => s8_shuffle_vectorized::reduce_wide;
 }
 
 #[cfg(test)]

@@ -348,6 +348,10 @@ pub enum Cmd {
         /// Output format (`json`: one object per line; `csv` prints JSON too).
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// Launch shapes to run, each `block=256|512,bps=N` (blocks per SM); `;` separates
+        /// several (each is checked and timed). Empty: the default.
+        #[arg(long, default_value = "")]
+        policy: String,
     },
     /// One reduction over shards on several GPUs, combined through NCCL in rank order (or on
     /// emulated ranks with `--backend emu`): checked, timed per phase, bits compared across runs.
@@ -355,4 +359,7 @@ pub enum Cmd {
     /// The correctly rounded sum (f32, f64): checked against the host's exact reference,
     /// compared with stage 8, timed; `--repro` runs it for every grid × block × input split.
     Exact(crate::commands::exact::ExactArgs),
+    /// Stage 8's operators on f16 / bf16 (widened exactly, combined in f32, an f32 result):
+    /// check each against the CPU reference and its bound, and time it.
+    Half(crate::commands::half::HalfArgs),
 }

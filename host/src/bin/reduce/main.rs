@@ -141,6 +141,7 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
             warmup,
             runs,
             format,
+            policy,
         } => commands::arg::run(
             &open()?,
             &commands::arg::ArgCmd {
@@ -152,9 +153,11 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
                 warmup,
                 runs,
                 format,
+                policy,
             },
         ),
         Cmd::Multi(a) => commands::multi::run(cli.backend.into(), cli.ptx.is_some(), &a),
         Cmd::Exact(a) => commands::exact::run(&open()?, &a),
+        Cmd::Half(a) => commands::half::run(&open()?, &a),
     }
 }

@@ -7,7 +7,8 @@ use crate::data::make_data;
 use crate::output::verdict;
 use reduce_host::measure::{time_queued, TimingSpec};
 use reduce_host::{
-    reference_arg, with_elem_type, ArgOp, Backend, ElemType, PreparedArg, ReduceError, Scalar,
+    reference_arg, with_elem_type, ArgOp, ArgPolicy, Backend, ElemType, PreparedArg, ReduceError,
+    Scalar,
 };
 
 /// What `reduce arg` runs.
@@ -20,35 +21,69 @@ pub struct ArgCmd {
     pub warmup: usize,
     pub runs: usize,
     pub format: Format,
+    /// `;`-separated [`ArgPolicy`] texts (empty: the default).
+    pub policy: String,
 }
 
 pub fn run(backend: &Backend, cmd: &ArgCmd) -> Result<bool, ReduceError> {
+    let mut policies = cmd
+        .policy
+        .split(';')
+        .filter(|p| !p.trim().is_empty())
+        .map(ArgPolicy::parse)
+        .collect::<Result<Vec<_>, _>>()?;
+    if policies.is_empty() {
+        policies.push(ArgPolicy::default());
+    }
     let mut ok = true;
     for &e in &cmd.exps {
         for &ty in &cmd.types {
-            ok &= with_elem_type!(ty, T => one::<T>(backend, cmd, 1usize << e)?);
+            ok &= with_elem_type!(ty, T => one::<T>(backend, cmd, 1usize << e, &policies)?);
         }
     }
     Ok(ok)
 }
 
-fn one<T: Scalar>(backend: &Backend, cmd: &ArgCmd, n: usize) -> Result<bool, ReduceError> {
+fn one<T: Scalar>(
+    backend: &Backend,
+    cmd: &ArgCmd,
+    n: usize,
+    policies: &[ArgPolicy],
+) -> Result<bool, ReduceError> {
     let data = make_data::<T>(n, cmd.data, cmd.seed)?;
     let input = backend.upload(&data)?;
     let mut ok = true;
     for &op in &cmd.ops {
-        let p = PreparedArg::<T>::new(backend, op, n)?;
-        let got = p.run(backend, &input, 0)?;
-        let want = reference_arg(op, &data).ok_or(ReduceError::EmptyArgInput { op: op.name() })?;
+        // The CPU reference once per op; every launch shape is checked against it.
+        let want = reference_arg(op, &data).ok_or(ReduceError::AllNanArg { op: op.name() })?;
+        ok &= shapes::<T>(backend, cmd, op, &input, want, policies)?;
+    }
+    Ok(ok)
+}
+
+/// `op` over `input` with each of `policies`: checked against `want`, timed, one line each.
+fn shapes<T: Scalar>(
+    backend: &Backend,
+    cmd: &ArgCmd,
+    op: ArgOp,
+    input: &reduce_host::Buffer<T>,
+    want: (usize, T),
+    policies: &[ArgPolicy],
+) -> Result<bool, ReduceError> {
+    let n = input.len();
+    let mut ok = true;
+    for &policy in policies {
+        let p = PreparedArg::<T>::with_policy(backend, op, n, policy)?;
+        let got = p.run(backend, input, 0)?;
         let good = got.0 == want.0 && got.1.to_bits64() == want.1.to_bits64();
         ok &= good;
         let spec = TimingSpec::kernels(cmd.warmup, cmd.runs);
-        let t = time_queued(backend, &spec, || p.enqueue(backend, &input, 0))?;
+        let t = time_queued(backend, &spec, || p.enqueue(backend, input, 0))?;
         let bytes = (n * T::TYPE.size()) as f64;
         let gbps = bytes / (t.min() * 1e-3) / 1e9;
         if cmd.format == Format::Text {
             println!(
-                "{op} of 2^{} {}: index {} value {} (reference {} {}) {}   min {:.2} us  median {:.2} us  {:.1} GB/s  grid {}",
+                "{op} of 2^{} {}: index {} value {} (reference {} {}) {}   min {:.2} us  median {:.2} us  {:.1} GB/s  grid {} ({})",
                 n.trailing_zeros(),
                 T::TYPE,
                 got.0,
@@ -59,7 +94,8 @@ fn one<T: Scalar>(backend: &Backend, cmd: &ArgCmd, n: usize) -> Result<bool, Red
                 t.min() * 1e3,
                 t.median() * 1e3,
                 gbps,
-                p.grid()
+                p.grid(),
+                policy.text()
             );
         } else {
             let line = serde_json::json!({
@@ -71,6 +107,7 @@ fn one<T: Scalar>(backend: &Backend, cmd: &ArgCmd, n: usize) -> Result<bool, Red
                 "value": got.1.to_f64(),
                 "ok": good,
                 "grid": p.grid(),
+                "policy": policy.text(),
                 "runs": t.runs_ms.len(),
                 "min_us": t.min() * 1e3,
                 "median_us": t.median() * 1e3,

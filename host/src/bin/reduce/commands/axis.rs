@@ -7,6 +7,7 @@ use crate::data::make_data;
 use crate::output::verdict;
 use reduce_host::log_uniform_segments;
 use reduce_host::measure::{time_queued, TimingSpec};
+use reduce_host::PolicySettings;
 use reduce_host::{
     matches_reference, reference, reference_mean, with_elem_type, AxisKind, AxisPolicy, Backend,
     ElemType, Op, PreparedAxis, ReduceError, Reducer, Reference, Scalar, Segments,

@@ -6,6 +6,7 @@ use crate::args::{Data, Format, HostInputArg};
 use crate::data::make_data;
 use crate::output::{banner, text_table, verdict, Column};
 use reduce_host::streaming::link::link_seconds;
+use reduce_host::PolicySettings;
 use reduce_host::{
     matches_reference, reference, reference_mean, with_elem_type, Backend, HostInput, HostReducer,
     Op, PinnedBuffer, ReduceError, Scalar, StreamPolicy, Timeline,

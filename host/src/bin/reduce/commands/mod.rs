@@ -5,6 +5,7 @@ pub mod arg;
 pub mod axis;
 pub mod check;
 pub mod exact;
+pub mod half;
 pub mod host;
 pub mod info;
 pub mod multi;

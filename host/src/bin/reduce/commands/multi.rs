@@ -12,6 +12,9 @@ use reduce_host::{
 };
 use std::time::{Duration, Instant};
 
+mod count;
+mod exact;
+
 #[derive(clap::Args, Clone)]
 pub struct MultiArgs {
     /// Ranks: GPUs [default: every GPU], or emulated ranks with `--backend emu` [default: 2].
@@ -52,6 +55,26 @@ pub struct MultiArgs {
     /// Output format (`json`: one object per line; `csv` prints JSON too).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// The correctly rounded sum instead of `--op` (f32, f64): bit-identical to one device's
+    /// exact sum for any rank count; checked against the host's exact sum, timed against the
+    /// plain multi-rank sum.
+    #[arg(long)]
+    pub exact: bool,
+    /// With `--exact`: an exact-sum input family (uniform, cancellation, binades, subnormals,
+    /// ties, overflow) instead of `--data`.
+    #[arg(long)]
+    pub exact_data: Option<reduce_host::ExactData>,
+}
+
+/// `--exact` for the element type `ty`.
+fn run_exact<C: Collective>(m: MultiReducer<C>, a: &MultiArgs) -> Result<bool, ReduceError> {
+    match a.ty {
+        ElemType::F32 => exact::run::<f32, C>(m, a),
+        ElemType::F64 => exact::run::<f64, C>(m, a),
+        other => Err(ReduceError::InvalidArgument(format!(
+            "exact sums are for f32 and f64, not {other}"
+        ))),
+    }
 }
 
 /// Run it on GPUs through NCCL, or on emulated ranks (`--backend emu`, or `auto` without a GPU).
@@ -82,11 +105,23 @@ pub fn run(choice: BackendChoice, custom_ptx: bool, a: &MultiArgs) -> Result<boo
                     .join(", ")
             );
         }
+        if a.exact {
+            return run_exact(m, a);
+        }
+        if matches!(a.op, Op::Count | Op::NanMean) {
+            return with_elem_type!(a.ty, T => count::run::<T, Nccl>(m, a));
+        }
         with_elem_type!(a.ty, T => run_typed::<T, Nccl>(m, a))
     } else {
         let m = MultiReducer::<InMemory>::emulated(a.gpus.unwrap_or(2))?.with_timeout(timeout);
         if a.format == Format::Text {
             println!("*** CPU EMULATION: {} emulated ranks, in-memory all-gather; times are the emulator's wall clock ***", m.ranks());
+        }
+        if a.exact {
+            return run_exact(m, a);
+        }
+        if matches!(a.op, Op::Count | Op::NanMean) {
+            return with_elem_type!(a.ty, T => count::run::<T, InMemory>(m, a));
         }
         with_elem_type!(a.ty, T => run_typed::<T, InMemory>(m, a))
     }

@@ -1,0 +1,107 @@
+//! # Tiled schedule: each block owns one contiguous run of tiles (CUB's "even share")
+//!
+//! What: `count` work items (16-byte vectors, usually) are cut into tiles of `BLOCK * UNROLL`;
+//! block `b` of `grid` owns the tiles of one contiguous range ([`EvenShare`]); in a tile, thread
+//! `tid` takes items `tid, tid + BLOCK, …` — `UNROLL` independent, coalesced loads issued before
+//! the first is used ([`for_each`]). This is stage 8's schedule
+//! ([`crate::stages::s8_shuffle_vectorized`], step 2) as a reusable primitive.
+//!
+//! Why faster than a grid stride: a block streams through one region of memory, so its loads
+//! hit open DRAM pages and the L2's sectors in order (stage 8 measured ~10% over the grid-stride
+//! loop at 2^22–2^24 elements); and a thread visits its items in **increasing index order**, so a
+//! reduction that must keep the first of equal values (argmin/argmax) can keep "the best so far"
+//! with a strict compare, without comparing indices in the hot loop.
+//!
+//! What it costs: the last block's range may be short (at most one tile per block of imbalance),
+//! and `UNROLL` loaded items live in registers at once.
+
+/// The contiguous range of items one block owns: `start..end`, whole tiles but the last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EvenShare {
+    /// First item of the block.
+    pub start: usize,
+    /// One past the last item (`<= count`).
+    pub end: usize,
+    /// Items per block (a multiple of the tile); every block's `end - start` is at most this.
+    pub per_block: usize,
+}
+
+impl EvenShare {
+    /// Block `block` of `grid`'s share of `count` items in tiles of `tile` (`tile >= 1`,
+    /// `grid >= 1`): `ceil(ceil(count / tile) / grid)` tiles each, the later blocks possibly
+    /// short or empty.
+    #[inline(always)]
+    pub const fn new(count: usize, tile: usize, grid: usize, block: usize) -> EvenShare {
+        let per_block = count.div_ceil(tile).div_ceil(grid) * tile;
+        let start = block.saturating_mul(per_block);
+        let start = if start < count { start } else { count };
+        let end = if count - start > per_block {
+            start + per_block
+        } else {
+            count
+        };
+        EvenShare {
+            start,
+            end,
+            per_block,
+        }
+    }
+}
+
+/// Thread `tid` of a `BLOCK`-thread block walks its block's [`EvenShare`] of `count` items:
+/// `load(i)` for each of its items, `UNROLL` loads issued together, then `visit(i, loaded)` for
+/// each **in increasing `i`**. `load` is called only with `share.start <= i < share.end`.
+///
+/// Keep `load` a plain load (no data-dependent branch) so the `UNROLL` loads are in flight at
+/// once; `visit` does the arithmetic.
+#[inline(always)]
+pub fn for_each<V: Copy, const BLOCK: usize, const UNROLL: usize>(
+    share: EvenShare,
+    tid: usize,
+    load: impl Fn(usize) -> V,
+    mut visit: impl FnMut(usize, V),
+) {
+    let tile = BLOCK * UNROLL;
+    let (start, end) = (share.start, share.end);
+    let mut t = start;
+    // (Plain index loops of a constant trip count throughout: they unroll, and the arrays stay
+    // in registers; an array iterator would put them in local memory.)
+    while end - t >= tile {
+        // All loads first: they are independent, so all UNROLL are in flight at once …
+        let first = load(t + tid);
+        let mut loaded = [first; UNROLL];
+        #[allow(clippy::needless_range_loop)] // `u` is part of the index, not just a position
+        for u in 1..UNROLL {
+            loaded[u] = load(t + u * BLOCK + tid); // < t + tile <= end: the loop condition
+        }
+        // … then the arithmetic, in index order.
+        #[allow(clippy::needless_range_loop)]
+        for u in 0..UNROLL {
+            visit(t + u * BLOCK + tid, loaded[u]);
+        }
+        t += tile;
+    }
+    // The block's last, partial tile: the same loads, each guarded. A thread whose first item is
+    // past the end has none here (the later ones are further on); the others' slots start as
+    // copies of their first load.
+    if t < end && t + tid < end {
+        let first = load(t + tid);
+        let mut loaded = [first; UNROLL];
+        let mut valid = [false; UNROLL];
+        valid[0] = true;
+        #[allow(clippy::needless_range_loop)]
+        for u in 1..UNROLL {
+            let i = t + u * BLOCK + tid;
+            if i < end {
+                loaded[u] = load(i);
+                valid[u] = true;
+            }
+        }
+        #[allow(clippy::needless_range_loop)]
+        for u in 0..UNROLL {
+            if valid[u] {
+                visit(t + u * BLOCK + tid, loaded[u]);
+            }
+        }
+    }
+}
