@@ -10,12 +10,16 @@
 #    gpu_to_gpu (cuda/cub_determinism.cu, built here with nvcc -arch=sm_90 against the headers of
 #    cccl.tar.xz, unpacked into OUTDIR/cccl), and
 #    torch.sum (python/exact_torch.py).
+#    The same invocations sweep the policy knobs (`--policy`, record kind exact_policy, table
+#    "Policy sweep"): the fast-path kernels (fast_f32/fast_f64), the block merge (block_merge),
+#    blocks per SM, block size and min_tiles (fewer, wider blocks at small N), each checked
+#    against the default's bits.
 # 2. Accuracy at N = 2^22 on the same data (uniform and the adversarial families: cancellation,
 #    binades, subnormals, ties): every implementation's result in ulps from the correctly
 #    rounded sum, which three implementations agree on (the kernels, the Rust host reference,
 #    Python integers; math.fsum too for f64).
-# 3. Reproducibility: `reduce exact --repro` (grids 1, 7, 132, default, max × blocks 256, 512
-#    × input offsets 0-3) on uniform and adversarial data.
+# 3. Reproducibility: `reduce exact --repro` (fast path × block merge, each off/on × grids 1, 7,
+#    132, default, max × blocks 256, 512 × input offsets 0-3) on uniform and adversarial data.
 # 4. The exact sums' GPU tests (bin/gpu-tests exact).
 # Writes OUTDIR/exact.jsonl and OUTDIR/exact.md; logs in OUTDIR/logs/. Exit status non-zero if
 # anything failed.
@@ -41,11 +45,19 @@ mkdir -p "$OUT/cccl" && tar xJf "$HERE/cccl.tar.xz" -C "$OUT/cccl" 2>> "$OUT/log
 NVCC_PID=$!
 
 # 1. Ours, timing (uniform; the host reference only up to 2^28 to keep the run short — 2^30 is
-#    checked by the GPU tests).
+#    checked by the GPU tests), and the policy sweep on the same buffer.
+SWEEP=""
+F="fast_f32=1,fast_f64=1"
+for p in "fast_f32=0,fast_f64=0" "$F" "block_merge=1" "$F,block_merge=1" \
+    "$F,block_merge=1,blocks_per_sm=2" "$F,block_merge=1,blocks_per_sm=4" \
+    "$F,block_merge=1,block=512,blocks_per_sm=2" "$F,block_merge=1,min_tiles=4" \
+    "$F,block_merge=1,min_tiles=16" "block_merge=1,min_tiles=4" "blocks_per_sm=4"; do
+    SWEEP="$SWEEP --policy $p"
+done
 for ty in f32 f64; do
     for e in $EXPS; do
         ref=""; [ "$e" -ge 30 ] && ref="--no-reference"
-        "$R" --backend gpu exact --n $((1 << e)) --type $ty --data uniform --runs 50 $ref \
+        "$R" --backend gpu exact --n $((1 << e)) --type $ty --data uniform --runs 50 $ref $SWEEP \
             --format json >> "$J" 2>> "$OUT/logs/ours.log" || { echo "ours $ty 2^$e failed" >&2; status=1; }
     done
 done

@@ -111,19 +111,54 @@ def main():
     for r in rows:
         if r.get("kind") == "exact_repro":
             rep[(r["type"], r["n"], r["data"])].append(r)
-    md += ["## Reproducibility: one input, every grid × block × offset", "",
-           "| type | N | data | launches | grids | blocks | offsets | distinct results | = reference |",
-           "|---|---|---|---|---|---|---|---|---|"]
+    md += ["## Reproducibility: one input, every kernel × grid × block × offset", "",
+           "| type | N | data | launches | kernels | grids | blocks | offsets | distinct results | = reference |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for k in sorted(rep):
         cells = rep[k]
         distinct = sorted({c["bits"] for c in cells})
         refok = all(c.get("matches_reference") for c in cells)
         ok &= len(distinct) == 1 and refok
-        md.append(f"| {k[0]} | {fmt_n(k[1])} | {k[2]} | {len(cells)} | "
+        kernels = len({c.get("kernel") for c in cells})
+        md.append(f"| {k[0]} | {fmt_n(k[1])} | {k[2]} | {len(cells)} | {kernels} | "
                   f"{sorted({c['grid'] for c in cells})} | {sorted({c['block'] for c in cells})} | "
                   f"{sorted({c['offset'] for c in cells})} | {len(distinct)} ({', '.join(distinct)}) | "
                   f"{'yes' if refok else 'NO'} |")
     md.append("")
+
+    # The policy sweep (`reduce exact --policy …`): every setting's time and bits, and the best.
+    sw = defaultdict(dict)  # (ty, n) -> policy -> record
+    main_bits = {(r["type"], r["n"]): r["exact_bits"] for r in rows
+                 if r.get("kind") == "exact" and r.get("data") == "uniform"}
+    for r in rows:
+        if r.get("kind") == "exact_policy" and r.get("min_us") is not None:
+            sw[(r["type"], r["n"])][r["policy"]] = r
+    if sw:
+        pols = []
+        for k in sorted(sw):
+            for p in sw[k]:
+                if p not in pols:
+                    pols.append(p)
+        md += ["## Policy sweep: min µs of 50 runs (uniform data; `--policy` settings, "
+               "`(default)` = no setting); every cell checked against the reference", "",
+               "| type | N | " + " | ".join(f"`{p or '(default)'}`" for p in pols) + " | best |",
+               "|---|---|" + "---|" * len(pols) + "---|"]
+        for k in sorted(sw):
+            cells, best = [], None
+            for p in pols:
+                r = sw[k].get(p)
+                if r is None:
+                    cells.append("—")
+                    continue
+                good = (r.get("exact_matches_reference") is not False
+                        and main_bits.get(k, r["exact_bits"]) == r["exact_bits"])
+                ok &= good
+                cells.append(f"{r['min_us']:.1f}" + ("" if good else " WRONG"))
+                if good and (best is None or r["min_us"] < best[1]):
+                    best = (p, r["min_us"])
+            tail = f" | `{best[0] or '(default)'}` |" if best else " | — |"
+            md.append(f"| {k[0]} | {fmt_n(k[1])} | " + " | ".join(cells) + tail)
+        md.append("")
     with open(os.path.join(out, "exact.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))

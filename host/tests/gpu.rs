@@ -606,6 +606,10 @@ fn main() {
             exact_checks::exact_sum_of_2e30_floats,
         ),
         (
+            "exact_fast_path_matches_the_reference",
+            exact_checks::exact_fast_path_matches_the_reference,
+        ),
+        (
             "halves_every_op_size_offset_and_special_value",
             gpu_toolbox::halves_every_op_size_offset_and_special_value,
         ),

@@ -5,6 +5,7 @@
 //!   implementation the kernels are tested against;
 //! * [`data`] — adversarial inputs ([`ExactData`]: cancellation, binades, subnormals, ties, …);
 //! * [`plan`] — the launch plan and its policy ([`ExactPlan`], [`ExactPolicy`]);
+//! * [`settings`] — [`ExactPolicy`] from `key=value` text (`reduce exact --policy`);
 //! * [`prepared`] — [`PreparedExact`], the plan with its workspace (the one place that launches
 //!   the exact kernels);
 //! * [`repro`] — the reproducibility matrix (grids × blocks × input splits);
@@ -18,13 +19,14 @@ pub mod plan;
 pub mod prepared;
 pub mod reference;
 pub mod repro;
+pub mod settings;
 pub mod words;
 
 pub use data::{generate, ExactData, SplitMix};
 pub use plan::{exact_blocks, exact_plan, ExactPlan, ExactPolicy};
 pub use prepared::PreparedExact;
 pub use reference::{exact_mean, exact_sum, exact_sum_parallel, ExactFloat, ExactSum};
-pub use repro::{repro_grids, repro_matrix, ReproCell};
+pub use repro::{repro_grids, repro_matrix, repro_matrix_with, repro_variants, ReproCell};
 pub use words::{words_len, ExactCombine, PreparedExactWords, MAX_EXACT_RANKS};
 
 /// Distance in units in the last place between `got` and the correctly rounded `exact`, counted

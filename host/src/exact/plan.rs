@@ -9,14 +9,29 @@ use reduce_kernels::exact::kernel::{MAX_GRID as MAX_EXACT_GRID, MAX_PER_BLOCK};
 use reduce_kernels::exact::Format;
 use reduce_kernels::table::{Family, KernelId, OpKind, Row, SINGLE_PASS_UNROLL};
 
-/// The exact sum's tuning policy (data, apart from the algorithm).
+/// The exact sum's tuning policy (data, apart from the algorithm); set from text with
+/// [`ExactPolicy::with_settings`] (`reduce exact --policy fast_f32=1,blocks_per_sm=4`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ExactPolicy {
-    /// Threads per block for inputs larger than one tile.
+    /// Threads per block for inputs larger than one tile (256 or 512, the built blocks).
     pub block: usize,
     /// Blocks per SM the grid aims for: the kernels use 68–72 registers per thread (ptxas,
     /// sm_90), so three 256-thread blocks (768 threads) are what fits on an SM.
     pub blocks_per_sm: usize,
+    /// At least this many tiles (`block · 4` vectors) per block: fewer, wider blocks for small
+    /// inputs, down to one block (no global atomics, no ticket) once the input has at most
+    /// `min_tiles` tiles. 1: as many blocks as tiles, up to `blocks_per_sm` per SM.
+    pub min_tiles: usize,
+    /// f32 inputs take the fast-path kernel ([`reduce_kernels::exact::kernel::sum_fast`]: one
+    /// addition per element when it is exact, checked with two more).
+    pub fast_f32: bool,
+    /// f64 inputs take the fast-path kernel too (53-bit inputs rarely add exactly: expected
+    /// slower, measured by `benches/exact-on-gpu.sh`).
+    pub fast_f64: bool,
+    /// The block merge ([`reduce_kernels::exact::kernel::sum_merge`]): warp 0 merges the warps'
+    /// expansions with shuffles and one thread adds the block's to the words, instead of one
+    /// thread per warp with contended shared atomics (compare-and-swap loops on sm_90).
+    pub block_merge: bool,
 }
 
 impl Default for ExactPolicy {
@@ -24,6 +39,27 @@ impl Default for ExactPolicy {
         ExactPolicy {
             block: 256,
             blocks_per_sm: 3,
+            min_tiles: 1,
+            fast_f32: false,
+            fast_f64: false,
+            block_merge: false,
+        }
+    }
+}
+
+impl ExactPolicy {
+    /// The kernel family for `ty` under this policy.
+    pub fn family(&self, ty: ElemType) -> Family {
+        let fast = match ty {
+            ElemType::F32 => self.fast_f32,
+            ElemType::F64 => self.fast_f64,
+            _ => false,
+        };
+        match (fast, self.block_merge) {
+            (false, false) => Family::Exact,
+            (true, false) => Family::ExactFast,
+            (false, true) => Family::ExactMerge,
+            (true, true) => Family::ExactFastMerge,
         }
     }
 }
@@ -41,7 +77,8 @@ pub struct ExactPlan {
     pub grid: usize,
     /// Threads per block.
     pub block: usize,
-    /// Dynamic shared memory bytes (`16 · (W + 4)`: the words and their carries).
+    /// Dynamic shared memory bytes (`16 · (W + 4 + block / 32)`: the words, their carries and
+    /// one expansion per warp).
     pub shared_bytes: usize,
     /// 64-bit words of shared memory per block and of workspace (`W + 4`).
     pub slots: usize,
@@ -66,7 +103,8 @@ pub fn exact_plan(
         )));
     };
     let lanes = 16 / ty.size();
-    let vectors = n / lanes + 1; // an upper bound, whatever the input's alignment
+    // An upper bound whatever the input's alignment: the kernel's `(n - head) / lanes`.
+    let vectors = n / lanes;
     let unroll = SINGLE_PASS_UNROLL;
     let block = match overrides.block {
         Some(b) => {
@@ -85,7 +123,7 @@ pub fn exact_plan(
             .find(|&b| vectors <= b * unroll)
             .unwrap_or(policy.block),
     };
-    let tiles = vectors.div_ceil(block * unroll);
+    let tiles = vectors.div_ceil(block * unroll).max(1);
     let grid = match overrides.grid {
         Some(g) => {
             if g == 0 || g > MAX_EXACT_GRID {
@@ -97,6 +135,7 @@ pub fn exact_plan(
             g
         }
         None => tiles
+            .div_ceil(policy.min_tiles.max(1))
             .clamp(1, caps.sm_count * policy.blocks_per_sm)
             .max(tiles.div_ceil(MAX_PER_BLOCK / (block * unroll * lanes))),
     };
@@ -111,7 +150,7 @@ pub fn exact_plan(
         });
     }
     let id = KernelId {
-        family: Family::Exact,
+        family: policy.family(ty),
         ty: ty.kind(),
         op: OpKind::Sum,
         block,
@@ -122,7 +161,7 @@ pub fn exact_plan(
         kernel: id.symbol().to_string(),
         grid,
         block,
-        shared_bytes: 16 * format.slots(),
+        shared_bytes: 16 * (format.slots() + block / 32),
         slots: format.slots(),
     })
 }

@@ -23,13 +23,17 @@ impl<T: ExactFloat> PreparedExact<T> {
     /// Plan an exact sum of `n` elements on `backend` (with `overrides`) and allocate its
     /// workspace.
     pub fn new(backend: &Backend, n: usize, overrides: LaunchOverrides) -> Result<Self> {
-        let plan = exact_plan(
-            T::TYPE,
-            n,
-            overrides,
-            backend.caps(),
-            ExactPolicy::default(),
-        )?;
+        Self::with_policy(backend, n, overrides, ExactPolicy::default())
+    }
+
+    /// [`PreparedExact::new`] under `policy` (kernel variant, block, grid shape).
+    pub fn with_policy(
+        backend: &Backend,
+        n: usize,
+        overrides: LaunchOverrides,
+        policy: ExactPolicy,
+    ) -> Result<Self> {
+        let plan = exact_plan(T::TYPE, n, overrides, backend.caps(), policy)?;
         Ok(PreparedExact {
             words: backend.zeroed(plan.slots)?,
             counter: backend.zeroed(1)?,

@@ -1,5 +1,5 @@
-//! The reproducibility matrix: one input summed with every grid × block size × input split, and
-//! the result bits of each (they must all be equal, and equal to the exact reference).
+//! The reproducibility matrix: one input summed with every kernel variant (the fast path and the
+//! block merge, each off and on) × grid × block size × input split, and the result bits of each (they must all be equal, and equal to the exact reference).
 
 use super::plan::{exact_blocks, exact_plan, ExactPolicy};
 use super::prepared::PreparedExact;
@@ -11,6 +11,8 @@ use crate::plan::LaunchOverrides;
 /// One cell of the matrix.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ReproCell {
+    /// The kernel (its symbol: the variant and the block size).
+    pub kernel: String,
     /// Blocks launched.
     pub grid: usize,
     /// Threads per block.
@@ -43,12 +45,37 @@ pub fn repro_grids(backend: &Backend, ty: crate::types::ElemType, n: usize) -> R
     Ok(g)
 }
 
-/// Sum `data` on `backend` for every grid in `grids` × block size × offset in `offsets`.
+/// The kernel variants of the matrix: the fast path × the block merge, each off and on (the
+/// rest of the policy default).
+pub fn repro_variants() -> [ExactPolicy; 4] {
+    [(false, false), (true, false), (false, true), (true, true)].map(|(fast, block_merge)| {
+        ExactPolicy {
+            fast_f32: fast,
+            fast_f64: fast,
+            block_merge,
+            ..ExactPolicy::default()
+        }
+    })
+}
+
+/// Sum `data` on `backend` for every kernel variant ([`repro_variants`]) × grid in `grids` ×
+/// block size × offset in `offsets`.
 pub fn repro_matrix<T: ExactFloat>(
     backend: &Backend,
     data: &[T],
     grids: &[usize],
     offsets: &[usize],
+) -> Result<Vec<ReproCell>> {
+    repro_matrix_with(backend, data, grids, offsets, &repro_variants())
+}
+
+/// [`repro_matrix`] for the kernel variants of `policies` only.
+pub fn repro_matrix_with<T: ExactFloat>(
+    backend: &Backend,
+    data: &[T],
+    grids: &[usize],
+    offsets: &[usize],
+    policies: &[ExactPolicy],
 ) -> Result<Vec<ReproCell>> {
     let pad = offsets.iter().copied().max().unwrap_or(0);
     let mut padded = vec![T::default(); pad];
@@ -58,20 +85,23 @@ pub fn repro_matrix<T: ExactFloat>(
         // The input sits at `offset` in a buffer of its own (the elements before it are never
         // read).
         let input = backend.upload(&padded[pad - offset..])?;
-        for &block in exact_blocks() {
-            for &grid in grids {
-                let o = LaunchOverrides {
-                    block: Some(block),
-                    grid: Some(grid),
-                };
-                let p = PreparedExact::<T>::new(backend, data.len(), o)?;
-                let got = p.run(backend, &input, offset)?;
-                cells.push(ReproCell {
-                    grid,
-                    block,
-                    offset,
-                    bits: got.to_bits64(),
-                });
+        for &policy in policies {
+            for &block in exact_blocks() {
+                for &grid in grids {
+                    let o = LaunchOverrides {
+                        block: Some(block),
+                        grid: Some(grid),
+                    };
+                    let p = PreparedExact::<T>::with_policy(backend, data.len(), o, policy)?;
+                    let got = p.run(backend, &input, offset)?;
+                    cells.push(ReproCell {
+                        kernel: p.plan.kernel.clone(),
+                        grid,
+                        block,
+                        offset,
+                        bits: got.to_bits64(),
+                    });
+                }
             }
         }
     }

@@ -5,6 +5,7 @@
 use libtest_mimic::Failed;
 use reduce_host::exact::{
     exact_sum, exact_sum_parallel, generate, repro_grids, repro_matrix, ExactData, ExactFloat,
+    ExactPolicy,
 };
 use reduce_host::*;
 
@@ -128,4 +129,85 @@ pub fn exact_sum_of_2e30_floats() -> Result<(), Failed> {
     } else {
         Err(format!("got {got:e} want {want:e}").into())
     }
+}
+
+/// The fast-path and block-merge kernels (and the small-N shapes of `min_tiles`): every family
+/// and the IEEE edge cases, bit for bit against the reference.
+pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
+    let b = gpu();
+    let fast = ExactPolicy {
+        fast_f32: true,
+        fast_f64: true,
+        ..ExactPolicy::default()
+    };
+    let merged = ExactPolicy {
+        block_merge: true,
+        ..fast
+    };
+    for policy in [
+        fast,
+        ExactPolicy {
+            min_tiles: 16,
+            ..fast
+        },
+        merged,
+        ExactPolicy {
+            fast_f32: false,
+            fast_f64: false,
+            ..merged
+        },
+    ] {
+        policy_families::<f32>(&b, policy)?;
+        policy_families::<f64>(&b, policy)?;
+    }
+    let edges: Vec<Vec<f64>> = vec![
+        vec![-0.0; 5000],
+        vec![0.0, -0.0],
+        vec![1e300, 1.0, -1e300],
+        vec![f64::MAX; 100_000],
+        vec![f64::NEG_INFINITY, 5.0, f64::INFINITY],
+        vec![f64::NAN; 3],
+        vec![f64::from_bits(1); 100_001],
+    ];
+    for c in edges {
+        let c32: Vec<f32> = c.iter().map(|&x| x as f32).collect();
+        for p in [fast, merged] {
+            check_one(&b, &c, p)?;
+            check_one(&b, &c32, p)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_one<T: ExactFloat + Sync>(
+    b: &Backend,
+    d: &[T],
+    policy: ExactPolicy,
+) -> Result<(), Failed> {
+    let p = PreparedExact::<T>::with_policy(b, d.len(), LaunchOverrides::default(), policy)?;
+    let got = p.run(b, &b.upload(d)?, 0)?;
+    let want = exact_sum_parallel(d);
+    if same(got, want) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} {} n={}: got {:e} want {:e}",
+            p.plan.kernel,
+            T::TYPE,
+            d.len(),
+            got.to_f64(),
+            want.to_f64()
+        )
+        .into())
+    }
+}
+
+fn policy_families<T: ExactFloat + Sync>(b: &Backend, policy: ExactPolicy) -> Result<(), Failed> {
+    for data in ExactData::ALL {
+        for n in [1usize, 1000, 65_537, (1 << 22) + 1] {
+            check_one(b, &generate::<T>(data, n, n as u64 + 5), policy)
+                .map_err(|e| format!("{}: {}", data.name(), e.message().unwrap_or_default()))?;
+        }
+    }
+    Ok(())
 }

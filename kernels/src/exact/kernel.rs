@@ -19,10 +19,16 @@
 //! f32), which the H200's FP64 units sustain at HBM speed (see [`super`] for the budget); all the
 //! integer work happens once per warp or block, not per element.
 //!
-//! **What it costs.** `16 · (W + 4)` bytes of shared memory per block, `8 · (W + 4)` of workspace
-//! (W = 11 for f32, 68 for f64), a handful of global atomics per block, and registers: 68–72 per thread
-//! (ptxas, sm_90), so at most 768 threads per SM are resident — the host's policy launches
-//! 256-thread blocks, three per SM.
+//! **What it costs.** `16 · (W + 4 + BLOCK / 32)` bytes of shared memory per block, `8 · (W + 4)`
+//! of workspace (W = 11 for f32, 68 for f64), a handful of global atomics per block, and
+//! registers: 66–80 per thread (ptxas, sm_90, depending on the variant), so at most 768 threads
+//! per SM are resident — the host's policy launches 256-thread blocks, three per SM.
+//!
+//! **Variants** (the same contract, the same bits): [`sum`]; [`sum_fast`], whose whole tiles
+//! take three `add.f64` per element when each addition is exact ([`Expansion::add_fast`]) and are
+//! redone out of line otherwise; [`sum_merge`], which merges the warps' expansions in warp 0
+//! (`block_merge`) instead of adding each warp's into the words with shared atomics; and
+//! [`sum_fast_merge`], both.
 //!
 //! **Why the bits do not depend on the launch.** Every element's exact value ends in the integer
 //! words (via `hi`/`lo` or a residual); the words' sum is the same integer whatever the grid,
@@ -30,11 +36,13 @@
 //! Infinities and NaNs are counted, not added, and the "all inputs were -0.0" bit is an OR over
 //! warps: order-free too.
 
-use super::accumulator::{normalize_step, round, Format, GlobalWords, SharedWords, MAX_SLOTS};
+use super::accumulator::{normalize_step, Format, GlobalWords, SharedWords, MAX_SLOTS};
 use super::expansion::Expansion;
+use super::merge::{block_merge, warp_merge};
+use super::round::round;
+use super::tile::{add_one, add_tile, add_tile_fast, add_vec4, widen};
 use crate::gpu::{fail, sync_threads_or, thread_fence, Counter, Global, GlobalMut};
 use crate::gpu::{Shared, Vec4, WARP_SIZE};
-use crate::table::ElemKind;
 use crate::{thread, warp, Element};
 
 /// Most elements one block may add: a word takes at most two digits per element and a few per
@@ -43,75 +51,11 @@ pub const MAX_PER_BLOCK: usize = 1 << 29;
 /// Most blocks: each block's normalized words are below 2^33, so 2^24 of them sum below 2^57.
 pub const MAX_GRID: usize = 1 << 24;
 
-/// One element as the `f64` it is exactly.
-#[inline(always)]
-fn widen<T: Element>(x: T) -> f64 {
-    match T::KIND {
-        ElemKind::F32 => f32::from_bits(x.to_bits64() as u32) as f64,
-        _ => f64::from_bits(x.to_bits64()),
-    }
-}
-
-/// Add one 16-byte vector: lanes `0..L/2` to `a`, the rest to `b`.
-#[inline(always)]
-fn add_vec4<T: Element>(v: Vec4, a: &mut Expansion, b: &mut Expansion, s: &SharedWords) {
-    if T::KIND == ElemKind::F32 {
-        a.add(f32::from_bits(v.0[0]) as f64, s);
-        a.add(f32::from_bits(v.0[1]) as f64, s);
-        b.add(f32::from_bits(v.0[2]) as f64, s);
-        b.add(f32::from_bits(v.0[3]) as f64, s);
-    } else {
-        a.add(f64::from_bits(v.0[0] as u64 | (v.0[1] as u64) << 32), s);
-        b.add(f64::from_bits(v.0[2] as u64 | (v.0[3] as u64) << 32), s);
-    }
-}
-
-/// Add a tile's `U` loaded vectors. With constant indices (U = 4, the built configuration)
-/// `loaded` stays in registers; LLVM does not unroll the generic loop (its body holds four calls
-/// of the slow path), and a loop that indexes an array keeps the array in local memory.
-#[inline(always)]
-fn add_tile<T: Element, const U: usize>(
-    loaded: &[Vec4; U],
-    a: &mut Expansion,
-    b: &mut Expansion,
-    s: &SharedWords,
-) {
-    if U == 4 {
-        add_vec4::<T>(loaded[0], a, b, s);
-        add_vec4::<T>(loaded[1], a, b, s);
-        add_vec4::<T>(loaded[2], a, b, s);
-        add_vec4::<T>(loaded[3], a, b, s);
-    } else {
-        for v in loaded {
-            add_vec4::<T>(*v, a, b, s);
-        }
-    }
-}
-
-/// The warp's 32 expansions merged; lane 0 holds the result (see the module docs, step 1).
-#[inline(always)]
-fn warp_merge(mut e: Expansion, s: &SharedWords) -> Expansion {
-    let lane = warp::lane_id();
-    let mut offset = WARP_SIZE / 2;
-    while offset > 0 {
-        // Every lane shuffles (the full mask must be met); only lanes below `offset` merge.
-        let o = Expansion {
-            hi: e.hi.shfl_down(offset),
-            lo: e.lo.shfl_down(offset),
-        };
-        if lane < offset {
-            e.merge(o, s);
-        }
-        offset /= 2;
-    }
-    e
-}
-
 /// The correctly rounded sum of all of `input` into `out[0]`, in one launch.
 ///
 /// Launch with `blockDim.x == BLOCK` (a power of two, at least `slots`, and at most 512: the kernel
-/// uses 68–72 registers per thread, so a 1024-thread block cannot launch), `16 · slots` bytes of dynamic
-/// shared memory (`slots = Format::of(T).slots()`), any grid with at most [`MAX_PER_BLOCK`]
+/// uses 66–80 registers per thread, so a 1024-thread block cannot launch), `16 · (slots + BLOCK /
+/// 32)` bytes of dynamic shared memory (`slots = Format::of(T).slots()`), any grid with at most [`MAX_PER_BLOCK`]
 /// elements per block and at most [`MAX_GRID`] blocks; `words` must hold `slots` zeroed words and
 /// `counter` must be 0 (the kernel leaves both zeroed again). `T` must be `f32` or `f64`. Any other launch stops the kernel.
 pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
@@ -120,9 +64,40 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    accumulate::<T, BLOCK, UNROLL>(input, words, counter, |smem, f, n| {
-        out.set(0, T::from_bits64(finish(smem, f, n)))
-    });
+    sum_with::<T, BLOCK, UNROLL, false, false>(input, words, counter, round_into(out))
+}
+
+/// [`sum`] with the fast path ([`Expansion::add_fast`]: three additions per element when one
+/// addition is exact, the two TwoSums otherwise); the same launch contract and the same bits.
+pub fn sum_fast<T: Element, const BLOCK: usize, const UNROLL: usize>(
+    input: Global<T>,
+    words: GlobalWords,
+    counter: Counter,
+    out: GlobalMut<T>,
+) {
+    sum_with::<T, BLOCK, UNROLL, true, false>(input, words, counter, round_into(out))
+}
+
+/// [`sum`] with the block merge (`block_merge`: the warps' expansions merged by warp 0 with
+/// shuffles, then one thread adds the block's into the words, instead of one thread per warp
+/// with contended shared-memory atomics); the same launch contract and the same bits.
+pub fn sum_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
+    input: Global<T>,
+    words: GlobalWords,
+    counter: Counter,
+    out: GlobalMut<T>,
+) {
+    sum_with::<T, BLOCK, UNROLL, false, true>(input, words, counter, round_into(out))
+}
+
+/// [`sum_fast`] and [`sum_merge`] together.
+pub fn sum_fast_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
+    input: Global<T>,
+    words: GlobalWords,
+    counter: Counter,
+    out: GlobalMut<T>,
+) {
+    sum_with::<T, BLOCK, UNROLL, true, true>(input, words, counter, round_into(out))
 }
 
 /// Everything of [`sum`] but its last step: when the grid's words are in the block's shared
@@ -131,6 +106,31 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
 /// unrounded. Same launch contract as [`sum`].
 #[inline(always)]
 pub(super) fn accumulate<T: Element, const BLOCK: usize, const UNROLL: usize>(
+    input: Global<T>,
+    words: GlobalWords,
+    counter: Counter,
+    last: impl FnOnce(&Shared<i64>, Format, usize),
+) {
+    sum_with::<T, BLOCK, UNROLL, false, false>(input, words, counter, last)
+}
+
+/// The last step of [`sum`] and its variants: round the grid's words into `out[0]`.
+#[inline(always)]
+fn round_into<T: Element>(out: GlobalMut<T>) -> impl FnOnce(&Shared<i64>, Format, usize) {
+    move |smem, f, n| out.set(0, T::from_bits64(finish(smem, f, n)))
+}
+
+/// The kernel behind [`sum`], [`sum_fast`], [`sum_merge`], [`sum_fast_merge`] and
+/// [`accumulate`] (`FAST` picks the per-element addition, `MERGE` the block's combine, `last`
+/// what thread 0 of the last block does with the grid's words).
+#[inline(always)]
+fn sum_with<
+    T: Element,
+    const BLOCK: usize,
+    const UNROLL: usize,
+    const FAST: bool,
+    const MERGE: bool,
+>(
     input: Global<T>,
     words: GlobalWords,
     counter: Counter,
@@ -162,8 +162,10 @@ pub(super) fn accumulate<T: Element, const BLOCK: usize, const UNROLL: usize>(
         fail("exact sum: more than 2^29 elements per block (launch a larger grid)");
     }
 
-    // SAFETY: the launch reserves `16 · slots` bytes of shared memory (the contract above).
-    let smem = unsafe { Shared::<i64>::dynamic(2 * slots as u32) };
+    // SAFETY: the launch reserves `16 · (slots + BLOCK / 32)` bytes of shared memory (the
+    // contract above).
+    let smem =
+        unsafe { Shared::<i64>::dynamic((2 * slots + 2 * BLOCK / WARP_SIZE as usize) as u32) };
     // SAFETY: the same reservation; every phase below is fenced by barriers: plain stores
     // (zeroing), barrier, atomics only, barrier, plain loads.
     let acc = unsafe { SharedWords::new(f) };
@@ -175,7 +177,7 @@ pub(super) fn accumulate<T: Element, const BLOCK: usize, const UNROLL: usize>(
     let (mut a, mut b) = (Expansion::EMPTY, Expansion::EMPTY);
     if block == 0 && tid < head {
         // SAFETY: `tid < head <= input.len()`.
-        a.add(widen(unsafe { input.get_unchecked(tid) }), &acc);
+        add_one::<FAST>(&mut a, widen(unsafe { input.get_unchecked(tid) }), &acc);
     }
     let start = block * per_block;
     let end = if start + per_block < vectors {
@@ -192,7 +194,12 @@ pub(super) fn accumulate<T: Element, const BLOCK: usize, const UNROLL: usize>(
             // `head + vectors * lanes <= n`; element `head` is on a 16-byte boundary.
             loaded[u] = unsafe { input.get_vec4_unchecked(head, t + u * BLOCK + tid) };
         }
-        add_tile::<T, UNROLL>(&loaded, &mut a, &mut b, &acc);
+        match <&[Vec4; 4]>::try_from(&loaded[..]) {
+            Ok(four) if FAST => {
+                add_tile_fast::<T>(four, &mut a, &mut b, &acc, input, head, t + tid, BLOCK)
+            }
+            _ => add_tile::<T, UNROLL, FAST>(&loaded, &mut a, &mut b, &acc),
+        }
         t += tile;
     }
     if t < end {
@@ -208,20 +215,29 @@ pub(super) fn accumulate<T: Element, const BLOCK: usize, const UNROLL: usize>(
         }
         for u in 0..UNROLL {
             if valid[u] {
-                add_vec4::<T>(loaded[u], &mut a, &mut b, &acc);
+                add_vec4::<T, FAST>(loaded[u], &mut a, &mut b, &acc);
             }
         }
     }
     let tail = head + vectors * lanes;
     if block == grid - 1 && tail + tid < n {
         // SAFETY: `tail + tid < n`.
-        b.add(widen(unsafe { input.get_unchecked(tail + tid) }), &acc);
+        add_one::<FAST>(
+            &mut b,
+            widen(unsafe { input.get_unchecked(tail + tid) }),
+            &acc,
+        );
     }
 
-    // Step 1–2: thread, warp, then the block's words.
+    // Step 1–2: thread, warp, (block,) then the block's words.
     a.merge(b, &acc);
     let e = warp_merge(a, &acc);
-    if warp::lane_id() == 0 {
+    let (e, adds) = if MERGE {
+        (block_merge::<BLOCK>(e, &smem, 2 * slots, &acc), tid == 0)
+    } else {
+        (e, warp::lane_id() == 0)
+    };
+    if adds {
         let w = f.words;
         if e.hi.is_nan() {
             acc.add(w, 1);
@@ -256,14 +272,33 @@ pub(super) fn accumulate<T: Element, const BLOCK: usize, const UNROLL: usize>(
     } else {
         0
     };
-    if grid == 1 {
+    last_block(&smem, mine, f, words, counter, n, last);
+}
+
+/// Step 3's end, for every block: publish the block's normalized word `mine` (thread `tid`'s)
+/// into the grid's `words` and take the ticket; the last block reads the grid's words back,
+/// zeroes them for the next launch, and thread 0 calls `last` on them once (the variants round
+/// there). A single-block launch skips the global words and the ticket and passes its own words.
+#[inline(always)]
+fn last_block(
+    smem: &Shared<i64>,
+    mine: i64,
+    f: Format,
+    words: GlobalWords,
+    counter: Counter,
+    n: usize,
+    last: impl FnOnce(&Shared<i64>, Format, usize),
+) {
+    let slots = f.slots();
+    let tid = thread::thread_idx_x() as usize;
+    if thread::grid_dim_x() == 1 {
         thread::sync_threads();
         if tid < slots {
             smem.set(tid as u32, mine);
         }
         thread::sync_threads();
         if tid == 0 {
-            last(&smem, f, n);
+            last(smem, f, n);
         }
         return;
     }
@@ -278,7 +313,7 @@ pub(super) fn accumulate<T: Element, const BLOCK: usize, const UNROLL: usize>(
     thread::sync_threads();
     let mut last_ticket = false;
     if tid == 0 {
-        last_ticket = counter.take_ticket() as usize == grid - 1;
+        last_ticket = counter.take_ticket() == thread::grid_dim_x() - 1;
     }
     if sync_threads_or(last_ticket) {
         // The last block: every block's words are in `words` (thread 0's acquire, then the
@@ -290,7 +325,7 @@ pub(super) fn accumulate<T: Element, const BLOCK: usize, const UNROLL: usize>(
         }
         thread::sync_threads();
         if tid == 0 {
-            last(&smem, f, n);
+            last(smem, f, n);
             counter.reset();
         }
     }

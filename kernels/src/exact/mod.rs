@@ -11,7 +11,10 @@
 //! | file | concept |
 //! |---|---|
 //! | [`expansion`] | TwoSum and a two-term `f64` expansion per thread chain; residuals spill |
-//! | [`accumulator`] | the long fixed-point accumulator (carry-save `i64` words of 32-bit digits), its shared-memory atomic view, and the one final rounding |
+//! | [`accumulator`] | the long fixed-point accumulator (carry-save `i64` words of 32-bit digits) and its shared-memory and global atomic views |
+//! | [`round`](mod@round) | the one final rounding of the integer to the nearest `f32`/`f64` |
+//! | `tile` | adding a tile of elements into the expansions: the general path and the fast path (3 `add.f64` while exact, the tile redone otherwise) |
+//! | `merge` | merging expansions across a warp and a block with shuffles |
 //! | [`kernel`] | the launch: stream like stage 8, merge per warp, integers across blocks, last block rounds |
 //! | [`words`] | across GPUs: the grid's words out unrounded, the ranks' words added and rounded once |
 //!
@@ -24,7 +27,12 @@
 //! | INT32 | 132 × 64 × 1.98 GHz ≈ 16.7·10^12 ops/s | ~15 ops | ~30 ops |
 //! | FP32 | 2 × FP64 | ~30 | ~60 |
 //!
-//! The design's cost per element is two TwoSums = **12 `add.f64`** plus one compare-and-branch
+//! With the fast path ([`Expansion::add_fast`], the `fast_*` kernels) an element whose addition
+//! to the running sum is exact — nearly every f32 of ordinary data — costs **3 `add.f64` and 2
+//! compares** (and the conversion); the others, and every element without the fast path, take
+//! the general path:
+//!
+//! The general path's cost per element is two TwoSums = **12 `add.f64`** plus one compare-and-branch
 //! (and an exact `cvt.f64.f32` for f32 inputs, which runs on a separate conversion path): within
 //! the f64 budget, nearly all of it for f32. A per-element long-accumulator update (a shift,
 //! a 3-word split and three 64-bit adds, ~15–20 integer instructions) would be at or past the
@@ -44,7 +52,11 @@
 pub mod accumulator;
 pub mod expansion;
 pub mod kernel;
+mod merge;
+pub mod round;
+mod tile;
 pub mod words;
 
-pub use accumulator::{round, Format, GlobalWords, FLAGS, MAX_SLOTS};
+pub use accumulator::{Format, GlobalWords, FLAGS, MAX_SLOTS};
 pub use expansion::{two_sum, Expansion, Spill};
+pub use round::round;

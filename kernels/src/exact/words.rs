@@ -9,7 +9,7 @@
 //!    counts, and the element count into `out` ([`words_len`] 64-bit words);
 //! 2. the ranks all-gather those word vectors (NCCL; bytes are bytes), and on every rank
 //!    [`combine`] adds the R vectors word by word — integer additions, so the order of the ranks
-//!    cannot change the sum — and rounds **once** with the same [`super::round`] (and the same
+//!    cannot change the sum — and rounds **once** with the same [`super::round()`] (and the same
 //!    NaN / infinity / `-0.0` rules) as the one-GPU kernel.
 //!
 //! The integer the R vectors add up to is the exact sum of the concatenation in units of the

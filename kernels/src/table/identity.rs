@@ -144,6 +144,13 @@ pub enum Family {
     ArgReduce,
     /// [`crate::exact::kernel::sum`]: the correctly rounded sum.
     Exact,
+    /// [`crate::exact::kernel::sum_fast`]: the correctly rounded sum with the one-addition fast
+    /// path.
+    ExactFast,
+    /// [`crate::exact::kernel::sum_merge`]: the correctly rounded sum with the block merge.
+    ExactMerge,
+    /// [`crate::exact::kernel::sum_fast_merge`]: the fast path and the block merge.
+    ExactFastMerge,
     /// [`crate::axis::columns::columns_deep`]: one result per column, 8 loads in flight.
     AxisColumnsDeep,
     /// [`crate::exact::words::sum_words`]: the exact sum's words, unrounded (multi-GPU).

@@ -427,6 +427,12 @@ kernel_table! {
         => argreduce::entry;
     Exact reduce_exact Exact const [f32, f64] [Sum] [256, 512]
         => kernel::sum;
+    ExactFast reduce_exact_fast Exact const [f32, f64] [Sum] [256, 512]
+        => kernel::sum_fast;
+    ExactMerge reduce_exact_merge Exact const [f32, f64] [Sum] [256, 512]
+        => kernel::sum_merge;
+    ExactFastMerge reduce_exact_fast_merge Exact const [f32, f64] [Sum] [256, 512]
+        => kernel::sum_fast_merge;
     AxisColumnsDeep reduce_cols_deep Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => columns::columns_deep;
     ExactWords reduce_exact_words ExactWords const [f32, f64] [Sum] [256, 512]

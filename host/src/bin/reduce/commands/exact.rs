@@ -1,12 +1,14 @@
 //! `reduce exact`: the correctly rounded sum (`Reducer::sum_exact`) on one input — checked
 //! against the host's exact reference, compared with stage 8's plain sum (value, ulps, time) and,
 //! with `--repro`, run for every grid × block size × input split (the reproducibility matrix).
-//! `--format json` prints one record per line for `benches/exact-on-gpu.sh`.
+//! `--format json` prints one record per line for `benches/exact-on-gpu.sh`. Each `--policy`
+//! (repeatable) is one more launch configuration, checked and timed on the same buffer (record
+//! kind `exact_policy`): the sweep that picks the policy's defaults.
 
 use crate::args::{count, Format};
 use reduce_host::exact::{
     exact_sum_parallel, generate, repro_grids, repro_matrix, ulps, ExactData, ExactFloat,
-    PreparedExact,
+    ExactPolicy, PreparedExact,
 };
 use reduce_host::measure::{time_prepared, time_queued, Protocol, Timing, TimingSpec};
 use reduce_host::{Backend, ElemType, LaunchOverrides, Op, ReduceError, Reducer};
@@ -38,8 +40,8 @@ pub struct ExactArgs {
     /// Timed runs (0: check only).
     #[arg(long, default_value_t = 50, value_parser = count(0))]
     pub runs: usize,
-    /// Also run the reproducibility matrix (grids 1, 7, 132, default, max × every block size ×
-    /// input offsets 0–3).
+    /// Also run the reproducibility matrix (fast path × block merge × grids 1, 7, 132, default,
+    /// max × every block size × input offsets 0–3).
     #[arg(long)]
     pub repro: bool,
     /// Skip the host's exact reference (for timing-only runs).
@@ -48,6 +50,10 @@ pub struct ExactArgs {
     /// Write the input as raw little-endian values to this file (for other implementations).
     #[arg(long)]
     pub save_input: Option<std::path::PathBuf>,
+    /// Also check and time the sum under this policy (`key=value,…`; keys block, blocks_per_sm,
+    /// min_tiles, fast_f32, fast_f64, block_merge); repeatable.
+    #[arg(long)]
+    pub policy: Vec<String>,
     /// Output format (text or json).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -173,6 +179,7 @@ fn run_typed<T: ExactFloat + Sync>(backend: &Backend, a: &ExactArgs) -> Result<b
                 for c in &cells {
                     let r = serde_json::json!({
                         "kind": "exact_repro",
+                        "kernel": c.kernel,
                         "type": T::TYPE.name(),
                         "n": a.n,
                         "data": a.data.name(),
@@ -186,7 +193,7 @@ fn run_typed<T: ExactFloat + Sync>(backend: &Backend, a: &ExactArgs) -> Result<b
                 }
             }
             _ => println!(
-                "reproducibility: {} launches (grids {:?} × blocks {:?} × offsets 0-3): {}",
+                "reproducibility: {} launches (4 kernel variants × grids {:?} × blocks {:?} × offsets 0-3): {}",
                 cells.len(),
                 grids,
                 reduce_host::exact::exact_blocks(),
@@ -198,5 +205,73 @@ fn run_typed<T: ExactFloat + Sync>(backend: &Backend, a: &ExactArgs) -> Result<b
             ),
         }
     }
-    Ok(ok && repro_ok)
+    let policies_ok = run_policies(backend, a, &input, want)?;
+    Ok(ok && repro_ok && policies_ok)
+}
+
+/// Each `--policy`: plan, run, compare with the reference, time; one record (or line) each.
+fn run_policies<T: ExactFloat>(
+    backend: &Backend,
+    a: &ExactArgs,
+    input: &reduce_host::Buffer<T>,
+    want: Option<T>,
+) -> Result<bool, ReduceError> {
+    let mut all_ok = true;
+    for text in &a.policy {
+        let policy = ExactPolicy::default().with_settings(text)?;
+        let overrides = LaunchOverrides {
+            block: a.block,
+            grid: a.grid,
+        };
+        let p = PreparedExact::<T>::with_policy(backend, a.n, overrides, policy)?;
+        let got = p.run(backend, input, 0)?;
+        let ok = want.is_none_or(|w| ulps(got, w) == 0);
+        all_ok &= ok;
+        let mut t = None;
+        if a.runs > 0 {
+            let protocol = if backend.gpu().is_some() {
+                Protocol::Gated
+            } else {
+                Protocol::Plain
+            };
+            let spec = TimingSpec::kernels(a.warmup, a.runs).with_protocol(protocol);
+            t = Some(us(&time_queued(backend, &spec, || {
+                p.enqueue(backend, input, 0)
+            })?));
+        }
+        match a.format {
+            Format::Json => println!(
+                "{}",
+                serde_json::json!({
+                    "kind": "exact_policy",
+                    "type": T::TYPE.name(),
+                    "n": a.n,
+                    "data": a.data.name(),
+                    "policy": text,
+                    "kernel": p.plan.kernel,
+                    "grid": p.plan.grid,
+                    "block": p.plan.block,
+                    "exact_bits": format!("{:#x}", got.to_bits64()),
+                    "exact_matches_reference": want.map(|w| ulps(got, w) == 0),
+                    "min_us": t.map(|t| t.0),
+                    "median_us": t.map(|t| t.1),
+                })
+            ),
+            _ => println!(
+                "policy {text:?}: {} grid {} × block {}: bits {:#x}{}{}",
+                p.plan.kernel,
+                p.plan.grid,
+                p.plan.block,
+                got.to_bits64(),
+                match want {
+                    Some(_) if ok => " (= reference)",
+                    Some(_) => " (DIFFERENT from the reference)",
+                    None => "",
+                },
+                t.map(|t| format!(", {:.1} / {:.1} µs", t.0, t.1))
+                    .unwrap_or_default()
+            ),
+        }
+    }
+    Ok(all_ok)
 }
