@@ -2,10 +2,21 @@
 //! reason printed first (never passed silently). The same logic runs on the CPU emulator in
 //! `tests/emulator.rs`.
 
+/// A test of this suite.
+pub(crate) type Test = fn() -> Result<(), Failed>;
+
+/// `(name, function)` for each test function named (in scope where the macro is used).
+macro_rules! tests {
+    ($($f:ident),* $(,)?) => {
+        vec![$((stringify!($f), $f as crate::Test)),*]
+    };
+}
+
 mod arg_checks;
 mod axis_checks;
 mod common;
 mod exact_checks;
+mod gpu_data;
 mod gpu_toolbox;
 mod half_checks;
 mod host_stream;
@@ -360,264 +371,27 @@ fn semantics_products_and_counts() -> Result<(), Failed> {
     Ok(())
 }
 
-/// The streamed host-input path: every op and type across chunk boundaries (small chunks), a
-/// large input with the default policy from pageable and pinned memory (bit-equal to the chunked
-/// device-resident reduction), determinism, and a foreign pinned buffer refused.
-fn streamed_host_input() -> Result<(), Failed> {
-    let b = gpu();
-    let small = host_stream::small_chunks(1 << 12);
-    host_stream::check_type::<f32>(&b, &small, 1)?;
-    host_stream::check_type::<f64>(&b, &small, 2)?;
-    host_stream::check_type::<i32>(&b, &small, 3)?;
-    host_stream::check_type::<u64>(&b, &small, 4)?;
-    let policy = StreamPolicy::default();
-    for (n, offset) in [((1 << 24) + 3, 1), (1 << 26, 0), (100_000, 1)] {
-        let d = data::<f32>(n + offset, 8);
-        for op in [Op::Sum, Op::Max] {
-            host_stream::check_streamed(&b, &policy, op, &d, offset)?;
-        }
-    }
-    host_stream::check_deterministic(&b, &policy, (1 << 25) + 17)?;
-    let mut h = HostReducer::new(&b);
-    let ones = PinnedBuffer::from_slice(&b, &vec![1.0f32; 1 << 24])?;
-    let (v, t) = h.reduce_host_timeline(Op::Sum, &ones)?;
-    if v != Some((1 << 24) as f32) || t.spans.is_empty() || !ones.is_page_locked() {
-        return Err(format!("pinned 2^24 ones: {v:?}, {} spans", t.spans.len()).into());
-    }
-    let other = Backend::Emulator(Emulator::default());
-    let foreign = PinnedBuffer::from_slice(&other, &[1.0f32])?;
-    if !matches!(h.sum_host(&foreign), Err(ReduceError::ForeignBuffer { .. })) {
-        return Err("a pinned buffer of another backend was accepted".into());
-    }
-    Ok(())
-}
-
-/// The emulator's axis checks (`tests/axis.rs`) on the GPU, plus the shapes the policy splits
-/// (few long rows, tall matrices, long segments) at sizes the emulator cannot reach.
-fn axis_rows_cols_segments_every_op_and_type() -> Result<(), Failed> {
-    let b = gpu();
-    axis_checks::every_shape::<f32>(&b);
-    axis_checks::every_shape::<f64>(&b);
-    axis_checks::every_shape::<i32>(&b);
-    axis_checks::every_shape::<u32>(&b);
-    axis_checks::every_shape::<i64>(&b);
-    axis_checks::every_shape::<u64>(&b);
-    axis_checks::segments_every_op::<f32>(&b, 1 << 20);
-    axis_checks::segments_every_op::<u64>(&b, 1 << 20);
-    for (r, c) in [
-        (16, 1 << 22),
-        (1 << 20, 16),
-        (1 << 22, 3),
-        (3, 1 << 22),
-        (4096, 4097),
-    ] {
-        axis_checks::check_matrix::<f32>(&b, Op::Sum, r, c);
-        axis_checks::check_matrix::<i64>(&b, Op::Max, r, c);
-    }
-    axis_checks::check_segments::<f32>(
-        &b,
-        Op::Sum,
-        1 << 24,
-        &[0, 5, 1 << 23],
-        &[1 << 24, 6, 1 << 24],
-    );
-    Ok(())
-}
-
-/// The same row and column sums twice give the same bits (no atomics, fixed order).
-fn axis_results_are_bit_identical() -> Result<(), Failed> {
-    let b = gpu();
-    let (rows, cols) = (1 << 12, 1 << 12);
-    let x: Vec<f32> = (0..rows * cols)
-        .map(|i| ((i % 9973) as f32).sin())
-        .collect();
-    let input = b.upload(&x)?;
-    let mut r = Reducer::new(&b);
-    for axis in [AxisKind::Rows, AxisKind::Cols] {
-        let run = |r: &mut Reducer| -> Result<Vec<u32>, Failed> {
-            let out = match axis {
-                AxisKind::Rows => r.sum_rows(&input, rows, cols)?,
-                _ => r.sum_cols(&input, rows, cols)?,
-            };
-            Ok(b.download(&out, 1 << 12)?
-                .iter()
-                .map(|v| v.to_bits())
-                .collect())
-        };
-        if run(&mut r)? != run(&mut r)? {
-            return Err(format!("{axis:?}: two runs differ").into());
-        }
-    }
-    Ok(())
-}
-
-/// The kernel shapes only non-default policies reach (narrow column tiles with and without the
-/// shuffle fold, column splits finished in several passes, row splits in more waves), at the
-/// emulator's shapes and at sizes only a GPU reaches; and pageable input page-locked in place.
-fn axis_tuned_policies_and_registered_host_input() -> Result<(), Failed> {
-    let b = gpu();
-    for p in axis_checks::policies() {
-        for &(r, c) in axis_checks::POLICY_SHAPES {
-            axis_checks::check_matrix_policy::<f32>(&b, Op::Sum, r, c, &p);
-        }
-        for (r, c) in [(1 << 20, 16), (1 << 16, 1024), (16, 1 << 22), (1 << 22, 3)] {
-            axis_checks::check_matrix_policy::<f32>(&b, Op::Sum, r, c, &p);
-        }
-        axis_checks::check_matrix_policy::<i64>(&b, Op::Max, 1 << 18, 16, &p);
-    }
-    host_stream::check_registered(&b, &host_stream::small_chunks(1 << 12))?;
-    host_stream::check_registered(&b, &StreamPolicy::default())?;
-    Ok(())
-}
-
-/// The column kernel's two unroll depths (`col_unroll` 4 and 8) on the awkward shapes and on
-/// the narrow and wide shapes: each against the CPU reference, bit-identical to each
-/// other.
-fn axis_column_unroll_depths_agree() -> Result<(), Failed> {
-    let b = gpu();
-    for &(r, c) in axis_checks::UNROLL_SHAPES {
-        axis_checks::check_unroll_depths::<f32>(&b, Op::Sum, r, c, "");
-        axis_checks::check_unroll_depths::<f64>(&b, Op::Max, r, c, "col_tile=3");
-    }
-    for (r, c) in [
-        (1 << 20, 16),
-        (1 << 12, 1 << 14),
-        (16, 1 << 22),
-        (1 << 18, 12),
-    ] {
-        axis_checks::check_unroll_depths::<f32>(&b, Op::Sum, r, c, "");
-    }
-    Ok(())
-}
-
 fn main() {
     let mut args = Arguments::from_args();
     args.test_threads = Some(1); // one GPU: keep large allocations and timings apart
-    type Test = fn() -> Result<(), Failed>;
-    let tests: Vec<(&str, Test)> = vec![
-        (
-            "first_kernel_reduces_2e22_ones",
-            first_kernel_reduces_2e22_ones,
-        ),
-        (
-            "every_stage_on_1e7_random_floats",
-            every_stage_on_1e7_random_floats,
-        ),
-        (
-            "every_multi_pass_stage_at_edge_sizes",
-            every_multi_pass_stage_at_edge_sizes,
-        ),
-        (
-            "stage8_every_op_type_size_offset_grid",
-            stage8_every_op_type_size_offset_grid,
-        ),
-        ("indexing_past_2e32_elements", indexing_past_2e32_elements),
-        ("too_large_is_a_clear_error", too_large_is_a_clear_error),
-        ("bad_ptx_is_a_clear_error", bad_ptx_is_a_clear_error),
-        ("deterministic_bit_identical", deterministic_bit_identical),
-        (
-            "both_timing_protocols_time_correct_runs",
-            both_timing_protocols_time_correct_runs,
-        ),
-        (
-            "every_kernel_name_is_in_the_ptx",
-            every_kernel_name_is_in_the_ptx,
-        ),
-        (
-            "buffers_stay_with_their_backend",
-            buffers_stay_with_their_backend,
-        ),
-        (
-            "nan_extremes_wide_means_and_empty_buffers",
-            nan_extremes_wide_means_and_empty_buffers,
-        ),
-        ("streamed_host_input", streamed_host_input),
-        (
-            "semantics_nan_positions_every_op",
-            semantics_nan_positions_every_op,
-        ),
-        (
-            "semantics_products_and_counts",
-            semantics_products_and_counts,
-        ),
-        (
-            "axis_rows_cols_segments_every_op_and_type",
-            axis_rows_cols_segments_every_op_and_type,
-        ),
-        (
-            "axis_results_are_bit_identical",
-            axis_results_are_bit_identical,
-        ),
-        (
-            "axis_tuned_policies_and_registered_host_input",
-            axis_tuned_policies_and_registered_host_input,
-        ),
-        (
-            "axis_column_unroll_depths_agree",
-            axis_column_unroll_depths_agree,
-        ),
-        (
-            "transform_every_op_type_size_offset",
-            gpu_toolbox::transform_every_op_type_size_offset,
-        ),
-        (
-            "transform_norms_and_variance_accuracy",
-            gpu_toolbox::transform_norms_and_variance_accuracy,
-        ),
-        (
-            "transform_results_are_bit_identical",
-            gpu_toolbox::transform_results_are_bit_identical,
-        ),
-        (
-            "argmin_argmax_every_type_size_offset_and_special_value",
-            gpu_toolbox::argmin_argmax_every_type_size_offset_and_special_value,
-        ),
-        (
-            "argmax_is_deterministic_at_2e28",
-            gpu_toolbox::argmax_is_deterministic_at_2e28,
-        ),
-        (
-            "custom_op_from_its_own_ptx",
-            gpu_toolbox::custom_op_from_its_own_ptx,
-        ),
-        (
-            "multi_gpu_every_op_and_type",
-            gpu_toolbox::multi_gpu_every_op_and_type,
-        ),
-        (
-            "multi_gpu_deterministic_and_typed_errors",
-            gpu_toolbox::multi_gpu_deterministic_and_typed_errors,
-        ),
-        (
-            "multi_gpu_exact_sum_count_and_nanmean",
-            gpu_toolbox::multi_exact::multi_gpu_exact_sum_count_and_nanmean,
-        ),
-        (
-            "exact_sums_match_the_reference_on_every_family",
-            exact_checks::exact_sums_match_the_reference_on_every_family,
-        ),
-        ("exact_edge_cases", exact_checks::exact_edge_cases),
-        (
-            "exact_reproducibility_matrix",
-            exact_checks::exact_reproducibility_matrix,
-        ),
-        (
-            "exact_sum_of_2e30_floats",
-            exact_checks::exact_sum_of_2e30_floats,
-        ),
-        (
-            "exact_fast_path_matches_the_reference",
-            exact_checks::exact_fast_path_matches_the_reference,
-        ),
-        (
-            "halves_every_op_size_offset_and_special_value",
-            gpu_toolbox::halves_every_op_size_offset_and_special_value,
-        ),
-        (
-            "halves_stage8_every_op_size_offset_and_special_value",
-            gpu_toolbox::halves_stage8_every_op_size_offset_and_special_value,
-        ),
+    let mut tests = tests![
+        first_kernel_reduces_2e22_ones,
+        every_stage_on_1e7_random_floats,
+        every_multi_pass_stage_at_edge_sizes,
+        stage8_every_op_type_size_offset_grid,
+        indexing_past_2e32_elements,
+        too_large_is_a_clear_error,
+        bad_ptx_is_a_clear_error,
+        deterministic_bit_identical,
+        both_timing_protocols_time_correct_runs,
+        every_kernel_name_is_in_the_ptx,
+        buffers_stay_with_their_backend,
+        nan_extremes_wide_means_and_empty_buffers,
+        semantics_nan_positions_every_op,
+        semantics_products_and_counts,
     ];
+    tests.extend(gpu_data::tests());
+    tests.extend(gpu_toolbox::tests());
     let missing = match Gpu::open() {
         Ok(_) => None,
         Err(e) => Some(e.to_string()),

@@ -5,9 +5,37 @@
 pub mod multi_exact;
 
 use crate::common::*;
-use crate::gpu;
+use crate::exact_checks::{
+    exact_edge_cases, exact_fast_path_matches_the_reference, exact_reproducibility_matrix,
+    exact_sum_of_2e30_floats, exact_sums_match_the_reference_on_every_family,
+};
+use crate::{gpu, Test};
 use libtest_mimic::Failed;
+use multi_exact::multi_gpu_exact_sum_count_and_nanmean;
 use reduce_host::*;
+
+/// This module's tests (and the exact sums' GPU tests, kept in `exact_checks/`), in the order
+/// they run.
+pub fn tests() -> Vec<(&'static str, Test)> {
+    tests![
+        transform_every_op_type_size_offset,
+        transform_norms_and_variance_accuracy,
+        transform_results_are_bit_identical,
+        argmin_argmax_every_type_size_offset_and_special_value,
+        argmax_is_deterministic_at_2e28,
+        custom_op_from_its_own_ptx,
+        multi_gpu_every_op_and_type,
+        multi_gpu_deterministic_and_typed_errors,
+        multi_gpu_exact_sum_count_and_nanmean,
+        exact_sums_match_the_reference_on_every_family,
+        exact_edge_cases,
+        exact_reproducibility_matrix,
+        exact_sum_of_2e30_floats,
+        exact_fast_path_matches_the_reference,
+        halves_every_op_size_offset_and_special_value,
+        halves_stage8_every_op_size_offset_and_special_value,
+    ]
+}
 
 pub fn transform_every_op_type_size_offset() -> Result<(), Failed> {
     let b = gpu();
