@@ -60,7 +60,16 @@ fn plans_pick_the_variant_and_fewer_blocks_at_small_n() {
     let caps = emu().caps().clone();
     let o = LaunchOverrides::default();
     let d = ExactPolicy::default();
+    // The defaults: the fast path for f32 (measured faster at every N), the plain kernel for f64.
     let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, d).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_fast_sum_b256_f32");
+    let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, d).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_sum_b256_f64");
+    let plain = ExactPolicy {
+        fast_f32: false,
+        ..d
+    };
+    let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, plain).unwrap();
     assert_eq!(p.kernel, "reduce_exact_sum_b256_f32");
     let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, FAST).unwrap();
     assert_eq!(p.kernel, "reduce_exact_fast_sum_b256_f32");
@@ -229,7 +238,7 @@ fn cli_policy_records_are_checked_and_bad_policies_rejected() {
     let want = recs[0]["reference_bits"].clone();
     for (r, kernel) in recs[1..].iter().zip([
         "reduce_exact_fast_sum_b256_f32",
-        "reduce_exact_sum_b512_f32",
+        "reduce_exact_fast_sum_b512_f32", // the default's fast path, in the policy's block
     ]) {
         assert_eq!(r["kind"], "exact_policy");
         assert_eq!(r["kernel"], kernel, "{r}");
