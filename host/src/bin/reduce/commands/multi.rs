@@ -168,13 +168,17 @@ fn make_shards<T: Scalar, C: Collective>(
     Ok((shards, r, reference_mean(&data)))
 }
 
+/// `--n`, or by default 2^16 elements on emulated ranks and 2^22 per GPU.
+fn default_n<C: Collective>(m: &MultiReducer<C>, a: &MultiArgs) -> usize {
+    let emulated = m.caps(0).is_some_and(|c| c.compute_capability == (0, 0));
+    a.n.unwrap_or(if emulated { 1 << 16 } else { m.ranks() << 22 })
+}
+
 fn run_typed<T: Scalar, C: Collective>(
     mut m: MultiReducer<C>,
     a: &MultiArgs,
 ) -> Result<bool, ReduceError> {
-    let emulated = m.caps(0).is_some_and(|c| c.compute_capability == (0, 0));
-    let n =
-        a.n.unwrap_or(if emulated { 1 << 16 } else { m.ranks() << 22 });
+    let n = default_n(&m, a);
     let (shards, r, mean) = make_shards::<T, C>(&m, a, n)?;
     let json = a.format != Format::Text;
     if json {

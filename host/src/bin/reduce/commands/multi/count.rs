@@ -14,9 +14,7 @@ pub fn run<T: Scalar, C: Collective>(
     mut m: MultiReducer<C>,
     a: &MultiArgs,
 ) -> Result<bool, ReduceError> {
-    let emulated = m.caps(0).is_some_and(|c| c.compute_capability == (0, 0));
-    let n =
-        a.n.unwrap_or(if emulated { 1 << 16 } else { m.ranks() << 22 });
+    let n = super::default_n(&m, a);
     let data = make_data::<T>(n, a.data, a.seed)?;
     let shards = m.scatter(&data)?;
     let want = data.iter().filter(|x| !x.to_f64().is_nan()).count() as u64;

@@ -48,9 +48,7 @@ pub fn run<T: ExactFloat + Sync, C: Collective>(
     mut m: MultiReducer<C>,
     a: &MultiArgs,
 ) -> Result<bool, ReduceError> {
-    let emulated = m.caps(0).is_some_and(|c| c.compute_capability == (0, 0));
-    let n =
-        a.n.unwrap_or(if emulated { 1 << 16 } else { m.ranks() << 22 });
+    let n = super::default_n(&m, a);
     let (shards, data, want) = make::<T, C>(&m, a, n)?;
     let (mut bits, mut wall, mut plain, mut local, mut combine) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
