@@ -16,6 +16,8 @@
 //! | `__syncwarp(mask)` | [`crate::warp::sync_warp`]; [`sync_warp`] for the full mask |
 //! | `extern __shared__ T sdata[]` | [`crate::shared::dynamic_shared_mem`], checked: [`Shared::dynamic`] |
 //! | `__shfl_down_sync(mask, v, d)` | [`crate::warp::shfl_down_sync`]; full mask: [`crate::Element::shfl_down`], [`shfl_down_u32`] |
+//! | `__shfl_sync(mask, v, src)` | [`crate::warp::shfl_sync`]; full mask: [`shfl_idx_u32`] |
+//! | `__ballot_sync(mask, p)` | [`crate::warp::ballot_sync`]; full mask: [`ballot`] |
 //! | `const T* __restrict__ in` | [`Global`] (`in[i]` is [`Global::get`], 16-byte loads are [`Global::get_vec4`]) |
 //! | `T* out` | [`GlobalMut`] |
 //! | `volatile T* flags` (written by other blocks or the host) | [`Coherent`] |
@@ -62,6 +64,8 @@ pub(crate) mod imp {
     unsafe extern "C" {
         #[link_name = "llvm.nvvm.shfl.sync.down.i32"]
         fn shfl_sync_down_i32(mask: u32, value: i32, delta: u32, clamp: u32) -> i32;
+        #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
+        fn shfl_sync_idx_i32(mask: u32, value: i32, lane: u32, clamp: u32) -> i32;
     }
 
     #[inline(always)]
@@ -124,6 +128,29 @@ pub(crate) mod imp {
         // SAFETY: the caller's contract; a register exchange among the lanes of `mask`, it
         // touches no memory.
         unsafe { shfl_sync_down_i32(mask, v as i32, delta, 0x1f) as u32 }
+    }
+    /// # Safety
+    /// [`crate::warp::shfl_sync`]'s contract.
+    #[inline(always)]
+    pub unsafe fn shfl_idx_u32(mask: u32, v: u32, src: u32) -> u32 {
+        // clamp = 0x1f: the source lane is `src % 32`.
+        // SAFETY: the caller's contract; a register exchange among the lanes of `mask`, it
+        // touches no memory.
+        unsafe { shfl_sync_idx_i32(mask, v as i32, src, 0x1f) as u32 }
+    }
+    /// # Safety
+    /// [`crate::warp::ballot_sync`]'s contract.
+    #[inline(always)]
+    pub unsafe fn ballot(mask: u32, pred: bool) -> u32 {
+        let r: u32;
+        // SAFETY: the caller's contract; a vote among the lanes of `mask`, in registers.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.ballot.b32 {r}, p, {m}; }}",
+                x = in(reg32) pred as u32, m = in(reg32) mask, r = out(reg32) r,
+            )
+        }
+        r
     }
     #[inline(always)]
     pub fn thread_fence() {
@@ -277,6 +304,18 @@ pub(crate) mod imp {
         emu::check_warp_mask(mask, "__shfl_down_sync");
         emu::shfl_down(v, delta)
     }
+    /// # Safety
+    /// None in the emulator (a mask it cannot run panics); the signature is the GPU's.
+    pub unsafe fn shfl_idx_u32(mask: u32, v: u32, src: u32) -> u32 {
+        emu::check_warp_mask(mask, "__shfl_sync");
+        emu::shfl_idx(v, src)
+    }
+    /// # Safety
+    /// None in the emulator (a mask it cannot run panics); the signature is the GPU's.
+    pub unsafe fn ballot(mask: u32, pred: bool) -> u32 {
+        emu::check_warp_mask(mask, "__ballot_sync");
+        emu::ballot(pred)
+    }
     pub fn thread_fence() {
         std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst)
     }
@@ -381,6 +420,20 @@ pub fn sync_warp() {
 pub fn shfl_down_u32(v: u32, delta: u32) -> u32 {
     // SAFETY: the full mask holds the calling lane; see `sync_warp`.
     unsafe { imp::shfl_down_u32(crate::warp::FULL_MASK, v, delta) }
+}
+/// `__shfl_sync(0xffffffff, v, src)` on 32 bits: [`crate::warp::shfl_sync`] over the whole warp,
+/// safe for the reason [`sync_warp`] is. All 32 lanes must call it together.
+#[inline(always)]
+pub fn shfl_idx_u32(v: u32, src: u32) -> u32 {
+    // SAFETY: the full mask holds the calling lane; see `sync_warp`.
+    unsafe { imp::shfl_idx_u32(crate::warp::FULL_MASK, v, src) }
+}
+/// `__ballot_sync(0xffffffff, pred)`: [`crate::warp::ballot_sync`] over the whole warp, safe for
+/// the reason [`sync_warp`] is. All 32 lanes must call it together.
+#[inline(always)]
+pub fn ballot(pred: bool) -> u32 {
+    // SAFETY: the full mask holds the calling lane; see `sync_warp`.
+    unsafe { imp::ballot(crate::warp::FULL_MASK, pred) }
 }
 /// `__threadfence()`: this thread's global-memory writes become visible to the whole GPU before
 /// any of its later writes (used before signalling "my partial result is stored").

@@ -20,6 +20,8 @@
 //! | `threadIdx.x % 32` (lane) | `warp::lane_id()` (`%laneid`) | [`warp::lane_id()`](crate::warp::lane_id) (`threadIdx.x % 32`: the same in a 1-D block) | `and.b32 %r, %r, 31` |
 //! | `0xffffffff` (all lanes) | — | [`warp::FULL_MASK`](crate::warp::FULL_MASK) | `-1` |
 //! | `__shfl_down_sync(mask, v, d)` | — (0.2.2 has no shuffles) | [`unsafe warp::shfl_down_sync(mask, v, d)`](crate::warp::shfl_down_sync) | `shfl.sync.down.b32 %r, %r, d, 31, -1` |
+//! | `__shfl_sync(mask, v, src)` | — | [`unsafe warp::shfl_sync(mask, v, src)`](crate::warp::shfl_sync); [`gpu::shfl_idx_u32`](crate::gpu::shfl_idx_u32) for the full mask | `shfl.sync.idx.b32 %r, %r, src, 31, -1` |
+//! | `__ballot_sync(mask, p)` | — | [`unsafe warp::ballot_sync(mask, p)`](crate::warp::ballot_sync); [`gpu::ballot`](crate::gpu::ballot) for the full mask | `vote.sync.ballot.b32` |
 //! | `extern __shared__ T s[];` | `shared::dynamic_shared_mem::<T>()` | [`shared::dynamic_shared_mem::<T>()`](crate::shared::dynamic_shared_mem); checked view [`gpu::Shared::dynamic(len)`](crate::gpu::Shared::dynamic) | `.extern .shared` array, `ld.shared`/`st.shared` |
 //! | `__shared__ T s[N];` | `shared_array![T; N]` | — (every stage sizes shared memory at launch) | |
 //! | `const T* __restrict__ in`, `in[i]` | `&[T]`, `in[i]` | [`gpu::Global`](crate::gpu::Global), [`Global::get(i)`](crate::gpu::Global::get) (checked) | `ld.global.b32` |

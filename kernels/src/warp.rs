@@ -1,7 +1,8 @@
 //! The warp: 32 threads that execute together. Names and signatures of rust-cuda's
-//! `cuda_std::warp` (0.2.2) — [`sync_warp`], [`lane_id`] — plus the shuffle the stages use,
-//! which `cuda_std` 0.2.2 does not have: it is named after CUDA C's `__shfl_down_sync` and takes
-//! the same arguments in the same order ([`shfl_down_sync`]). See [`crate::porting`].
+//! `cuda_std::warp` (0.2.2) — [`sync_warp`], [`lane_id`] — plus the shuffles and the vote the kernels use,
+//! which `cuda_std` 0.2.2 does not have: they are named after CUDA C's `__shfl_down_sync`,
+//! `__shfl_sync` and `__ballot_sync` and take the same arguments in the same order
+//! ([`shfl_down_sync`], [`shfl_sync`], [`ballot_sync`]). See [`crate::porting`].
 //!
 //! **Masks.** As in CUDA C, the `mask` names the lanes that take part. The calling lane must be
 //! in it, and the lanes in it must pass the same mask; otherwise the PTX ISA leaves the
@@ -69,4 +70,39 @@ pub unsafe fn shfl_down_sync<T: Element>(mask: u32, value: T, delta: u32) -> T {
         let hi = unsafe { imp::shfl_down_u32(mask, (bits >> 32) as u32, delta) } as u64;
         T::from_bits64(lo | (hi << 32))
     }
+}
+
+/// `__shfl_sync(mask, value, src_lane)`: the `value` of lane `src_lane % 32`, read register to
+/// register; 64-bit types take two 32-bit shuffles. (Width 32.)
+///
+/// # Safety
+/// As for [`sync_warp`]: the calling lane must be in `mask`, every lane in `mask` must call
+/// `shfl_sync` with the same mask, and the source lane must be in `mask` (the PTX ISA leaves
+/// `shfl.sync` undefined otherwise).
+#[inline(always)]
+pub unsafe fn shfl_sync<T: Element>(mask: u32, value: T, src_lane: u32) -> T {
+    let bits = value.to_bits64();
+    if core::mem::size_of::<T>() == 4 {
+        // SAFETY: the caller's contract is `imp::shfl_idx_u32`'s.
+        let v = unsafe { imp::shfl_idx_u32(mask, bits as u32, src_lane) };
+        T::from_bits64(v as u64)
+    } else {
+        // SAFETY: as above; every lane shuffles both halves, in the same order.
+        let lo = unsafe { imp::shfl_idx_u32(mask, bits as u32, src_lane) } as u64;
+        // SAFETY: as above.
+        let hi = unsafe { imp::shfl_idx_u32(mask, (bits >> 32) as u32, src_lane) } as u64;
+        T::from_bits64(lo | (hi << 32))
+    }
+}
+
+/// `__ballot_sync(mask, predicate)`: bit `l` of the result is set when lane `l` of `mask` passed
+/// a true `predicate` (`vote.sync.ballot.b32`).
+///
+/// # Safety
+/// As for [`sync_warp`]: the calling lane must be in `mask`, and every lane in `mask` must call
+/// `ballot_sync` with the same mask.
+#[inline(always)]
+pub unsafe fn ballot_sync(mask: u32, predicate: bool) -> u32 {
+    // SAFETY: the caller's contract is `imp::ballot`'s.
+    unsafe { imp::ballot(mask, predicate) }
 }

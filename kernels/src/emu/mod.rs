@@ -162,8 +162,11 @@ pub fn sync_warp() {
     suspend(Event::SyncWarp)
 }
 
-/// `__shfl_down_sync(0xffffffff, v, delta)`.
-pub fn shfl_down(v: u32, delta: u32) -> u32 {
+/// One warp exchange: every lane of the calling warp publishes `v`, and once all have, each
+/// computes its answer with `read(slots, lanes, lane)` (the published values, how many lanes the
+/// warp has, the calling lane). Two warp barriers: one before the reads, one after them, so no
+/// lane overwrites its slot (in the next exchange) before every lane has read.
+fn exchange(v: u32, read: impl FnOnce(&[u32; 32], usize, usize) -> u32) -> u32 {
     let tid = with_thread(|t| t.thread_idx);
     let b = current_block();
     let (warp, lane) = (tid / 32, tid % 32);
@@ -173,17 +176,44 @@ pub fn shfl_down(v: u32, delta: u32) -> u32 {
         blk.warp_slots[warp][lane] = v;
     }
     suspend(Event::SyncWarp);
-    let src = lane + delta as usize;
-    // SAFETY: see `current_block`: a reference only for this expression.
-    let blk = unsafe { &*b };
-    let r = if src < blk.warp_lanes[warp] {
-        blk.warp_slots[warp][src]
-    } else {
-        v
+    let r = {
+        // SAFETY: see `current_block`: a reference only for this block, which does not suspend.
+        let blk = unsafe { &*b };
+        read(&blk.warp_slots[warp], blk.warp_lanes[warp], lane)
     };
-    // Second barrier: no lane may overwrite its slot before every lane has read.
     suspend(Event::SyncWarp);
     r
+}
+
+/// `__shfl_down_sync(0xffffffff, v, delta)`.
+pub fn shfl_down(v: u32, delta: u32) -> u32 {
+    exchange(v, |slots, lanes, lane| {
+        let src = lane + delta as usize;
+        if src < lanes {
+            slots[src]
+        } else {
+            v
+        }
+    })
+}
+
+/// `__shfl_sync(0xffffffff, v, src)`: lane `src % 32`'s `v`. Reading a lane the warp does not
+/// have (a partial last warp) is undefined on the GPU: the emulator panics, naming it.
+pub fn shfl_idx(v: u32, src: u32) -> u32 {
+    exchange(v, |slots, lanes, _| {
+        let src = (src % 32) as usize;
+        if src >= lanes {
+            panic!("__shfl_sync from lane {src}, which this warp (of {lanes} lanes) does not have");
+        }
+        slots[src]
+    })
+}
+
+/// `__ballot_sync(0xffffffff, pred)`: bit `l` set for each lane `l` whose `pred` is true.
+pub fn ballot(pred: bool) -> u32 {
+    exchange(pred as u32, |slots, lanes, _| {
+        (0..lanes).fold(0, |acc, l| acc | (slots[l] & 1) << l)
+    })
 }
 
 /// The emulator runs warp operations (`__syncwarp`, shuffles) over whole warps: panic, naming

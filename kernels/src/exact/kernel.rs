@@ -13,7 +13,8 @@
 //! 3. the block normalizes its words once ([`normalize_step`]) and adds the non-zero ones into
 //!    the grid's words ([`GlobalWords`], global atomics: integers, so any order gives the same
 //!    bits), then takes stage 8's acquire-release ticket; the last block reads the grid's words
-//!    (and zeroes them for the next launch), and thread 0 rounds **once** ([`round`]).
+//!    (and zeroes them for the next launch), and its warp 0 rounds **once** ([`round_warp`]:
+//!    the digits in registers, carries by shuffles, the sign and the top bits by votes).
 //!
 //! **Why it is fast.** The per-element work is 12 `add.f64` in registers (plus a conversion for
 //! f32), which the H200's FP64 units sustain at HBM speed (see [`super`] for the budget); all the
@@ -39,7 +40,7 @@
 use super::accumulator::{normalize_step, Format, GlobalWords, SharedWords, MAX_SLOTS};
 use super::expansion::Expansion;
 use super::merge::{block_merge, warp_merge};
-use super::round::round;
+use super::round::{round, round_warp};
 use super::tile::{add_one, add_tile, add_tile_fast, add_vec4, widen};
 use crate::gpu::{fail, sync_threads_or, thread_fence, Counter, Global, GlobalMut};
 use crate::gpu::{Shared, Vec4, WARP_SIZE};
@@ -101,9 +102,9 @@ pub fn sum_fast_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
 }
 
 /// Everything of [`sum`] but its last step: when the grid's words are in the block's shared
-/// memory (`slots` words: digits, then the flags), thread 0 of that block calls
-/// `last(words, format, n)` — [`sum`] rounds them, [`super::words::sum_words`] writes them out
-/// unrounded. Same launch contract as [`sum`].
+/// memory (`slots` words: digits, then the flags), the 32 lanes of that block's warp 0 call
+/// `last(words, format, n)` together — [`sum`] rounds them, [`super::words::sum_words`] writes
+/// them out unrounded. Same launch contract as [`sum`].
 #[inline(always)]
 pub(super) fn accumulate<T: Element, const BLOCK: usize, const UNROLL: usize>(
     input: Global<T>,
@@ -114,15 +115,21 @@ pub(super) fn accumulate<T: Element, const BLOCK: usize, const UNROLL: usize>(
     sum_with::<T, BLOCK, UNROLL, false, false>(input, words, counter, last)
 }
 
-/// The last step of [`sum`] and its variants: round the grid's words into `out[0]`.
+/// The last step of [`sum`] and its variants: warp 0 rounds the grid's words, lane 0 stores the
+/// result in `out[0]`.
 #[inline(always)]
 fn round_into<T: Element>(out: GlobalMut<T>) -> impl FnOnce(&Shared<i64>, Format, usize) {
-    move |smem, f, n| out.set(0, T::from_bits64(finish(smem, f, n)))
+    move |smem, f, n| {
+        let bits = finish(smem, f, n);
+        if warp::lane_id() == 0 {
+            out.set(0, T::from_bits64(bits));
+        }
+    }
 }
 
 /// The kernel behind [`sum`], [`sum_fast`], [`sum_merge`], [`sum_fast_merge`] and
 /// [`accumulate`] (`FAST` picks the per-element addition, `MERGE` the block's combine, `last`
-/// what thread 0 of the last block does with the grid's words).
+/// what warp 0 of the last block does with the grid's words).
 #[inline(always)]
 fn sum_with<
     T: Element,
@@ -147,10 +154,11 @@ fn sum_with<
     );
     if thread::block_dim_x() as usize != BLOCK
         || BLOCK < slots
+        || BLOCK < WARP_SIZE as usize
         || grid > MAX_GRID
         || words.len() < slots
     {
-        fail("exact sum needs blockDim.x == BLOCK >= slots and slots words");
+        fail("exact sum needs blockDim.x == BLOCK >= max(slots, 32) and slots words");
     }
     let n = input.len();
     let lanes = 16 / core::mem::size_of::<T>();
@@ -277,7 +285,7 @@ fn sum_with<
 
 /// Step 3's end, for every block: publish the block's normalized word `mine` (thread `tid`'s)
 /// into the grid's `words` and take the ticket; the last block reads the grid's words back,
-/// zeroes them for the next launch, and thread 0 calls `last` on them once (the variants round
+/// zeroes them for the next launch, and its warp 0 calls `last` on them once (the variants round
 /// there). A single-block launch skips the global words and the ticket and passes its own words.
 #[inline(always)]
 fn last_block(
@@ -297,7 +305,7 @@ fn last_block(
             smem.set(tid as u32, mine);
         }
         thread::sync_threads();
-        if tid == 0 {
+        if tid < WARP_SIZE as usize {
             last(smem, f, n);
         }
         return;
@@ -324,30 +332,40 @@ fn last_block(
             words.set(tid, 0);
         }
         thread::sync_threads();
-        if tid == 0 {
+        if tid < WARP_SIZE as usize {
             last(smem, f, n);
+        }
+        if tid == 0 {
             counter.reset();
         }
     }
 }
 
-/// Thread 0's last step: the specials, the rounding, the sign of zero (the bits of the result).
-/// Out of line: once per launch, one copy for every kernel.
+/// Warp 0's last step: the specials, the rounding ([`round_warp`]), the sign of zero — the bits
+/// of the result, in every lane. Out of line: once per launch, one copy for every kernel, and
+/// kept out of the streaming loop's register allocation.
 #[inline(never)]
 fn finish(smem: &Shared<i64>, f: Format, n: usize) -> u64 {
-    let mut w = [0i64; MAX_SLOTS];
-    for (i, x) in w.iter_mut().enumerate().take(f.slots()) {
-        *x = smem.get(i as u32);
-    }
-    finish_words(&w, f, n)
+    let flag = |i: usize| smem.get((f.words + i) as u32);
+    result_bits([flag(0), flag(1), flag(2), flag(3)], f, n, || {
+        round_warp(|k| smem.get(k as u32), f)
+    })
 }
 
-/// [`finish`] on words already in registers (`w[..f.slots()]`: digits then flags; each digit
-/// word below 2^62 in magnitude) of `n` elements: the bits of the result.
+/// [`finish`] by one thread on words already in registers (`w[..f.slots()]`: digits then flags;
+/// each digit word below 2^62 in magnitude) of `n` elements: the bits of the result.
 #[inline(always)]
 pub(super) fn finish_words(w: &[i64; MAX_SLOTS], f: Format, n: usize) -> u64 {
-    let (nan, pinf, ninf, not_neg_zero) =
-        (w[f.words], w[f.words + 1], w[f.words + 2], w[f.words + 3]);
+    let flags = [w[f.words], w[f.words + 1], w[f.words + 2], w[f.words + 3]];
+    result_bits(flags, f, n, || round(&w[..f.words], f))
+}
+
+/// The result's bits from the four flag counts (NaNs, +infs, -infs, warps not all `-0.0`) and
+/// `rounded`, the rounding of the digit words (called only when the result is finite, so by
+/// every lane or none where `rounded` is a warp's).
+#[inline(always)]
+fn result_bits(flags: [i64; 4], f: Format, n: usize, rounded: impl FnOnce() -> u64) -> u64 {
+    let [nan, pinf, ninf, not_neg_zero] = flags;
     if nan > 0 || (pinf > 0 && ninf > 0) {
         return f.nan_bits();
     }
@@ -357,7 +375,7 @@ pub(super) fn finish_words(w: &[i64; MAX_SLOTS], f: Format, n: usize) -> u64 {
     if ninf > 0 {
         return f.inf_bits() | f.sign_bit();
     }
-    let r = round(&w[..f.words], f);
+    let r = rounded();
     if r == 0 && n > 0 && not_neg_zero == 0 {
         f.sign_bit()
     } else {

@@ -12,7 +12,7 @@
 //! |---|---|
 //! | [`expansion`] | TwoSum and a two-term `f64` expansion per thread chain; residuals spill |
 //! | [`accumulator`] | the long fixed-point accumulator (carry-save `i64` words of 32-bit digits) and its shared-memory and global atomic views |
-//! | [`round`](mod@round) | the one final rounding of the integer to the nearest `f32`/`f64` |
+//! | [`round`](mod@round) | the one final rounding of the integer to the nearest `f32`/`f64`: by a warp in the kernels (digits in registers, carries by shuffles, sign and top bits by votes), by one thread in the reference |
 //! | `tile` | adding a tile of elements into the expansions: the general path and the fast path (3 `add.f64` while exact, the tile redone otherwise) |
 //! | `merge` | merging expansions across a warp and a block with shuffles |
 //! | [`kernel`] | the launch: stream like stage 8, merge per warp, integers across blocks, last block rounds |

@@ -50,7 +50,9 @@ pub fn sum_words<T: Element, const BLOCK: usize, const UNROLL: usize>(
     out: GlobalMut<i64>,
 ) {
     accumulate::<T, BLOCK, UNROLL>(input, words, counter, |smem, f, n| {
-        write_words(smem, f, n, out)
+        if thread::thread_idx_x() == 0 {
+            write_words(smem, f, n, out)
+        }
     });
 }
 
