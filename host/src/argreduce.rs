@@ -198,7 +198,11 @@ impl<T: Scalar> PreparedArg<T> {
             unroll: DEFAULT_POLICY.unroll,
             blocks_per_sm: policy.blocks_per_sm,
         };
-        let ws = ItemWorkspace::with_policy(backend, n, shape, ArgItem::<T>::WORDS)?;
+        // The kernel's tiled loop visits 16-byte vectors (4 f32, 8 halves): size the grid by
+        // them, so that no block gets less than a tile (at 2^20 f32: 256 blocks of one tile
+        // each, not 528 of a quarter tile; one block up to 2^12).
+        let vectors = n.div_ceil(16 / T::TYPE.size());
+        let ws = ItemWorkspace::with_policy(backend, vectors, shape, ArgItem::<T>::WORDS)?;
         if !fits_positions(n, ws.grid, ws.block) {
             return Err(ReduceError::InvalidArgument(format!(
                 "{n} elements in a grid of {} blocks of {} threads leave a thread 2^32 or more \

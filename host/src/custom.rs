@@ -90,11 +90,13 @@ impl ItemWorkspace {
         Self::with_policy(backend, n, policy, words)
     }
 
-    /// A workspace for `n` elements launched as `policy` says (its block, and a grid of at most
-    /// `sm_count * blocks_per_sm` blocks), items of `words` words.
+    /// A workspace for a kernel whose tiled loop visits `units` indices (the elements, for a
+    /// kernel that loads one item per index; the 16-byte vectors, for argmin/argmax) launched as
+    /// `policy` says (its block, and a grid of at most `sm_count * blocks_per_sm` blocks, fewer
+    /// when `units` fills fewer tiles of `block · unroll` indices), items of `words` words.
     pub(crate) fn with_policy(
         backend: &Backend,
-        n: usize,
+        units: usize,
         policy: Policy,
         words: usize,
     ) -> Result<Self> {
@@ -105,7 +107,7 @@ impl ItemWorkspace {
                 "an item must be 1..={MAX_WORDS} words, not {words}"
             )));
         }
-        let grid = policy.grid(n, backend.caps().sm_count);
+        let grid = policy.grid(units, backend.caps().sm_count);
         Ok(ItemWorkspace {
             partials: backend.zeroed::<u32>(grid * words)?,
             counter: backend.zeroed::<u32>(1)?,

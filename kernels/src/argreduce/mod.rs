@@ -32,9 +32,10 @@ use crate::gpu::{fail, Global, GlobalMut, Vec4};
 use crate::primitives::device::{self, item_pass, Workspace};
 use crate::primitives::tiles::{self, EvenShare};
 use crate::primitives::{Combine, Item, Words, MAX_WORDS};
-use crate::table::ElemKind;
 use crate::Element;
 use core::marker::PhantomData;
+use order::{better, is_nan, later_wins, same, worst};
+use vector::{find_lane, vector_best};
 
 /// Loads in flight per thread (16-byte vectors) in the argmin/argmax kernels.
 pub const UNROLL: usize = crate::primitives::DEFAULT_POLICY.unroll;
@@ -120,113 +121,6 @@ impl Direction for NanArgMax {
     const SKIP_NAN: bool = true;
 }
 
-/// `v` is a NaN (never, for integers: the test folds away). On the bits: one `and` and one
-/// compare, the same for every float width.
-#[inline(always)]
-fn is_nan<T: Element>(v: T) -> bool {
-    let b = v.to_bits64();
-    match T::KIND {
-        ElemKind::F32 => (b as u32 & 0x7fff_ffff) > 0x7f80_0000,
-        ElemKind::F64 => (b & 0x7fff_ffff_ffff_ffff) > 0x7ff0_0000_0000_0000,
-        ElemKind::F16 => (b as u16 & 0x7fff) > 0x7c00,
-        ElemKind::BF16 => (b as u16 & 0x7fff) > 0x7f80,
-        _ => false,
-    }
-}
-
-/// `a == b` in `T`'s own order (`-0.0 == 0.0`; false for a NaN; halves compared as `f32`).
-#[inline(always)]
-fn same<T: Element>(a: T, b: T) -> bool {
-    let (x, y) = (a.to_bits64(), b.to_bits64());
-    match T::KIND {
-        ElemKind::F32 => f32::from_bits(x as u32) == f32::from_bits(y as u32),
-        ElemKind::F64 => f64::from_bits(x) == f64::from_bits(y),
-        ElemKind::F16 => {
-            crate::half::f16_bits_to_f32(x as u16) == crate::half::f16_bits_to_f32(y as u16)
-        }
-        ElemKind::BF16 => {
-            crate::half::bf16_bits_to_f32(x as u16) == crate::half::bf16_bits_to_f32(y as u16)
-        }
-        _ => x == y,
-    }
-}
-
-/// `a > b` (argmax) or `a < b` (argmin) in `T`'s own order: one `setp` on the bits as `T` (the
-/// casts are free); false if either is a NaN, and `-0.0` and `0.0` are equal.
-#[inline(always)]
-fn better<T: Element, D: Direction>(a: T, b: T) -> bool {
-    let (x, y) = (a.to_bits64(), b.to_bits64());
-    macro_rules! cmp {
-        ($t:ty, $conv:expr) => {{
-            let (a, b): ($t, $t) = ($conv(x), $conv(y));
-            if D::LARGEST {
-                a > b
-            } else {
-                a < b
-            }
-        }};
-    }
-    match T::KIND {
-        ElemKind::F32 => cmp!(f32, |v: u64| f32::from_bits(v as u32)),
-        ElemKind::F64 => cmp!(f64, f64::from_bits),
-        ElemKind::I32 => cmp!(i32, |v: u64| v as u32 as i32),
-        ElemKind::U32 => cmp!(u32, |v: u64| v as u32),
-        ElemKind::I64 => cmp!(i64, |v: u64| v as i64),
-        ElemKind::U64 => cmp!(u64, |v: u64| v),
-        ElemKind::F16 => cmp!(f32, |v: u64| crate::half::f16_bits_to_f32(v as u16)),
-        ElemKind::BF16 => cmp!(f32, |v: u64| crate::half::bf16_bits_to_f32(v as u16)),
-    }
-}
-
-/// `b`, a later element than `a`, replaces it: it is strictly better (the first occurrence
-/// keeps ties), or — NaN being the most extreme value for `argmin`/`argmax` and the least for
-/// `nanargmin`/`nanargmax` — it is a NaN and `a` is not (a number and `a` is a NaN).
-#[inline(always)]
-fn later_wins<T: Element, D: Direction>(a: T, b: T) -> bool {
-    let (an, bn) = (is_nan(a), is_nan(b));
-    if D::SKIP_NAN {
-        (an && !bn) || better::<T, D>(b, a)
-    } else {
-        (bn && !an) || better::<T, D>(b, a)
-    }
-}
-
-/// The worst value in direction `D` (the identity's value): nothing is worse, and the identity's
-/// index ([`NO_INDEX`]) loses every tie. (A quiet NaN for the NaN-skipping floats.)
-#[inline(always)]
-fn worst<T: Element, D: Direction>() -> T {
-    if D::SKIP_NAN {
-        let nan: Option<u64> = match T::KIND {
-            ElemKind::F32 => Some(0x7fc0_0000),
-            ElemKind::F64 => Some(0x7ff8_0000_0000_0000),
-            ElemKind::F16 => Some(0x7e00),
-            ElemKind::BF16 => Some(0x7fc0),
-            _ => None,
-        };
-        if let Some(bits) = nan {
-            return T::from_bits64(bits);
-        }
-    }
-    let bits: u64 = match (T::KIND, D::LARGEST) {
-        (ElemKind::F32, true) => f32::NEG_INFINITY.to_bits() as u64,
-        (ElemKind::F32, false) => f32::INFINITY.to_bits() as u64,
-        (ElemKind::F64, true) => f64::NEG_INFINITY.to_bits(),
-        (ElemKind::F64, false) => f64::INFINITY.to_bits(),
-        (ElemKind::I32, true) => i32::MIN as u32 as u64,
-        (ElemKind::I32, false) => i32::MAX as u64,
-        (ElemKind::I64, true) => i64::MIN as u64,
-        (ElemKind::I64, false) => i64::MAX as u64,
-        (ElemKind::U32, true) | (ElemKind::U64, true) => 0,
-        (ElemKind::U32, false) => u32::MAX as u64,
-        (ElemKind::U64, false) => u64::MAX,
-        (ElemKind::F16, true) => 0xfc00,
-        (ElemKind::F16, false) => 0x7c00,
-        (ElemKind::BF16, true) => 0xff80,
-        (ElemKind::BF16, false) => 0x7f80,
-    };
-    T::from_bits64(bits)
-}
-
 /// The [`Combine`] of an arg-reduction over `T` in direction `D`.
 pub struct Arg<T, D>(PhantomData<(T, D)>);
 
@@ -255,48 +149,6 @@ impl<T: Element, D: Direction> Combine for Arg<T, D> {
             b
         }
     }
-}
-
-/// Element `k` of a 16-byte vector of `T`s (`k < 16 / size_of::<T>()`).
-#[inline(always)]
-fn lane<T: Element>(v: Vec4, k: usize) -> T {
-    let w = v.0;
-    match core::mem::size_of::<T>() {
-        2 => T::from_bits64(((w[k / 2] >> (16 * (k % 2))) & 0xffff) as u64),
-        4 => T::from_bits64(w[k] as u64),
-        _ => T::from_bits64(w[2 * k] as u64 | ((w[2 * k + 1] as u64) << 32)),
-    }
-}
-
-/// The best value of one 16-byte vector (the first NaN if it holds one): the lanes are in index
-/// order, so a later lane replaces the best so far only if it wins outright.
-#[inline(always)]
-fn vector_best<T: Element, D: Direction>(v: Vec4) -> T {
-    let lanes = 16 / core::mem::size_of::<T>();
-    let mut best = lane::<T>(v, 0);
-    for k in 1..lanes {
-        let x = lane::<T>(v, k);
-        if later_wins::<T, D>(best, x) {
-            best = x;
-        }
-    }
-    best
-}
-
-/// The first lane of `v` holding `best` (a value [`vector_best`] returned for `v`): its position
-/// and its own bits (of `-0.0` and `0.0`, the one that is there).
-#[inline(always)]
-fn find_lane<T: Element>(v: Vec4, best: T) -> (usize, T) {
-    let lanes = 16 / core::mem::size_of::<T>();
-    let nan = is_nan(best);
-    let mut k = 0;
-    for j in (0..lanes).rev() {
-        let x = lane::<T>(v, j);
-        if (nan && is_nan(x)) || same(x, best) {
-            k = j;
-        }
-    }
-    (k, lane::<T>(v, k))
 }
 
 /// No vector yet (the hot loop's position before the first one).
@@ -414,6 +266,9 @@ pub unsafe fn entry<T: Element, D: Direction, const BLOCK: usize>(
         )
     }
 }
+
+mod order;
+mod vector;
 
 #[cfg(test)]
 mod tests;
