@@ -22,9 +22,10 @@
 //! [`Reducer::sum_half`], [`Reducer::prod_half`], [`Reducer::nansum_half`] (error bound
 //! `depth · 2⁻²⁴ · Σ|x|`, as an `f32` sum's), [`Reducer::min_half`], [`Reducer::max_half`],
 //! [`Reducer::nanmin_half`], [`Reducer::nanmax_half`] (exact: the result is one of the inputs,
-//! widened; NaN rules as for `f32`), [`Reducer::count_half`] and [`Reducer::nanmean_half`] (the
-//! `f32` NaN-ignoring sum over the exact count), and [`Reducer::reduce_half_range`] for any of
-//! them over a sub-slice. Sums that overflow the half range (65504 for `f16`) but not `f32`'s
+//! widened; NaN rules as for `f32`), and [`Reducer::reduce_half_range`] for any of them over a
+//! sub-slice. [`Reducer::count_half`] and [`Reducer::nanmean_half`] are one launch of the
+//! transform kernels' NaN-ignoring sum and count ([`TransformKind::NanTotal`], in `f64`: the count
+//! is exact to 2^53 elements, where an `f32` count stops at 2^24). Sums that overflow the half range (65504 for `f16`) but not `f32`'s
 //! come back finite. [`HalfFloat::round`] gives a result in the input type on request (for
 //! `min`/`max` that is the input element itself, bit for bit but a NaN's payload).
 //!
@@ -117,9 +118,6 @@ impl Reducer<'_> {
     }
 }
 
-/// Elements per device count in [`Reducer::count_half`] (a count in `f32` is exact up to 2^24).
-const HALF_COUNT_CHUNK: usize = 1 << 24;
-
 impl Reducer<'_> {
     /// `op` over `input[offset..offset + len]` of halves, combined in `f32` (stage 8's half
     /// kernels): `Sum`, `Min`, `Max`, `Prod`, `NanMin`, `NanMax`, `NanSum`, `Count` (exact up to
@@ -184,45 +182,37 @@ impl Reducer<'_> {
     pub fn nanmax_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<Option<f32>> {
         self.half_all(Op::NanMax, input)
     }
-    /// How many elements of `input[offset..offset + len]` are not NaN, exactly (one device
-    /// count per 2^24 elements, added on the host).
+    /// How many elements of `input[offset..offset + len]` are not NaN, exactly: one launch of
+    /// the NaN-ignoring transform ([`TransformKind::NanTotal`], which counts in `f64`, exact up to
+    /// 2^53 elements; stage 8's `f32` count is exact only up to 2^24).
     pub fn count_half_range<H: HalfFloat>(
         &mut self,
         input: &Buffer<H>,
         offset: usize,
         len: usize,
     ) -> Result<u64> {
-        if len == 0 {
-            // Checks the range and the buffer's backend; a count of nothing is 0.
-            return self
-                .reduce_half_range(Op::Count, input, offset, 0)
-                .map(|_| 0);
-        }
-        let (mut count, mut done) = (0u64, 0);
-        while done < len {
-            let chunk = HALF_COUNT_CHUNK.min(len - done);
-            let c = self.reduce_half_range(Op::Count, input, offset + done, chunk)?;
-            count += c.unwrap_or(0.0) as u64;
-            done += chunk;
-        }
-        Ok(count)
+        let [_, count, _] =
+            self.transform_words(TransformKind::NanTotal, (input, offset), None, len)?;
+        Ok(count as u64)
     }
     /// How many elements are not NaN.
     pub fn count_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<u64> {
         self.count_half_range(input, 0, input.len())
     }
-    /// The mean of the elements that are not NaN (`np.nanmean`): the `f32` NaN-ignoring sum
-    /// over the exact count, as `f64`; NaN if every element is NaN.
+    /// The mean of the elements that are not NaN (`np.nanmean`): their sum and their count in
+    /// one pass ([`TransformKind::NanTotal`]: every half widened exactly, summed and counted in
+    /// `f64`), divided; NaN if every element is NaN.
     ///
     /// # Errors
     /// [`ReduceError::EmptyInput`] for an empty buffer.
     pub fn nanmean_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<f64> {
-        let count = self.count_half(input)?;
         if input.is_empty() {
+            input.check_owner(self.backend().id(), "the input buffer")?;
             return Err(ReduceError::EmptyInput { op: Op::NanMean });
         }
-        let sum = self.nansum_half(input)?;
-        Ok(sum as f64 / count as f64)
+        let [sum, count, _] =
+            self.transform_words(TransformKind::NanTotal, (input, 0), None, input.len())?;
+        Ok(sum / count)
     }
 }
 

@@ -20,16 +20,20 @@ pub enum TransformKind {
     Moments,
     /// Σx in `f64` (the sum of `f16` / `bf16` inputs; also built for `f32` / `f64`).
     Total,
+    /// Σx over the non-NaN elements and their count, in `f64`: the one-pass `nanmean` (of
+    /// `f16` / `bf16` inputs above all, whose `f32` count stops being exact at 2^24).
+    NanTotal,
 }
 
 impl TransformKind {
-    /// All five.
-    pub const ALL: [TransformKind; 5] = [
+    /// All six.
+    pub const ALL: [TransformKind; 6] = [
         TransformKind::SumSq,
         TransformKind::L1,
         TransformKind::Dot,
         TransformKind::Moments,
         TransformKind::Total,
+        TransformKind::NanTotal,
     ];
     /// The kernel table's operator.
     pub fn kind(self) -> OpKind {
@@ -39,9 +43,10 @@ impl TransformKind {
             TransformKind::Dot => OpKind::Dot,
             TransformKind::Moments => OpKind::Moments,
             TransformKind::Total => OpKind::Total,
+            TransformKind::NanTotal => OpKind::NanTotal,
         }
     }
-    /// Name (`sumsq`, `l1`, `dot`, `moments`, `total`).
+    /// Name (`sumsq`, `l1`, `dot`, `moments`, `total`, `nantotal`).
     pub fn name(self) -> &'static str {
         self.kind().name()
     }

@@ -33,6 +33,16 @@ pub enum TransformReference {
         /// Σ|term|.
         abs_sum: f64,
     },
+    /// A NaN-ignoring sum and its count ([`TransformKind::NanTotal`]): the accurate sum of the
+    /// non-NaN terms, their Σ|term|, and how many there are.
+    NanSum {
+        /// The accurate sum of the non-NaN terms.
+        value: f64,
+        /// Σ|term| over them.
+        abs_sum: f64,
+        /// How many terms are not NaN.
+        count: usize,
+    },
     /// Moments: count, accurate mean and M2, and max|x|.
     Moments {
         /// Elements.
@@ -65,6 +75,14 @@ pub fn reference_transform<T: Scalar>(
         TransformKind::SumSq => Some(sum_reference(x().map(|v| v * v))),
         TransformKind::L1 => Some(sum_reference(x().map(f64::abs))),
         TransformKind::Total => Some(sum_reference(x())),
+        TransformKind::NanTotal => {
+            let kept = || x().filter(|v| !v.is_nan());
+            Some(TransformReference::NanSum {
+                value: compensated_sum(kept()),
+                abs_sum: kept().map(f64::abs).sum(),
+                count: kept().count(),
+            })
+        }
         TransformKind::Dot => {
             let b = b.unwrap_or(&[]);
             Some(sum_reference(
@@ -93,7 +111,8 @@ impl TransformReference {
     /// Does the device's result `words` (sum in word 0, or count/mean/M2) meet the bound for a
     /// plan of depth `depth` (the README's `L`)?
     ///
-    /// * sums: `|got − value| ≤ (L + 2)·u·Σ|term|`;
+    /// * sums: `|got − value| ≤ (L + 2)·u·Σ|term|`; the NaN-ignoring sum the same, and its
+    ///   count (word 1) exact;
     /// * moments: count exact; `|mean − mean*| ≤ (L + 2)·u·max|x|`; `|M2 − M2*| ≤ (L + 4)·u·
     ///   √(M2*² + n·mean*²·M2*) + n·((L + 2)·u·max|x|)²` — that is `(L + 4)·κ·u·M2*` with
     ///   `κ = √(1 + mean²/var)`, plus the rounding of a mean that is not representable.
@@ -103,6 +122,11 @@ impl TransformReference {
             TransformReference::Sum { value, abs_sum } => {
                 (words[0] - value).abs() <= (l + 2.0) * U64 * abs_sum
             }
+            TransformReference::NanSum {
+                value,
+                abs_sum,
+                count,
+            } => words[1] == count as f64 && (words[0] - value).abs() <= (l + 2.0) * U64 * abs_sum,
             TransformReference::Moments {
                 n,
                 mean,

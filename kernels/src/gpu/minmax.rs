@@ -16,10 +16,6 @@
 //!
 //! On the host the emulator computes the same results in Rust (the halves widened exactly).
 
-/// The canonical NaN's bits: `f32`, and the 16-bit one of `f16x2`/`bf16x2`.
-const NAN_F32: u32 = 0x7fff_ffff;
-const NAN_16: u32 = 0x7fff;
-
 /// The larger of `a` and `b` (see the module docs for NaN and zeros).
 #[inline(always)]
 pub fn max_f32<const NAN: bool>(a: f32, b: f32) -> f32 {
@@ -90,8 +86,11 @@ mod imp {
 
 #[cfg(not(target_arch = "nvptx64"))]
 mod imp {
-    use super::{NAN_16, NAN_F32};
     use crate::half::{bf16_bits_to_f32, f16_bits_to_f32};
+
+    /// The canonical NaN's bits: `f32`, and the 16-bit one of `f16x2`/`bf16x2`.
+    const NAN_F32: u32 = 0x7fff_ffff;
+    pub(super) const NAN_16: u32 = 0x7fff;
 
     /// The PTX rule on two values widened to `f32` (`x`, `y`), returning `a`'s or `b`'s bits, or
     /// `nan` (the canonical NaN's bits).
@@ -138,6 +137,7 @@ mod imp {
 
 #[cfg(test)]
 mod tests {
+    use super::imp::NAN_16;
     use super::*;
 
     #[test]

@@ -78,6 +78,9 @@ pub enum OpKind {
     NanArgMin,
     /// [`crate::argreduce::NanArgMax`]: argmax with NaN skipped (NumPy's `nanargmax`).
     NanArgMax,
+    /// [`crate::transform::NanTotal`]: Σx over the non-NaN elements and their count, in `f64`
+    /// (transform family only: the one-pass `nanmean` of `f16` / `bf16` inputs).
+    NanTotal,
 }
 
 impl OpKind {
@@ -101,6 +104,7 @@ impl OpKind {
             OpKind::Total => "total",
             OpKind::NanArgMin => "nanargmin",
             OpKind::NanArgMax => "nanargmax",
+            OpKind::NanTotal => "nantotal",
         }
     }
 }

@@ -99,7 +99,7 @@ macro_rules! kernel_table {
         pub fn emulated<T: Element>(id: KernelId) -> Option<Body<T>> {
             use crate::stages::*;
             use crate::axis::*;
-            use crate::transform::{one_pass, Dot, Moments, SumSq, Total, L1};
+            use crate::transform::{one_pass, Dot, Moments, NanTotal, SumSq, Total, L1};
             #[allow(unused_imports)]
             use crate::exact::*;
             use crate::{Max, Min, Sum};
@@ -124,7 +124,7 @@ macro_rules! kernel_table {
             use crate::exports::{axis, exact, multi_pass, single_pass, single_pass_wide};
             use crate::stages::*;
             use crate::axis::*;
-            use crate::transform::{entry as transform_entry, one_pass, Dot, Moments, SumSq, Total, L1};
+            use crate::transform::{entry as transform_entry, one_pass, Dot, Moments, NanTotal, SumSq, Total, L1};
             // The table's type names for the 2-byte inputs (they shadow the unstable primitives).
             #[allow(unused_imports)]
             use crate::half::{Bf16 as bf16, F16 as f16};
@@ -419,7 +419,7 @@ kernel_table! {
         => segments::segments;
     AxisColumns reduce_cols Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => columns::columns;
-    Transform reduce_transform Transform const [f32, f64, f16, bf16] [SumSq, L1, Dot, Moments, Total] [256, 512, 1024]
+    Transform reduce_transform Transform const [f32, f64, f16, bf16] [SumSq, L1, Dot, Moments, Total, NanTotal] [256, 512, 1024]
         => one_pass::reduce;
     S8Wide reduce_s8_wide SinglePassWide const [i32, u32] [Sum] [256, 512, 1024]
         => s8_shuffle_vectorized::reduce_wide;

@@ -84,6 +84,49 @@ impl Accumulator for F64Sum {
     }
 }
 
+/// An `f64` sum and an `f64` count (exact up to 2^53): the accumulator of the NaN-ignoring sum
+/// that also counts what it added ([`super::NanTotal`], NumPy's `nanmean` in one pass).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct F64SumCount {
+    /// The sum.
+    pub sum: f64,
+    /// How many elements went into it.
+    pub count: f64,
+}
+
+impl Accumulator for F64SumCount {
+    const WORDS: usize = 2;
+    #[inline(always)]
+    fn empty() -> Self {
+        F64SumCount {
+            sum: 0.0,
+            count: 0.0,
+        }
+    }
+    #[inline(always)]
+    fn merge(self, later: Self) -> Self {
+        F64SumCount {
+            sum: self.sum + later.sum,
+            count: self.count + later.count,
+        }
+    }
+    #[inline(always)]
+    fn word(&self, i: usize) -> f64 {
+        match i {
+            0 => self.sum,
+            1 => self.count,
+            _ => 0.0,
+        }
+    }
+    #[inline(always)]
+    fn from_words(w: [f64; WORDS]) -> Self {
+        F64SumCount {
+            sum: w[0],
+            count: w[1],
+        }
+    }
+}
+
 /// `__shfl_down_sync` of every word of `v` (see [`crate::warp::shfl_down_sync`]). Written word by
 /// word, not as a loop over an array, so that the words stay in registers.
 #[inline(always)]

@@ -40,10 +40,10 @@ pub mod moments;
 pub mod norms;
 pub mod one_pass;
 
-pub use accumulate::{Accumulator, F64Sum, TransformOp};
+pub use accumulate::{Accumulator, F64Sum, F64SumCount, TransformOp};
 pub use dot::Dot;
 pub use moments::{Moments, Welford};
-pub use norms::{SumSq, Total, L1};
+pub use norms::{NanTotal, SumSq, Total, L1};
 
 use crate::gpu::{Coherent, Counter, Global, GlobalMut};
 use crate::table::ElemKind;

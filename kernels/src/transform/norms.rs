@@ -1,4 +1,4 @@
-//! # Sum of squares, L2 norm, L1 norm (and the plain sum)
+//! # Sum of squares, L2 norm, L1 norm (and the plain and the NaN-ignoring sums)
 //!
 //! `sumsq` = Σx², `l1` = Σ|x|; the L2 norm is `√sumsq`, taken on the host from the kernel's
 //! `f64` sum (one square root per call, not per element). One pass at memory speed: the square or
@@ -13,7 +13,7 @@
 //! cancellation), with `depth` the longest chain of additions (see the README) — far below `f32`
 //! resolution.
 
-use super::accumulate::{F64Sum, TransformOp};
+use super::accumulate::{F64Sum, F64SumCount, TransformOp};
 
 /// Σx².
 #[derive(Clone, Copy, Debug, Default)]
@@ -52,5 +52,25 @@ impl TransformOp for Total {
     #[inline(always)]
     fn item(a: f64, _: f64) -> F64Sum {
         F64Sum(a)
+    }
+}
+
+/// Σx over the elements that are not NaN, and how many there are, accumulated in `f64`: the
+/// NaN-ignoring mean (`np.nanmean`) in one pass — for `f16` / `bf16` inputs, whose stage-8 count
+/// in `f32` is exact only up to 2^24 elements. The count is an `f64` sum of ones: exact up to
+/// 2^53 elements. Per element: one compare and two selects before the two additions.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NanTotal;
+
+impl TransformOp for NanTotal {
+    type Acc = F64SumCount;
+    const TWO_INPUTS: bool = false;
+    #[inline(always)]
+    fn item(a: f64, _: f64) -> F64SumCount {
+        let keep = !a.is_nan();
+        F64SumCount {
+            sum: if keep { a } else { 0.0 },
+            count: if keep { 1.0 } else { 0.0 },
+        }
     }
 }

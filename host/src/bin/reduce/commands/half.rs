@@ -10,16 +10,17 @@
 use crate::args::{exponent, Data, Format};
 use crate::data::make_data;
 use crate::output::verdict;
-use reduce_host::measure::{time_queued, TimingSpec};
+use reduce_host::measure::{time_queued, Timing, TimingSpec};
+use reduce_host::transform::reference::reference_transform;
 use reduce_host::{
     matches_reference, reference, reference_nanmean, Backend, Bf16, Buffer, ElemType, HalfFloat,
-    LaunchOverrides, Op, PreparedWide, ReduceError, F16,
+    LaunchOverrides, Op, PreparedTransform, PreparedWide, ReduceError, TransformKind, F16,
 };
 
 #[derive(clap::Args, Clone)]
 pub struct HalfArgs {
     /// Operators: sum, min, max, prod, nansum, nanmin, nanmax, count, nanmean (the NaN-ignoring
-    /// sum over the exact count; its time is all of its launches).
+    /// sum and its count, in f64, in one launch: `Reducer::nanmean_half`).
     #[arg(
         long,
         value_delimiter = ',',
@@ -110,115 +111,120 @@ impl<H: HalfFloat> Inputs<H> {
     }
 }
 
-/// Elements per device count (an `f32` count is exact up to 2^24), as `Reducer::count_half`.
-const COUNT_CHUNK: usize = 1 << 24;
+/// What one (type, N, op) row reports.
+struct Row<'a> {
+    op: Op,
+    n: usize,
+    value: f64,
+    want: f64,
+    good: bool,
+    timing: Option<Timing>,
+    /// Kernel, grid, block.
+    shape: (&'a str, usize, usize),
+}
 
 fn one<H: HalfFloat>(backend: &Backend, a: &HalfArgs, n: usize) -> Result<bool, ReduceError> {
     let inputs = Inputs::<H>::new(backend, a, n)?;
     // Each input widened to f32 once (exact), for the references.
     let mut widened: [Option<Vec<f32>>; 3] = [None, None, None];
     let mut ok = true;
+    let o = LaunchOverrides {
+        block: a.block,
+        grid: a.grid,
+    };
+    let spec = TimingSpec::kernels(a.warmup, a.runs);
     for &op in &a.ops {
         let k = Inputs::<H>::which(op);
         let (host, input) = (&inputs.host[k], &inputs.device[k]);
         let wide: &[f32] =
             widened[k].get_or_insert_with(|| host.iter().map(|h| h.to_f64() as f32).collect());
-        let o = LaunchOverrides {
-            block: a.block,
-            grid: a.grid,
-        };
-        // The launches: one for each operator; the NaN-ignoring sum and the chunked count for
-        // `nanmean`.
-        let (main, counts) = if op == Op::NanMean {
-            let chunk = COUNT_CHUNK.min(n);
-            let last = n - (n.div_ceil(chunk.max(1)).max(1) - 1) * chunk;
-            (
-                PreparedWide::<H>::for_op(backend, n, Op::NanSum, o)?,
-                Some((
-                    PreparedWide::<H>::for_op(backend, chunk, Op::Count, o)?,
-                    PreparedWide::<H>::for_op(backend, last, Op::Count, o)?,
-                )),
-            )
+        if op == Op::NanMean {
+            // One launch: the NaN-ignoring sum and its count, in f64 (`Reducer::nanmean_half`).
+            let p = PreparedTransform::<H>::with_overrides(backend, TransformKind::NanTotal, n, o)?;
+            let words = p.run(backend, input, 0, None)?;
+            let good = reference_transform(TransformKind::NanTotal, host, None)
+                .is_some_and(|r| r.accepts(words, p.plan().depth));
+            let timing = (a.runs > 0)
+                .then(|| time_queued(backend, &spec, || p.enqueue(backend, input, 0, None)))
+                .transpose()?;
+            let plan = p.plan();
+            ok &= good;
+            print_row::<H>(
+                backend,
+                a,
+                &Row {
+                    op,
+                    n,
+                    value: words[0] / words[1],
+                    want: reference_nanmean(wide).unwrap_or(f64::NAN),
+                    good,
+                    timing,
+                    shape: (&plan.kernel, plan.grid, plan.block),
+                },
+            );
+            continue;
+        }
+        let main = PreparedWide::<H>::for_op(backend, n, op, o)?;
+        let got = main.run(backend, input, 0)?;
+        let r = reference(op, wide).ok_or(ReduceError::EmptyInput { op })?;
+        let good = matches_reference(op, got, &r, main.depth());
+        let want = if matches!(op, Op::Sum | Op::NanSum | Op::Count | Op::Prod) {
+            r.sum_f64
         } else {
-            (PreparedWide::<H>::for_op(backend, n, op, o)?, None)
-        };
-        let enqueue = || -> Result<(), ReduceError> {
-            main.enqueue(backend, input, 0)?;
-            if let Some((full, last)) = &counts {
-                let mut done = 0;
-                while done + full.len() < n {
-                    full.enqueue(backend, input, done)?;
-                    done += full.len();
-                }
-                last.enqueue(backend, input, done)?;
-            }
-            Ok(())
-        };
-        let (value, want, good) = if let Some((full, last)) = &counts {
-            let sum = main.run(backend, input, 0)?;
-            let (mut count, mut done) = (0u64, 0);
-            while done + full.len() < n {
-                count += full.run(backend, input, done)? as u64;
-                done += full.len();
-            }
-            count += last.run(backend, input, done)? as u64;
-            let got = sum as f64 / count as f64;
-            let want = reference_nanmean(wide).unwrap_or(f64::NAN);
-            let sum_ref = reference(Op::NanSum, wide).expect("a sum has a reference");
-            let good = matches_reference(Op::NanSum, sum, &sum_ref, main.depth())
-                && count == wide.iter().filter(|x| !x.is_nan()).count() as u64;
-            (got, want, good)
-        } else {
-            let got = main.run(backend, input, 0)?;
-            let r = reference(op, wide).ok_or(ReduceError::EmptyInput { op })?;
-            let good = matches_reference(op, got, &r, main.depth());
-            let want = if matches!(op, Op::Sum | Op::NanSum | Op::Count | Op::Prod) {
-                r.sum_f64
-            } else {
-                r.value as f64
-            };
-            (got as f64, want, good)
+            r.value as f64
         };
         ok &= good;
-        let t = if a.runs > 0 {
-            Some(time_queued(
-                backend,
-                &TimingSpec::kernels(a.warmup, a.runs),
-                enqueue,
-            )?)
-        } else {
-            None
-        };
-        let (min_ms, median_ms) = t
-            .as_ref()
-            .map_or((f64::NAN, f64::NAN), |t| (t.min(), t.median()));
-        let bytes = (n * 2) as f64;
-        let gbps = bytes / (min_ms * 1e-3) / 1e9;
-        let (kernel, grid, block) = main.launch_shape();
-        match a.format {
-            Format::Json => println!(
-                "{}",
-                serde_json::json!({
-                    "record": "toolbox", "impl": "ours", "case": format!("half_{op}_{}", H::TYPE),
-                    "op": op.name(), "type": H::TYPE.name(), "n": n, "bytes": n * 2,
-                    "min_ms": min_ms, "median_ms": median_ms, "gbps": gbps,
-                    "result": value, "reference": want, "ok": good,
-                    "kernel": kernel, "grid": grid, "block": block,
-                    "overrides": overrides(a),
-                    "device": backend.caps().name,
-                })
-            ),
-            _ => println!(
-                "{op} of 2^{} {}: {value} (reference {want}) {}   min {:.2} us  median {:.2} us  {gbps:.1} GB/s  {kernel} grid {grid}",
-                n.trailing_zeros(),
-                H::TYPE,
-                verdict(good),
-                min_ms * 1e3,
-                median_ms * 1e3,
-            ),
-        }
+        let timing = (a.runs > 0)
+            .then(|| time_queued(backend, &spec, || main.enqueue(backend, input, 0)))
+            .transpose()?;
+        print_row::<H>(
+            backend,
+            a,
+            &Row {
+                op,
+                n,
+                value: got as f64,
+                want,
+                good,
+                timing,
+                shape: main.launch_shape(),
+            },
+        );
     }
     Ok(ok)
+}
+
+fn print_row<H: HalfFloat>(backend: &Backend, a: &HalfArgs, r: &Row<'_>) {
+    let (min_ms, median_ms) = r
+        .timing
+        .as_ref()
+        .map_or((f64::NAN, f64::NAN), |t| (t.min(), t.median()));
+    let (op, n, value, want, good) = (r.op, r.n, r.value, r.want, r.good);
+    let bytes = (n * 2) as f64;
+    let gbps = bytes / (min_ms * 1e-3) / 1e9;
+    let (kernel, grid, block) = r.shape;
+    match a.format {
+        Format::Json => println!(
+            "{}",
+            serde_json::json!({
+                "record": "toolbox", "impl": "ours", "case": format!("half_{op}_{}", H::TYPE),
+                "op": op.name(), "type": H::TYPE.name(), "n": n, "bytes": n * 2,
+                "min_ms": min_ms, "median_ms": median_ms, "gbps": gbps,
+                "result": value, "reference": want, "ok": good,
+                "kernel": kernel, "grid": grid, "block": block,
+                "overrides": overrides(a),
+                "device": backend.caps().name,
+            })
+        ),
+        _ => println!(
+            "{op} of 2^{} {}: {value} (reference {want}) {}   min {:.2} us  median {:.2} us  {gbps:.1} GB/s  {kernel} grid {grid}",
+            n.trailing_zeros(),
+            H::TYPE,
+            verdict(good),
+            min_ms * 1e3,
+            median_ms * 1e3,
+        ),
+    }
 }
 
 /// The launch overrides as the records spell them (`default`, `block=1024`, `grid=264` …).

@@ -18,7 +18,8 @@ use std::collections::HashMap;
 pub struct TransformArgs {
     /// Ops, comma-separated: sumsq (Σx²), l1 (Σ|x|), norm2 (√Σx²), dot (Σxy, a second input),
     /// mean, var, std (one moments launch; var/std with --ddof); total (Σx in f64, the sum for
-    /// f16/bf16); sum: stage 8's plain sum of the same input, for comparison (not built for
+    /// f16/bf16); nanmean (Σx over the non-NaN elements and their count, one launch); sum: stage
+    /// 8's plain sum of the same input, for comparison (not built for
     /// f16/bf16: a typed error).
     #[arg(long, value_enum, value_delimiter = ',', default_value = "norm2")]
     pub op: Vec<TransformArg>,
@@ -63,6 +64,8 @@ pub enum TransformArg {
     Sum,
     /// Σx in `f64` (a transform launch): the sum of `f16` / `bf16` inputs.
     Total,
+    /// The mean of the non-NaN elements (`np.nanmean`): their sum and count in one launch.
+    Nanmean,
 }
 
 impl TransformArg {
@@ -71,6 +74,7 @@ impl TransformArg {
             TransformArg::Sumsq | TransformArg::Norm2 | TransformArg::Sum => TransformKind::SumSq,
             TransformArg::L1 => TransformKind::L1,
             TransformArg::Total => TransformKind::Total,
+            TransformArg::Nanmean => TransformKind::NanTotal,
             TransformArg::Dot => TransformKind::Dot,
             TransformArg::Mean | TransformArg::Var | TransformArg::Std => TransformKind::Moments,
         }
@@ -86,6 +90,7 @@ impl TransformArg {
             TransformArg::Std => "std",
             TransformArg::Sum => "sum",
             TransformArg::Total => "total",
+            TransformArg::Nanmean => "nanmean",
         }
     }
     /// The value this op reports, from the kernel's words.
@@ -98,6 +103,8 @@ impl TransformArg {
             | TransformArg::Sum
             | TransformArg::Total => w[0],
             TransformArg::Norm2 => w[0].sqrt(),
+            // All NaN: 0 / 0, NaN (NumPy's answer, with a warning there).
+            TransformArg::Nanmean => w[0] / w[1],
             TransformArg::Mean if w[0] == 0.0 => {
                 return Err(ReduceError::EmptyInput { op: Op::Mean })
             }
@@ -241,6 +248,9 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &TransformArgs) -> Result<bool, Re
             let reference = match *r {
                 Some(TransformReference::Sum { value, .. }) => {
                     op.value([value, 0.0, 0.0], a.ddof)?
+                }
+                Some(TransformReference::NanSum { value, count, .. }) => {
+                    op.value([value, count as f64, 0.0], a.ddof)?
                 }
                 Some(TransformReference::Moments { n, mean, m2, .. }) => {
                     op.value([n as f64, mean, m2], a.ddof)?
