@@ -16,6 +16,7 @@
 #   * the knob sweep: argmax f32 (2^20, 2^26, 2^30) and bf16 (2^26, 2^30) under every launch shape
 #     `block=256|512,bps=N` (`reduce arg --policy`): OUTDIR/arg-sweep.jsonl and OUTDIR/arg-sweep.md,
 #     the default shape's row marked — the row to keep as the default is the fastest;
+# (ARG_SWEEP=0 leaves the sweep out; CUB_ARGREDUCE=PATH uses a cub_argreduce built beforehand)
 # then the custom-operator example (`bin/custom-op-run custom_op.ptx N`: a user's own crate's
 # (min, max, max-abs) kernel loaded from its PTX through `CustomReduction`, checked against a CPU
 # fold) and the argmin/argmax and custom-op GPU tests (`bin/gpu-tests arg`, `bin/gpu-tests custom_op`).
@@ -44,7 +45,9 @@ status=0
     >> "$J" 2>> "$OUT/logs/ours.log" || { echo "ours: stage-8 max (f64) failed" >&2; status=1; }
 echo "ours: done" >&2
 
-# The knob sweep (launch shapes at run time; the first is the default).
+# The knob sweep (launch shapes at run time; the first is the default). ARG_SWEEP=0 skips it
+# (a device call that only re-measures the table).
+if [ "${ARG_SWEEP:-1}" != 0 ]; then
 SHAPES="block=256,bps=4;block=256,bps=2;block=256,bps=5;block=256,bps=8;block=512,bps=2;block=512,bps=3;block=512,bps=4"
 S="$OUT/arg-sweep.jsonl"
 : > "$S"
@@ -69,6 +72,7 @@ for r in rows:
     print(f"| {r['type']} | 2^{r['n'].bit_length() - 1} | {r['policy']}{mark} | {r['grid']} | {r['min_us']:.1f} | {r['median_us']:.1f} | {r['gbps']:.0f} | {r['ok']} |")
 PY
 echo "sweep: done" >&2
+fi
 
 NVCC="$(command -v nvcc 2>/dev/null || true)"
 [ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
@@ -77,7 +81,13 @@ cub_build() {
     "$NVCC" -O3 -arch="${NVCC_ARCH:-sm_90}" -std=c++17 "$@" -o "$OUT/cub_argreduce" \
         "$HERE/cuda/cub_argreduce.cu" 2>> "$OUT/logs/nvcc.log"
 }
-if [ -n "$NVCC" ] && { cub_build || { HALF_CUB=0; cub_build -DNO_HALF_CUB; }; }; then
+# CUB_ARGREDUCE: a cub_argreduce binary built beforehand (nvcc ahead of time, in the background
+# of another step); used as it is.
+if [ -n "${CUB_ARGREDUCE:-}" ] && [ -x "$CUB_ARGREDUCE" ]; then
+    cp "$CUB_ARGREDUCE" "$OUT/cub_argreduce"
+    "$OUT/cub_argreduce" f16 12 > /dev/null 2>&1 || HALF_CUB=0
+fi
+if [ -x "$OUT/cub_argreduce" ] || { [ -n "$NVCC" ] && { cub_build || { HALF_CUB=0; cub_build -DNO_HALF_CUB; }; }; }; then
     "$OUT/cub_argreduce" 12 20 26 30 >> "$J" 2>> "$OUT/logs/cub.log" || status=1
     "$OUT/cub_argreduce" f64 26 >> "$J" 2>> "$OUT/logs/cub.log" || status=1
     if [ "$HALF_CUB" = 1 ]; then

@@ -37,8 +37,8 @@ def main():
         "f16 / bf16, stage 8's operators (ours: `reduce half`, each half widened exactly and "
         "combined in f32, f32 result; torch: same-dtype ops, f32 accumulation, dtype result). "
         "Minimum (median) of 50 CUDA-event runs, µs; GB/s on 2N bytes at the minimum; "
-        "read-only = cuda/half_roof.cu on the same bytes. nanmean = nansum + the exact count "
-        "(one count launch per 2^24 elements); torch nanmax = nan_to_num + amax.",
+        "read-only = cuda/half_roof.cu on the same bytes. nanmean = one launch of the NaN-ignoring "
+        "sum and its count in f64 (`reduce_transform_nantotal_*`); torch nanmax = nan_to_num + amax.",
         "",
         "| op | type | N | ours µs | ours GB/s | % of read-only | torch µs | torch GB/s | "
         "torch/ours | read-only µs | ours ok | torch ok |",
