@@ -10,6 +10,7 @@
 #   halves    toolbox-ops-on-gpu.sh's f16/bf16 part for sum and nanmean (HALVES_ONLY=1)
 #   exact-sanitize  compute-sanitizer memcheck, racecheck, synccheck over `reduce exact --repro`
 #                   (every exact kernel variant at grids 1, 7, 132, … and four input offsets)
+#   transform-tests the transform kernels' GPU tests (`bin/gpu-tests transform`: every op, f32/f64)
 # The CUDA baselines the arg and halves steps need are compiled with nvcc in the background from
 # the start, while the first step runs. As soon as a step ends its results are packed into
 # OUTDIR/<step>.tgz and its status appended to OUTDIR/status.txt, so a call cut short still
@@ -63,6 +64,12 @@ step() {
                 done
             done
             (exit $rc_all) ;;
+        transform-tests)
+            timeout "${FOCUS_LIMIT_transform_tests:-90}" "$HERE/bin/gpu-tests" transform \
+                > "$dir/transform-gpu-tests.txt" 2>&1
+            local rc_t=$?
+            grep -E '^test |test result' "$dir/transform-gpu-tests.txt" >&2
+            (exit $rc_t) ;;
         *)
             echo "focus-on-gpu.sh: unknown step $name" >&2
             false ;;
