@@ -58,16 +58,23 @@ pub fn lane_id() -> u32 {
 /// otherwise).
 #[inline(always)]
 pub unsafe fn shfl_down_sync<T: Element>(mask: u32, value: T, delta: u32) -> T {
+    by_words(value, |w| {
+        // SAFETY: the caller's contract is `imp::shfl_down_u32`'s; every lane moves the same
+        // words in the same order.
+        unsafe { imp::shfl_down_u32(mask, w, delta) }
+    })
+}
+
+/// `value` through a 32-bit register exchange `f`: once for types of up to 4 bytes, once per
+/// 32-bit half (low first) for 8-byte ones.
+#[inline(always)]
+fn by_words<T: Element>(value: T, f: impl Fn(u32) -> u32) -> T {
     let bits = value.to_bits64();
-    if core::mem::size_of::<T>() == 4 {
-        // SAFETY: the caller's contract is `imp::shfl_down_u32`'s.
-        let v = unsafe { imp::shfl_down_u32(mask, bits as u32, delta) };
-        T::from_bits64(v as u64)
+    if core::mem::size_of::<T>() <= 4 {
+        T::from_bits64(f(bits as u32) as u64)
     } else {
-        // SAFETY: as above; every lane shuffles both halves, in the same order.
-        let lo = unsafe { imp::shfl_down_u32(mask, bits as u32, delta) } as u64;
-        // SAFETY: as above.
-        let hi = unsafe { imp::shfl_down_u32(mask, (bits >> 32) as u32, delta) } as u64;
+        let lo = f(bits as u32) as u64;
+        let hi = f((bits >> 32) as u32) as u64;
         T::from_bits64(lo | (hi << 32))
     }
 }
@@ -81,18 +88,11 @@ pub unsafe fn shfl_down_sync<T: Element>(mask: u32, value: T, delta: u32) -> T {
 /// `shfl.sync` undefined otherwise).
 #[inline(always)]
 pub unsafe fn shfl_sync<T: Element>(mask: u32, value: T, src_lane: u32) -> T {
-    let bits = value.to_bits64();
-    if core::mem::size_of::<T>() == 4 {
-        // SAFETY: the caller's contract is `imp::shfl_idx_u32`'s.
-        let v = unsafe { imp::shfl_idx_u32(mask, bits as u32, src_lane) };
-        T::from_bits64(v as u64)
-    } else {
-        // SAFETY: as above; every lane shuffles both halves, in the same order.
-        let lo = unsafe { imp::shfl_idx_u32(mask, bits as u32, src_lane) } as u64;
-        // SAFETY: as above.
-        let hi = unsafe { imp::shfl_idx_u32(mask, (bits >> 32) as u32, src_lane) } as u64;
-        T::from_bits64(lo | (hi << 32))
-    }
+    by_words(value, |w| {
+        // SAFETY: the caller's contract is `imp::shfl_idx_u32`'s; every lane moves the same
+        // words in the same order.
+        unsafe { imp::shfl_idx_u32(mask, w, src_lane) }
+    })
 }
 
 /// `__ballot_sync(mask, predicate)`: bit `l` of the result is set when lane `l` of `mask` passed
