@@ -24,9 +24,9 @@
 //! [`Reducer::nanmin_half`], [`Reducer::nanmax_half`] (exact: the result is one of the inputs,
 //! widened; NaN rules as for `f32`), and [`Reducer::reduce_half_range`] for any of them over a
 //! sub-slice. [`Reducer::count_half`] and [`Reducer::nanmean_half`] are one launch of the
-//! transform kernels' NaN-ignoring sum and count ([`TransformKind::NanTotal`], in `f64`: the count
-//! is exact to 2^53 elements, where an `f32` count stops at 2^24). Sums that overflow the half range (65504 for `f16`) but not `f32`'s
-//! come back finite. [`HalfFloat::round`] gives a result in the input type on request (for
+//! transform kernels' NaN-ignoring sum and count ([`TransformKind::NanTotal`], in `f64`: the
+//! count is exact to 2^53 elements, where an `f32` count stops at 2^24). Sums that overflow the
+//! half range (65504 for `f16`) but not `f32`'s come back finite. [`HalfFloat::round`] gives a result in the input type on request (for
 //! `min`/`max` that is the input element itself, bit for bit but a NaN's payload).
 //!
 //! The same-type API ([`Reducer::sum`] … of a `Buffer<F16>`, which would return an `F16`) stays a
