@@ -32,6 +32,58 @@ fn shuffle_down_reads_the_lane_delta_places_up_and_clamps() {
 }
 
 #[test]
+fn shuffle_by_index_reads_the_named_lane_of_its_own_warp() {
+    let seen = Mutex::new(vec![0u32; 64]);
+    launch(cfg(1, 64, 0), &|| {
+        let t = gpu::thread_idx();
+        // Lane l reads lane (7 l + 3) mod 32 (and 35 reads lane 3: the source is taken mod 32).
+        let v = gpu::shfl_idx_u32(
+            t * 10,
+            (7 * (t % 32) + 3) % 32 + if t == 5 { 32 } else { 0 },
+        );
+        seen.lock().unwrap()[t as usize] = v;
+    })
+    .unwrap();
+    let seen = seen.into_inner().unwrap();
+    for t in 0..64u32 {
+        let src = (t / 32) * 32 + (7 * (t % 32) + 3) % 32;
+        assert_eq!(seen[t as usize], src * 10, "thread {t}");
+    }
+}
+
+#[test]
+fn ballot_has_one_bit_per_lane_that_voted_true() {
+    let seen = Mutex::new(vec![0u32; 64]);
+    launch(cfg(1, 64, 0), &|| {
+        let t = gpu::thread_idx();
+        // Warp 0: lanes divisible by 3; warp 1: lane 31 only.
+        let vote = if t < 32 { t % 3 == 0 } else { t == 63 };
+        seen.lock().unwrap()[t as usize] = gpu::ballot(vote);
+    })
+    .unwrap();
+    let want0 = (0..32).filter(|l| l % 3 == 0).fold(0u32, |m, l| m | 1 << l);
+    let seen = seen.into_inner().unwrap();
+    assert!(seen[..32].iter().all(|&b| b == want0), "{:x?}", &seen[..32]);
+    assert!(
+        seen[32..].iter().all(|&b| b == 1 << 31),
+        "{:x?}",
+        &seen[32..]
+    );
+}
+
+#[test]
+fn shuffling_from_a_lane_a_partial_warp_lacks_is_reported() {
+    // 40 threads: warp 1 has lanes 0..8; reading its lane 20 is undefined on the GPU.
+    let r = launch(cfg(1, 40, 0), &|| {
+        let _ = gpu::shfl_idx_u32(1, 20);
+    });
+    assert!(
+        matches!(&r, Err(EmuError::Panic { message, .. }) if message.contains("does not have")),
+        "{r:?}"
+    );
+}
+
+#[test]
 fn sync_threads_or_is_true_everywhere_when_any_thread_votes() {
     let votes = AtomicU32::new(0);
     launch(cfg(3, 96, 0), &|| {
