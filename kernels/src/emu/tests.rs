@@ -57,7 +57,7 @@ fn ballot_has_one_bit_per_lane_that_voted_true() {
     launch(cfg(1, 64, 0), &|| {
         let t = gpu::thread_idx();
         // Warp 0: lanes divisible by 3; warp 1: lane 31 only.
-        let vote = if t < 32 { t % 3 == 0 } else { t == 63 };
+        let vote = if t < 32 { t.is_multiple_of(3) } else { t == 63 };
         seen.lock().unwrap()[t as usize] = gpu::ballot(vote);
     })
     .unwrap();
