@@ -200,6 +200,10 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &TransformArgs) -> Result<bool, Re
     let mut references: HashMap<TransformKind, Option<TransformReference>> = HashMap::new();
     let mut all_ok = true;
     for &op in &a.op {
+        if op == TransformArg::Nanmean && n == 0 {
+            // As `Reducer::nanmean_half` (NumPy: NaN and "Mean of empty slice").
+            return Err(ReduceError::EmptyInput { op: Op::NanMean });
+        }
         let row = if op == TransformArg::Sum {
             // Stage 8's sum in the element type: the bandwidth these ops are measured against.
             let mut reducer = Reducer::new(backend);
