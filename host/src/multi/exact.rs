@@ -8,14 +8,14 @@
 //! Integer addition does not care about order, and the rounding is a function of the integer
 //! alone: the same bits as one GPU on the concatenation.
 
-use super::{Collective, MultiReducer, MultiResult, MultiTiming};
-use crate::backend::Backend;
+use super::phases::RankSteps;
+use super::rank::Rank;
+use super::{Collective, MultiReducer, MultiResult};
 use crate::buffer::Buffer;
 use crate::error::{ReduceError, Result};
 use crate::exact::{words_len, ExactCombine, ExactFloat, PreparedExactWords, MAX_EXACT_RANKS};
 use crate::types::Op;
 use std::borrow::Borrow;
-use std::time::Instant;
 
 const LOCAL: &str = "exact words-out plan";
 const COMBINE: &str = "exact combine";
@@ -55,64 +55,26 @@ impl<C: Collective> MultiReducer<C> {
                 .collect::<Result<Vec<_>>>()?;
             self.exact_gather.insert(T::TYPE, bufs);
         }
-        let launched = Instant::now();
-        // Phase 1: every rank's words, queued on its own stream.
-        for (rank, s) in self.ranks.iter_mut().zip(&shards) {
-            rank.bind()?;
-            rank.mark(0)?;
-            rank.extra::<PreparedExactWords<T>>((T::TYPE, s.len(), LOCAL))?
-                .enqueue(&rank.backend, s)?;
-            rank.mark(1)?;
-        }
-        // Phase 2: the all-gather of the word vectors, then the combine on every rank.
-        let Self {
-            collective,
-            exact_gather,
-            ranks,
-            ..
-        } = self;
-        let recv = exact_gather
-            .get_mut(&T::TYPE)
+        // The receive buffers leave the map for the call (the phases borrow `self`) and return
+        // to it whatever the outcome.
+        let mut recv = self
+            .exact_gather
+            .remove(&T::TYPE)
             .expect("made above for this type");
-        let sends = ranks
-            .iter()
-            .zip(&shards)
-            .map(|(rank, s)| {
-                Ok(rank
-                    .extra::<PreparedExactWords<T>>((T::TYPE, s.len(), LOCAL))?
-                    .words())
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let backends: Vec<&Backend> = ranks.iter().map(|r| &r.backend).collect();
-        collective.all_gather(&backends, &sends, recv, len)?;
-        drop(sends);
-        for (rank, rb) in ranks.iter_mut().zip(recv.iter()) {
-            rank.bind()?;
-            rank.extra::<ExactCombine<T>>((T::TYPE, 0, COMBINE))?
-                .enqueue(&rank.backend, rb, nranks)?;
-            rank.mark(2)?;
-        }
-        self.wait("the ranks' exact sums and the all-gather of their words")?;
-        let mut per_rank = Vec::with_capacity(nranks);
-        let (mut local_ms, mut combine_ms) = (Vec::new(), Vec::new());
-        for rank in &self.ranks {
-            rank.bind()?;
-            per_rank.push(
-                rank.extra::<ExactCombine<T>>((T::TYPE, 0, COMBINE))?
-                    .read_result(&rank.backend)?,
-            );
-            local_ms.push(rank.elapsed_ms(0, 1)?);
-            combine_ms.push(rank.elapsed_ms(1, 2)?);
-        }
+        let steps = ExactSteps { shards: &shards };
+        let done = self.run_phases(
+            &steps,
+            &mut recv,
+            len,
+            "the ranks' exact sums and the all-gather of their words",
+        );
+        self.exact_gather.insert(T::TYPE, recv);
+        let (per_rank, timing) = done?;
         Ok(MultiResult {
             value: per_rank.first().copied(),
             per_rank,
             depth: 0,
-            timing: MultiTiming {
-                local_ms,
-                combine_ms,
-                total_ms: launched.elapsed().as_secs_f64() * 1e3,
-            },
+            timing,
         })
     }
 
@@ -125,5 +87,39 @@ impl<C: Collective> MultiReducer<C> {
         }
         let sum = self.exact_sum(shards)?.value.unwrap_or_default();
         Ok(sum.to_f64() / n as f64)
+    }
+}
+
+/// The exact sum's steps ([`MultiReducer::exact_sum`]): each rank's words out, the gathered
+/// word vectors added and rounded once on every rank.
+struct ExactSteps<'s, T: ExactFloat> {
+    shards: &'s [&'s Buffer<T>],
+}
+
+impl<T: ExactFloat> RankSteps for ExactSteps<'_, T> {
+    type Word = i64;
+    type Value = T;
+
+    fn local(&self, rank: &Rank, r: usize) -> Result<()> {
+        let s = self.shards[r];
+        rank.extra::<PreparedExactWords<T>>((T::TYPE, s.len(), LOCAL))?
+            .enqueue(&rank.backend, s)
+    }
+
+    fn send<'a>(&self, rank: &'a Rank, r: usize) -> Result<&'a Buffer<i64>> {
+        let s = self.shards[r];
+        Ok(rank
+            .extra::<PreparedExactWords<T>>((T::TYPE, s.len(), LOCAL))?
+            .words())
+    }
+
+    fn combine(&self, rank: &Rank, recv: &Buffer<i64>) -> Result<()> {
+        rank.extra::<ExactCombine<T>>((T::TYPE, 0, COMBINE))?
+            .enqueue(&rank.backend, recv, self.shards.len())
+    }
+
+    fn read(&self, rank: &Rank) -> Result<T> {
+        rank.extra::<ExactCombine<T>>((T::TYPE, 0, COMBINE))?
+            .read_result(&rank.backend)
     }
 }

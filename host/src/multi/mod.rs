@@ -25,6 +25,8 @@ mod count;
 mod exact;
 mod mean;
 mod nccl;
+mod phases;
+mod plain;
 mod rank;
 
 pub use any::{AnyShard, AnyValue};
@@ -37,7 +39,7 @@ use crate::emulator::Emulator;
 use crate::error::{ReduceError, Result};
 use crate::gpu::Gpu;
 use crate::types::{ElemType, Op, Scalar};
-use rank::{Rank, Role};
+use rank::Rank;
 use std::any::Any;
 use std::borrow::Borrow;
 use std::collections::HashMap;
@@ -220,131 +222,6 @@ impl<C: Collective> MultiReducer<C> {
     pub fn reduce_host<T: Scalar>(&mut self, op: Op, data: &[T]) -> Result<MultiResult<T>> {
         let shards = self.scatter(data)?;
         self.reduce(op, &shards)
-    }
-
-    /// `op` (sum, min or max) over the concatenation of `shards` in rank order; shard `r` must
-    /// be a buffer of rank `r` (see [`MultiReducer::with_rank`]). [`Op::Mean`] is an error
-    /// here: use [`MultiReducer::mean`].
-    pub fn reduce<T: Scalar, B: Borrow<Buffer<T>>>(
-        &mut self,
-        op: Op,
-        shards: &[B],
-    ) -> Result<MultiResult<T>> {
-        if op == Op::Mean {
-            return Err(ReduceError::InvalidArgument(
-                "a mean is an f64, not a value of the element type: use MultiReducer::mean".into(),
-            ));
-        }
-        if matches!(op, Op::NanMean | Op::Count) {
-            return Err(ReduceError::InvalidArgument(format!(
-                "{op} is not a value of the element type: use MultiReducer::{op} (a u64 count, \
-                 an f64 mean)"
-            )));
-        }
-        // The partials of `nansum` are plain numbers: they combine with a plain sum.
-        let cop = op.combine_op();
-        let shards = self.check_shards(shards)?;
-        let nranks = self.ranks.len();
-        let total: usize = shards.iter().map(|s| s.len()).sum();
-        if total == 0 && op.is_extreme() {
-            return Ok(MultiResult {
-                value: None,
-                per_rank: Vec::new(),
-                depth: 0,
-                timing: MultiTiming {
-                    local_ms: vec![0.0; nranks],
-                    combine_ms: vec![0.0; nranks],
-                    total_ms: 0.0,
-                },
-            });
-        }
-        // Plans, identities and receive buffers (allocated once, reused).
-        let mut depth = 0;
-        for (rank, s) in self.ranks.iter_mut().zip(&shards) {
-            rank.bind()?;
-            rank.make_room(2);
-            if s.is_empty() {
-                rank.ensure_identity::<T>(op)?;
-            } else {
-                rank.ensure_plan::<T>(op, s.len(), Role::Local)?;
-                depth = depth.max(rank.plan::<T>(op, s.len(), Role::Local)?.plan.depth);
-            }
-            rank.ensure_plan::<T>(cop, nranks, Role::Combine)?;
-        }
-        depth += self.ranks[0]
-            .plan::<T>(cop, nranks, Role::Combine)?
-            .plan
-            .depth;
-        if !self.gather.contains_key(&T::TYPE) {
-            let bufs = (0..nranks)
-                .map(|r| self.with_rank(r, |b| b.zeroed::<T>(nranks)))
-                .collect::<Result<Vec<_>>>()?;
-            self.gather.insert(T::TYPE, Box::new(bufs));
-        }
-        let launched = Instant::now();
-        // Phase 1: every rank's shard, queued on its own stream.
-        for (rank, s) in self.ranks.iter_mut().zip(&shards) {
-            rank.bind()?;
-            rank.mark(0)?;
-            if !s.is_empty() {
-                rank.plan::<T>(op, s.len(), Role::Local)?
-                    .enqueue(&rank.backend, s, 0)?;
-            }
-            rank.mark(1)?;
-        }
-        // Phase 2: the all-gather, then the same fixed-order combine on every rank.
-        let Self {
-            collective,
-            gather,
-            ranks,
-            ..
-        } = self;
-        let recv = gather
-            .get_mut(&T::TYPE)
-            .and_then(|g| g.downcast_mut::<Vec<Buffer<T>>>())
-            .expect("made above for this type");
-        let sends = ranks
-            .iter()
-            .zip(&shards)
-            .map(|(rank, s)| {
-                if s.is_empty() {
-                    rank.identity::<T>(op)
-                } else {
-                    Ok(rank.plan::<T>(op, s.len(), Role::Local)?.result_buffer())
-                }
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let backends: Vec<&Backend> = ranks.iter().map(|r| &r.backend).collect();
-        collective.all_gather(&backends, &sends, recv, 1)?;
-        drop(sends);
-        for (rank, rb) in ranks.iter_mut().zip(recv.iter()) {
-            rank.bind()?;
-            rank.plan::<T>(cop, nranks, Role::Combine)?
-                .enqueue(&rank.backend, rb, 0)?;
-            rank.mark(2)?;
-        }
-        self.wait("the ranks' reductions and the all-gather")?;
-        let mut per_rank = Vec::with_capacity(nranks);
-        let (mut local_ms, mut combine_ms) = (Vec::new(), Vec::new());
-        for rank in &self.ranks {
-            rank.bind()?;
-            per_rank.push(
-                rank.plan::<T>(cop, nranks, Role::Combine)?
-                    .read_result(&rank.backend)?,
-            );
-            local_ms.push(rank.elapsed_ms(0, 1)?);
-            combine_ms.push(rank.elapsed_ms(1, 2)?);
-        }
-        Ok(MultiResult {
-            value: per_rank.first().copied(),
-            per_rank,
-            depth,
-            timing: MultiTiming {
-                local_ms,
-                combine_ms,
-                total_ms: launched.elapsed().as_secs_f64() * 1e3,
-            },
-        })
     }
 
     /// The shards as plain references, checked: one per rank, shard `r` a buffer of rank `r`.
