@@ -155,15 +155,17 @@ impl<T: Element, D: Direction> Combine for Arg<T, D> {
 const NO_POS: u32 = u32::MAX;
 
 /// Whether a launch of `grid` blocks of `block` threads over `n` elements keeps every thread's
-/// vector count below 2^32 - 1 (the kernel's 32-bit position; it stops with an error otherwise).
-/// Conservative: counts `n` vectors (at most `n` elements per vector's lane count) plus a tile.
+/// position below 2^32 - 1 (the kernels' 32-bit position: a vector number, or for
+/// [`reduce_lean`] a vector number × lanes + lane; a kernel stops with an error otherwise).
+/// Conservative for every variant: a thread's elements are at most `n / threads` plus two tiles'
+/// worth (`2 * DEEP_UNROLL` vectors of at most 8 lanes).
 pub const fn fits_positions(n: usize, grid: usize, block: usize) -> bool {
     let threads = if grid == 0 || block == 0 {
         1
     } else {
         grid * block
     };
-    n / threads + 2 * UNROLL < NO_POS as usize
+    n / threads + 2 * DEEP_UNROLL * 8 < NO_POS as usize
 }
 
 /// Argmin/argmax of `input` into `out` (an [`ArgItem`] as words), in one launch of `BLOCK`
@@ -267,8 +269,11 @@ pub unsafe fn entry<T: Element, D: Direction, const BLOCK: usize>(
     }
 }
 
+mod lean;
 mod order;
 mod vector;
+
+pub use lean::{entry_lean, entry_lean8, entry_u8, reduce_lean, DEEP_UNROLL};
 
 #[cfg(test)]
 mod tests;
