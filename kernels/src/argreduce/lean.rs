@@ -24,7 +24,7 @@
 
 use super::order::{later_wins, worst};
 use super::vector::{find_lane_in_regs, vector_best};
-use super::{reduce, Arg, ArgItem, Direction, NO_POS};
+use super::{reduce, Arg, ArgItem, Direction, Layout, NO_POS};
 use crate::gpu::{fail, Global, GlobalMut, Vec4};
 use crate::primitives::device::{self, item_pass, Workspace};
 use crate::primitives::tiles::{self, EvenShare};
@@ -41,23 +41,15 @@ pub fn reduce_lean<T: Element, D: Direction, const BLOCK: usize, const UNROLL: u
     ws: Workspace,
     out: GlobalMut<u32>,
 ) {
-    let n = input.len();
-    let lanes = 16 / core::mem::size_of::<T>();
-    let head = input.misaligned_head();
-    let vectors = (n - head) / lanes;
-    let body_end = head + vectors * lanes;
-    let (tid, block, grid) = (
-        crate::thread::thread_idx_x() as usize,
-        crate::thread::block_idx_x() as usize,
-        crate::thread::grid_dim_x() as usize,
-    );
+    let l = Layout::of(&input);
+    let (lanes, head, tid) = (l.lanes, l.head, l.tid);
     let load = |v: usize| -> Vec4 {
         // SAFETY: `tiles::for_each_unrolled` calls this with `v < share.end <= vectors` only, so
         // `head + (v + 1) * lanes <= body_end <= n`; element `head` is the first on a 16-byte
         // boundary (`misaligned_head`).
         unsafe { input.get_vec4_unchecked(head, v) }
     };
-    let share = EvenShare::new(vectors, BLOCK * UNROLL, grid.max(1), block);
+    let share = EvenShare::new(l.vectors, BLOCK * UNROLL, l.grid.max(1), l.block);
     device::check::<ArgItem<T>, BLOCK>(&ws, &out);
     if (share.per_block / BLOCK).saturating_mul(lanes) >= NO_POS as usize {
         // The packed position (vector number × lanes + lane) would not fit 32 bits; the host
@@ -87,92 +79,49 @@ pub fn reduce_lean<T: Element, D: Direction, const BLOCK: usize, const UNROLL: u
             value: best,
         };
     }
-    // The elements outside whole vectors (fewer than `2 * lanes`): the first threads of block 0,
-    // after the loop.
-    let odd = head + (n - body_end);
-    if block == 0 && tid < odd {
-        let i = if tid < head {
-            tid
-        } else {
-            body_end + (tid - head)
-        };
-        let seed = ArgItem {
-            index: i as u64,
-            value: input.get(i), // checked; `i < n` by construction
-        };
-        acc = Arg::<T, D>::combine(seed, acc);
-    }
+    // The elements outside whole vectors: the first threads of block 0, after the loop.
+    let acc = Arg::<T, D>::combine(l.seed::<T, D>(&input), acc);
     device::finish::<Arg<T, D>, BLOCK>(acc, ws, out)
 }
 
-/// The default loop ([`super::reduce`]) with 8 loads in flight (`reduce arg --policy unroll=8`).
-///
-/// # Safety
-/// [`item_pass`]'s contract, with `I = ArgItem<T>`.
-pub unsafe fn entry_u8<T: Element, D: Direction, const BLOCK: usize>(
-    input: *const T,
-    n: usize,
-    partials: *mut u32,
-    counter: *mut u32,
-    out: *mut u32,
-) {
-    // SAFETY: this function's contract.
-    unsafe {
-        item_pass::<T, ArgItem<T>>(
-            reduce::<T, D, BLOCK, DEEP_UNROLL>,
-            input,
-            n,
-            partials,
-            counter,
-            out,
-        )
-    }
+/// One candidate's raw entry point (the item ABI of [`item_pass`], as [`super::entry`]).
+macro_rules! candidate {
+    ($(#[$doc:meta])* $name:ident => $body:ident, $unroll:expr) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// [`item_pass`]'s contract, with `I = ArgItem<T>`.
+        pub unsafe fn $name<T: Element, D: Direction, const BLOCK: usize>(
+            input: *const T,
+            n: usize,
+            partials: *mut u32,
+            counter: *mut u32,
+            out: *mut u32,
+        ) {
+            // SAFETY: this function's contract.
+            unsafe {
+                item_pass::<T, ArgItem<T>>(
+                    $body::<T, D, BLOCK, { $unroll }>,
+                    input,
+                    n,
+                    partials,
+                    counter,
+                    out,
+                )
+            }
+        }
+    };
 }
 
-/// [`reduce_lean`] with 4 loads in flight (`reduce arg --policy lane=loop`).
-///
-/// # Safety
-/// [`item_pass`]'s contract, with `I = ArgItem<T>`.
-pub unsafe fn entry_lean<T: Element, D: Direction, const BLOCK: usize>(
-    input: *const T,
-    n: usize,
-    partials: *mut u32,
-    counter: *mut u32,
-    out: *mut u32,
-) {
-    // SAFETY: this function's contract.
-    unsafe {
-        item_pass::<T, ArgItem<T>>(
-            reduce_lean::<T, D, BLOCK, { super::UNROLL }>,
-            input,
-            n,
-            partials,
-            counter,
-            out,
-        )
-    }
-}
-
-/// [`reduce_lean`] with 8 loads in flight (`reduce arg --policy unroll=8,lane=loop`).
-///
-/// # Safety
-/// [`item_pass`]'s contract, with `I = ArgItem<T>`.
-pub unsafe fn entry_lean8<T: Element, D: Direction, const BLOCK: usize>(
-    input: *const T,
-    n: usize,
-    partials: *mut u32,
-    counter: *mut u32,
-    out: *mut u32,
-) {
-    // SAFETY: this function's contract.
-    unsafe {
-        item_pass::<T, ArgItem<T>>(
-            reduce_lean::<T, D, BLOCK, DEEP_UNROLL>,
-            input,
-            n,
-            partials,
-            counter,
-            out,
-        )
-    }
-}
+candidate!(
+    /// The default loop ([`super::reduce`]) with 8 loads in flight (`reduce arg --policy unroll=8`).
+    entry_u8 => reduce, DEEP_UNROLL
+);
+candidate!(
+    /// [`reduce_lean`] with 4 loads in flight (`reduce arg --policy lane=loop`).
+    entry_lean => reduce_lean, super::UNROLL
+);
+candidate!(
+    /// [`reduce_lean`] with 8 loads in flight (`reduce arg --policy unroll=8,lane=loop`).
+    entry_lean8 => reduce_lean, DEEP_UNROLL
+);
