@@ -18,7 +18,7 @@ use crate::custom::{ItemCode, ItemWorkspace};
 use crate::error::{ReduceError, Result};
 use crate::reducer::Reducer;
 use crate::types::Scalar;
-use reduce_kernels::argreduce::{fits_positions, ArgItem, NO_INDEX};
+use reduce_kernels::argreduce::{fits_positions, ArgItem, DEEP_UNROLL, NO_INDEX};
 use reduce_kernels::primitives::{Item, Policy, DEFAULT_POLICY};
 use reduce_kernels::table::{Family, KernelId, OpKind};
 use std::fmt;
@@ -73,23 +73,33 @@ impl ArgOp {
     }
 }
 
-/// The launch shape of an arg-reduction: threads per block (a built variant: 256 or 512) and
-/// resident blocks per SM the grid is sized for (`sm_count * blocks_per_sm` blocks at most).
-/// Text form: `block=256,bps=4` (either key may be left out).
+/// The launch shape of an arg-reduction: threads per block (a built variant: 256 or 512),
+/// resident blocks per SM the grid is sized for (`sm_count * blocks_per_sm` blocks at most), and
+/// which kernel: loads in flight per thread (`unroll`, 4 or 8) and where the winning lane is found
+/// (`lane`: re-loaded after the loop, or in the loop) — the candidates of
+/// `reduce_kernels::argreduce::reduce_lean`'s module docs, built for `f32` and `f64`.
+/// Text form: `block=256,bps=4,unroll=8,lane=loop` (any key may be left out).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ArgPolicy {
     /// Threads per block: 256 or 512 (the kernel table's built variants).
     pub block: usize,
     /// Blocks per SM in the grid, 1..=32.
     pub blocks_per_sm: usize,
+    /// 16-byte loads in flight per thread: 4 (every type) or 8 (`f32`, `f64`).
+    pub unroll: usize,
+    /// The winning lane is found in the loop, when the best changes (`f32`, `f64`), instead of
+    /// by re-loading the winning vector after it.
+    pub lane_in_loop: bool,
 }
 
 impl Default for ArgPolicy {
-    /// 256 threads, 4 blocks per SM ([`DEFAULT_POLICY`]).
+    /// 256 threads, 4 blocks per SM, 4 loads in flight, the lane re-loaded ([`DEFAULT_POLICY`]).
     fn default() -> Self {
         ArgPolicy {
             block: DEFAULT_POLICY.block,
             blocks_per_sm: DEFAULT_POLICY.blocks_per_sm,
+            unroll: DEFAULT_POLICY.unroll,
+            lane_in_loop: false,
         }
     }
 }
@@ -115,19 +125,57 @@ impl ArgPolicy {
                     p.block = b;
                 }
                 "bps" | "blocks_per_sm" => p.blocks_per_sm = size(key, value, 1, 32)?,
+                "unroll" => {
+                    p.unroll = size(key, value, 1, 64)?;
+                    if p.unroll != DEFAULT_POLICY.unroll && p.unroll != DEEP_UNROLL {
+                        return Err(ReduceError::Policy {
+                            key: key.into(),
+                            why: format!("{} is not a built unroll (4 or 8)", p.unroll),
+                        });
+                    }
+                }
+                "lane" => {
+                    p.lane_in_loop = match value {
+                        "reload" => false,
+                        "loop" => true,
+                        _ => {
+                            return Err(ReduceError::Policy {
+                                key: key.into(),
+                                why: format!("`{value}` is not `reload` or `loop`"),
+                            })
+                        }
+                    }
+                }
                 _ => {
                     return Err(ReduceError::Policy {
                         key: key.into(),
-                        why: "not a key of the arg policy (block, bps)".into(),
+                        why: "not a key of the arg policy (block, bps, unroll, lane)".into(),
                     })
                 }
             }
         }
         Ok(p)
     }
-    /// `block=…,bps=…` (what [`ArgPolicy::parse`] reads back).
+    /// `block=…,bps=…`, then `,unroll=8` and `,lane=loop` where they differ from the default
+    /// (what [`ArgPolicy::parse`] reads back).
     pub fn text(&self) -> String {
-        format!("block={},bps={}", self.block, self.blocks_per_sm)
+        let mut t = format!("block={},bps={}", self.block, self.blocks_per_sm);
+        if self.unroll != DEFAULT_POLICY.unroll {
+            t += &format!(",unroll={}", self.unroll);
+        }
+        if self.lane_in_loop {
+            t += ",lane=loop";
+        }
+        t
+    }
+    /// The kernel family this policy launches.
+    pub fn family(&self) -> Family {
+        match (self.unroll == DEEP_UNROLL, self.lane_in_loop) {
+            (false, false) => Family::ArgReduce,
+            (true, false) => Family::ArgReduceU8,
+            (false, true) => Family::ArgReduceLean,
+            (true, true) => Family::ArgReduceLean8,
+        }
     }
 }
 
@@ -158,11 +206,23 @@ pub fn arg_kernel<T: Scalar>(op: ArgOp) -> KernelId {
 
 /// The kernel for `op` over `T` with `block` threads per block (built: [`ArgPolicy::BLOCKS`]).
 pub fn arg_kernel_block<T: Scalar>(op: ArgOp, block: usize) -> KernelId {
+    arg_kernel_for::<T>(
+        op,
+        ArgPolicy {
+            block,
+            ..ArgPolicy::default()
+        },
+    )
+}
+
+/// The kernel `policy` launches for `op` over `T` (its family and block size; not every
+/// combination is built: see [`KernelId::is_built`]).
+pub fn arg_kernel_for<T: Scalar>(op: ArgOp, policy: ArgPolicy) -> KernelId {
     KernelId {
-        family: Family::ArgReduce,
+        family: policy.family(),
         ty: T::TYPE.kind(),
         op: op.kind(),
-        block,
+        block: policy.block,
     }
 }
 
@@ -186,7 +246,7 @@ impl<T: Scalar> PreparedArg<T> {
         if n == 0 {
             return Err(ReduceError::EmptyArgInput { op: op.name() });
         }
-        let id = arg_kernel_block::<T>(op, policy.block);
+        let id = arg_kernel_for::<T>(op, policy);
         if !id.is_built() || policy.blocks_per_sm == 0 {
             return Err(ReduceError::Policy {
                 key: policy.text(),
@@ -195,7 +255,7 @@ impl<T: Scalar> PreparedArg<T> {
         }
         let shape = Policy {
             block: policy.block,
-            unroll: DEFAULT_POLICY.unroll,
+            unroll: policy.unroll,
             blocks_per_sm: policy.blocks_per_sm,
         };
         // The kernel's tiled loop visits 16-byte vectors (4 f32, 8 halves): size the grid by

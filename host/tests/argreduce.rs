@@ -73,7 +73,16 @@ fn every_policy_gives_the_same_answer_and_a_bad_one_is_a_typed_error() {
     let input = b.upload(&d).unwrap();
     for op in ArgOp::ALL {
         let want = reference_arg(op, &d).unwrap();
-        for text in ["", "block=512", "bps=1", "block=512,bps=8", "bps=32"] {
+        for text in [
+            "",
+            "block=512",
+            "bps=1",
+            "block=512,bps=8",
+            "bps=32",
+            "unroll=8",
+            "lane=loop",
+            "block=512,unroll=8,lane=loop",
+        ] {
             let policy = ArgPolicy::parse(text).unwrap();
             let p = PreparedArg::<f32>::with_policy(&b, op, d.len(), policy).unwrap();
             let got = p.run(&b, &input, 0).unwrap();
@@ -81,16 +90,39 @@ fn every_policy_gives_the_same_answer_and_a_bad_one_is_a_typed_error() {
             assert_eq!(got.1.to_bits(), want.1.to_bits(), "{op} with `{text}`");
         }
     }
-    for bad in ["block=128", "bps=0", "bps=33", "unroll=4", "block"] {
+    for bad in [
+        "block=128",
+        "bps=0",
+        "bps=33",
+        "unroll=6",
+        "lane=sideways",
+        "block",
+    ] {
         assert!(
             matches!(ArgPolicy::parse(bad), Err(ReduceError::Policy { .. })),
             "`{bad}`"
         );
     }
+    for text in [
+        "block=512,bps=2",
+        "block=256,bps=4,unroll=8",
+        "block=256,bps=6,lane=loop",
+        "block=512,bps=2,unroll=8,lane=loop",
+    ] {
+        assert_eq!(ArgPolicy::parse(text).unwrap().text(), text);
+    }
     assert_eq!(
-        ArgPolicy::parse("block=512,bps=2").unwrap().text(),
-        "block=512,bps=2"
+        ArgPolicy::parse("unroll=4,lane=reload").unwrap(),
+        ArgPolicy::default()
     );
+    // The candidates are built for f32 and f64 only: another type is a typed error, no launch.
+    for text in ["unroll=8", "lane=loop"] {
+        let policy = ArgPolicy::parse(text).unwrap();
+        assert!(matches!(
+            PreparedArg::<i32>::with_policy(&b, ArgOp::ArgMax, 100, policy),
+            Err(ReduceError::Policy { .. })
+        ));
+    }
 }
 
 #[test]

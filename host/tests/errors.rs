@@ -142,6 +142,30 @@ fn cli_reports_out_of_range_arguments() {
             "f16 and bf16 inputs are reduced by the transform kernels",
         ),
         (
+            &[
+                "--backend",
+                "emu",
+                "transform",
+                "--n",
+                "4096",
+                "--block",
+                "128",
+            ],
+            "block size 128 is not built for the transform kernels",
+        ),
+        (
+            &[
+                "--backend",
+                "emu",
+                "transform",
+                "--n",
+                "4096",
+                "--grid",
+                "0",
+            ],
+            "the transform kernels take 1..=",
+        ),
+        (
             &["--backend", "emu", "table", "--stages", "9"],
             "no stage 9",
         ),
@@ -236,4 +260,28 @@ fn cli_main_job_runs_every_stage_on_the_emulator() {
         .count();
     assert_eq!(ok_rows, 8, "{out}");
     assert!(!out.contains("WRONG"), "{out}");
+}
+
+#[test]
+fn cli_transform_takes_a_forced_block_and_grid() {
+    let (code, out) = cli(&[
+        "--backend",
+        "emu",
+        "transform",
+        "--op",
+        "norm2,nanmean",
+        "--n",
+        "5000",
+        "--block",
+        "1024",
+        "--grid",
+        "3",
+        "--runs",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out.matches("<<<3, 1024>>>").count(), 2, "{out}");
+    assert!(!out.contains("\"ok\":false"), "{out}");
 }

@@ -180,6 +180,29 @@ pub fn empty_is_an_error(b: &Backend) -> Result<(), String> {
     }
 }
 
+/// The default launch shapes, and for `f32`/`f64` the candidate kernels (`unroll=8`,
+/// `lane=loop`) under both block sizes.
+fn policy_texts<T: Scalar>() -> Vec<&'static str> {
+    let mut texts = vec![
+        "",
+        "block=512",
+        "bps=1",
+        "block=256,bps=8",
+        "block=512,bps=32",
+    ];
+    if matches!(T::TYPE, ElemType::F32 | ElemType::F64) {
+        texts.extend([
+            "unroll=8",
+            "lane=loop",
+            "unroll=8,lane=loop",
+            "block=512,bps=2,unroll=8",
+            "block=512,bps=1,unroll=8,lane=loop",
+            "bps=6,lane=loop",
+        ]);
+    }
+    texts
+}
+
 fn policies_for<T: Scalar>(b: &Backend, n: usize) -> Result<(), String> {
     let mut d = tied::<T>(n, 21);
     if T::default().to_i128().is_none() && n > 2 {
@@ -188,13 +211,7 @@ fn policies_for<T: Scalar>(b: &Backend, n: usize) -> Result<(), String> {
     let input = b.upload(&d).map_err(|e| e.to_string())?;
     for op in ArgOp::ALL {
         let want = reference_arg(op, &d).expect("not all NaN");
-        for text in [
-            "",
-            "block=512",
-            "bps=1",
-            "block=256,bps=8",
-            "block=512,bps=32",
-        ] {
+        for text in policy_texts::<T>() {
             let policy = ArgPolicy::parse(text).map_err(|e| e.to_string())?;
             let got = PreparedArg::<T>::with_policy(b, op, n, policy)
                 .and_then(|p| p.run(b, &input, 0))
@@ -214,6 +231,7 @@ fn policies_for<T: Scalar>(b: &Backend, n: usize) -> Result<(), String> {
 /// SM) gives the reference's answer: f32 and bf16 with a NaN in the middle, and i64.
 pub fn every_policy(b: &Backend, n: usize) -> Result<(), String> {
     policies_for::<f32>(b, n)?;
+    policies_for::<f64>(b, n)?;
     policies_for::<Bf16>(b, n)?;
     policies_for::<i64>(b, n)
 }

@@ -155,15 +155,75 @@ impl<T: Element, D: Direction> Combine for Arg<T, D> {
 const NO_POS: u32 = u32::MAX;
 
 /// Whether a launch of `grid` blocks of `block` threads over `n` elements keeps every thread's
-/// vector count below 2^32 - 1 (the kernel's 32-bit position; it stops with an error otherwise).
-/// Conservative: counts `n` vectors (at most `n` elements per vector's lane count) plus a tile.
+/// position below 2^32 - 1 (the kernels' 32-bit position: a vector number, or for
+/// [`reduce_lean`] a vector number × lanes + lane; a kernel stops with an error otherwise).
+/// Conservative for every variant: a thread's elements are at most `n / threads` plus two tiles'
+/// worth (`2 * DEEP_UNROLL` vectors of at most 8 lanes).
 pub const fn fits_positions(n: usize, grid: usize, block: usize) -> bool {
     let threads = if grid == 0 || block == 0 {
         1
     } else {
         grid * block
     };
-    n / threads + 2 * UNROLL < NO_POS as usize
+    n / threads + 2 * DEEP_UNROLL * 8 < NO_POS as usize
+}
+
+/// Where an input's 16-byte vectors lie (stage 8's layout: a misaligned head, whole vectors, a
+/// short tail) and this thread's place in the launch.
+#[derive(Clone, Copy)]
+struct Layout {
+    /// Elements before the first 16-byte boundary.
+    head: usize,
+    /// Elements per vector.
+    lanes: usize,
+    /// Whole vectors from `head` on.
+    vectors: usize,
+    /// One past the last element of the last whole vector.
+    body_end: usize,
+    /// Elements in all.
+    n: usize,
+    tid: usize,
+    block: usize,
+    grid: usize,
+}
+
+impl Layout {
+    #[inline(always)]
+    fn of<T: Element>(input: &Global<T>) -> Layout {
+        let n = input.len();
+        let lanes = 16 / core::mem::size_of::<T>();
+        let head = input.misaligned_head();
+        let vectors = (n - head) / lanes;
+        Layout {
+            head,
+            lanes,
+            vectors,
+            body_end: head + vectors * lanes,
+            n,
+            tid: crate::thread::thread_idx_x() as usize,
+            block: crate::thread::block_idx_x() as usize,
+            grid: crate::thread::grid_dim_x() as usize,
+        }
+    }
+    /// This thread's seed: the elements outside whole vectors (before the first 16-byte
+    /// boundary, after the last whole vector: fewer than `2 * lanes <= 16`) are the seeds of the
+    /// first threads of block 0; every other thread's is the identity.
+    #[inline(always)]
+    fn seed<T: Element, D: Direction>(&self, input: &Global<T>) -> ArgItem<T> {
+        let odd = self.head + (self.n - self.body_end);
+        if self.block != 0 || self.tid >= odd {
+            return Arg::<T, D>::identity();
+        }
+        let i = if self.tid < self.head {
+            self.tid
+        } else {
+            self.body_end + (self.tid - self.head)
+        };
+        ArgItem {
+            index: i as u64,
+            value: input.get(i), // checked; `i < n` by construction
+        }
+    }
 }
 
 /// Argmin/argmax of `input` into `out` (an [`ArgItem`] as words), in one launch of `BLOCK`
@@ -175,31 +235,10 @@ pub fn reduce<T: Element, D: Direction, const BLOCK: usize, const UNROLL: usize>
     ws: Workspace,
     out: GlobalMut<u32>,
 ) {
-    let n = input.len();
-    let lanes = 16 / core::mem::size_of::<T>();
-    let head = input.misaligned_head();
-    let vectors = (n - head) / lanes;
-    let body_end = head + vectors * lanes;
-    // The elements outside whole vectors (before the first 16-byte boundary, after the last whole
-    // vector: fewer than `2 * lanes <= 16`) are the seeds of the first threads of block 0.
-    let (tid, block, grid) = (
-        crate::thread::thread_idx_x() as usize,
-        crate::thread::block_idx_x() as usize,
-        crate::thread::grid_dim_x() as usize,
-    );
-    let mut seed = Arg::<T, D>::identity();
-    let odd = head + (n - body_end);
-    if block == 0 && tid < odd {
-        let i = if tid < head {
-            tid
-        } else {
-            body_end + (tid - head)
-        };
-        seed = ArgItem {
-            index: i as u64,
-            value: input.get(i), // checked; `i < n` by construction
-        };
-    }
+    let l = Layout::of(&input);
+    let (lanes, head, vectors, tid, block, grid) =
+        (l.lanes, l.head, l.vectors, l.tid, l.block, l.grid);
+    let seed = l.seed::<T, D>(&input);
     let load = |v: usize| -> Vec4 {
         // SAFETY: `tiles::for_each` calls this with `v < share.end <= vectors` only, and the
         // re-load below with a `v` it passed to `visit`; so
@@ -267,8 +306,11 @@ pub unsafe fn entry<T: Element, D: Direction, const BLOCK: usize>(
     }
 }
 
+mod lean;
 mod order;
 mod vector;
+
+pub use lean::{entry_lean, entry_lean8, entry_u8, reduce_lean, DEEP_UNROLL};
 
 #[cfg(test)]
 mod tests;

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::emu::{launch, LaunchConfig};
+use crate::primitives::device::ItemEntry;
 use crate::primitives::{block, MAX_WORDS};
 use std::vec;
 use std::vec::Vec;
@@ -46,6 +47,16 @@ fn run<T: Element, D: Direction>(x: &[T], grid: usize) -> ArgItem<T> {
 }
 
 fn run_block<T: Element, D: Direction, const BLOCK: usize>(x: &[T], grid: usize) -> ArgItem<T> {
+    run_entry(entry::<T, D, BLOCK>, BLOCK, x, grid)
+}
+
+/// One emulated launch of `entry` (an item kernel of `ArgItem<T>`) with `block` threads per block.
+fn run_entry<T: Element>(
+    entry: ItemEntry<T>,
+    block_dim: usize,
+    x: &[T],
+    grid: usize,
+) -> ArgItem<T> {
     let words = ArgItem::<T>::WORDS;
     let partials = vec![0u32; grid * words];
     let mut counter = 0u32;
@@ -59,13 +70,13 @@ fn run_block<T: Element, D: Direction, const BLOCK: usize>(x: &[T], grid: usize)
     let n = x.len();
     let cfg = LaunchConfig {
         grid_dim: grid,
-        block_dim: BLOCK,
-        shared_bytes: block::shared_words(BLOCK, words) * 4,
+        block_dim,
+        shared_bytes: block::shared_words(block_dim, words) * 4,
     };
     launch(cfg, &|| {
         // SAFETY: the vectors outlive the launch and have the item ABI's sizes.
         unsafe {
-            entry::<T, D, BLOCK>(
+            entry(
                 i as *const T,
                 n,
                 p as *mut u32,
@@ -143,12 +154,23 @@ fn an_empty_input_is_the_identity() {
 fn check_keys<T: Element>(x: &[T], k: &[f64], what: &str) {
     fn one<T: Element, D: Direction>(x: &[T], k: &[f64], what: &str) {
         let want = numpy_keys(k, D::LARGEST, D::SKIP_NAN);
-        for (grid, block) in [(1usize, 256), (3, 64), (16, 64)] {
-            let got = if block == 256 {
-                run::<T, D>(x, grid)
-            } else {
-                run_block::<T, D, 64>(x, grid)
-            };
+        // The default kernel, then each run-time candidate (`lean.rs`), on the same shapes.
+        let kernels: [(&str, ItemEntry<T>, ItemEntry<T>); 4] = [
+            ("default", entry::<T, D, 256>, entry::<T, D, 64>),
+            ("unroll=8", entry_u8::<T, D, 256>, entry_u8::<T, D, 64>),
+            ("lane=loop", entry_lean::<T, D, 256>, entry_lean::<T, D, 64>),
+            (
+                "unroll=8,lane=loop",
+                entry_lean8::<T, D, 256>,
+                entry_lean8::<T, D, 64>,
+            ),
+        ];
+        for ((grid, block), (kernel, e256, e64)) in [(1usize, 256), (3, 64), (16, 64)]
+            .into_iter()
+            .flat_map(|s| kernels.map(|k| (s, k)))
+        {
+            let got = run_entry(if block == 256 { e256 } else { e64 }, block, x, grid);
+            let what = &std::format!("{what} ({kernel})");
             {
                 match want {
                     Some(i) => {
@@ -245,4 +267,26 @@ fn the_position_bound_is_conservative() {
     assert!(fits_positions(1 << 50, 1 << 20, 1024));
     assert!(!fits_positions(1 << 40, 1, 128));
     assert!(!fits_positions(usize::MAX, 1, 256));
+}
+
+#[test]
+fn every_kernel_agrees_on_ramps_and_late_extremes() {
+    // Rising: the best changes in every vector (the lean loop's lane lookup runs each time);
+    // falling: never after the first; a wave with ties across vectors; many vectors per thread.
+    let n = 20011;
+    let rising: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let falling: Vec<f32> = rising.iter().rev().copied().collect();
+    let wave: Vec<f32> = (0..n).map(|i| ((i * 7919) % 257) as f32).collect();
+    for (x, what) in [(&rising, "rising"), (&falling, "falling"), (&wave, "wave")] {
+        let k: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+        check_keys(&x[..], &k, what);
+        check_keys(&x[3..], &k[3..], what);
+        let mut late = x.clone();
+        late[n - 5] = f32::NAN;
+        late[n - 2] = f32::NAN;
+        let k: Vec<f64> = late.iter().map(|&v| v as f64).collect();
+        check_keys(&late, &k, &std::format!("{what}, NaN late"));
+        let d: Vec<f64> = x.iter().map(|&v| v as f64 * -0.5).collect();
+        check_keys(&d[1..], &d[1..], &std::format!("{what}, f64"));
+    }
 }

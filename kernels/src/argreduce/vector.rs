@@ -103,3 +103,22 @@ pub(super) fn find_lane<T: Element>(v: Vec4, best: T) -> (usize, T) {
     }
     (k, lane::<T>(v, k))
 }
+
+/// [`find_lane`] for a vector the loop holds in registers: the lane's bits come from a select
+/// chain over the lanes (constant indices only), never from `v` indexed by the found position —
+/// a run-time index into the loaded vectors would put every loaded vector of the unrolled step
+/// in local memory (ptxas showed 80–144 bytes of stack for the lean kernels before this).
+#[inline(always)]
+pub(super) fn find_lane_in_regs<T: Element>(v: Vec4, best: T) -> (usize, T) {
+    let lanes = 16 / core::mem::size_of::<T>();
+    let nan = is_nan(best);
+    let (mut k, mut value) = (0, lane::<T>(v, 0));
+    for j in (0..lanes).rev() {
+        let x = lane::<T>(v, j);
+        if (nan && is_nan(x)) || same(x, best) {
+            k = j;
+            value = x;
+        }
+    }
+    (k, value)
+}

@@ -211,3 +211,35 @@ fn items_round_trip_through_words() {
     assert_eq!(DEFAULT_POLICY.grid(1 << 30, 132), 132 * 4);
     assert_eq!(DEFAULT_POLICY.grid(1025, 132), 2);
 }
+
+#[test]
+fn the_written_out_walk_visits_what_the_loop_visits_in_the_same_order() {
+    use super::tiles::{for_each, for_each_unrolled, EvenShare};
+    fn both<const BLOCK: usize, const UNROLL: usize>(count: usize, grid: usize) {
+        for block in 0..grid {
+            let share = EvenShare::new(count, BLOCK * UNROLL, grid, block);
+            for tid in [0, 1, BLOCK / 2, BLOCK - 1] {
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                let load = |i: usize| {
+                    assert!(
+                        share.start <= i && i < share.end,
+                        "load({i}) out of the share"
+                    );
+                    i * 3
+                };
+                for_each::<usize, BLOCK, UNROLL>(share, tid, load, |i, x| a.push((i, x)));
+                for_each_unrolled::<usize, BLOCK, UNROLL>(share, tid, load, |i, x| b.push((i, x)));
+                assert_eq!(a, b, "count {count}, grid {grid}, block {block}, tid {tid}");
+                assert!(a.windows(2).all(|w| w[0].0 < w[1].0), "increasing order");
+            }
+        }
+    }
+    for count in [0usize, 1, 31, 32, 255, 256, 257, 1000, 4099] {
+        for grid in [1usize, 3, 7] {
+            both::<32, 4>(count, grid);
+            both::<32, 8>(count, grid);
+            both::<64, 1>(count, grid);
+            both::<32, 3>(count, grid);
+        }
+    }
+}

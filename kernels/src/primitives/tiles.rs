@@ -105,3 +105,66 @@ pub fn for_each<V: Copy, const BLOCK: usize, const UNROLL: usize>(
         }
     }
 }
+
+/// `f(0), f(1), …, f(N - 1)`, written out (for `N <= 8`): each call sees its `u` as a constant
+/// once inlined, whatever the size of `f`. A `for u in 0..N` loop is unrolled only while its
+/// body is small; a body that is not (a branch with a lane lookup, [`for_each_unrolled`]'s
+/// callers) stays a loop, and an array indexed by its `u` goes to local memory.
+#[inline(always)]
+pub fn unrolled<const N: usize>(mut f: impl FnMut(usize)) {
+    let () = UnrollCheck::<N>::OK;
+    macro_rules! step {
+        ($($u:literal)*) => { $( if $u < N { f($u) } )* };
+    }
+    step!(0 1 2 3 4 5 6 7);
+}
+
+/// Compile-time check that [`unrolled`]'s `N` is at most 8.
+struct UnrollCheck<const N: usize>;
+impl<const N: usize> UnrollCheck<N> {
+    const OK: () = assert!(N <= 8, "unrolled::<N> writes out at most 8 steps");
+}
+
+/// [`for_each`] with both of its per-step loops written out by [`unrolled`] (`UNROLL <= 8`):
+/// the same items, the same order, the same `load` contract. For a `visit` too large for the
+/// compiler to unroll on its own (see [`unrolled`]); the loaded items then stay in registers.
+#[inline(always)]
+pub fn for_each_unrolled<V: Copy, const BLOCK: usize, const UNROLL: usize>(
+    share: EvenShare,
+    tid: usize,
+    load: impl Fn(usize) -> V,
+    mut visit: impl FnMut(usize, V),
+) {
+    let tile = BLOCK * UNROLL;
+    let (start, end) = (share.start, share.end);
+    let mut t = start;
+    while end - t >= tile {
+        let first = load(t + tid);
+        let mut loaded = [first; UNROLL];
+        unrolled::<UNROLL>(|u| {
+            if u > 0 {
+                loaded[u] = load(t + u * BLOCK + tid); // < t + tile <= end
+            }
+        });
+        unrolled::<UNROLL>(|u| visit(t + u * BLOCK + tid, loaded[u]));
+        t += tile;
+    }
+    if t < end && t + tid < end {
+        let first = load(t + tid);
+        let mut loaded = [first; UNROLL];
+        let mut valid = [false; UNROLL];
+        valid[0] = true;
+        unrolled::<UNROLL>(|u| {
+            let i = t + u * BLOCK + tid;
+            if u > 0 && i < end {
+                loaded[u] = load(i);
+                valid[u] = true;
+            }
+        });
+        unrolled::<UNROLL>(|u| {
+            if valid[u] {
+                visit(t + u * BLOCK + tid, loaded[u]);
+            }
+        });
+    }
+}

@@ -164,6 +164,14 @@ pub enum Family {
     /// [`crate::stages::s8_shuffle_vectorized::reduce_wide`] for `f16` / `bf16`: every stage-8
     /// operator, each half widened exactly to `f32` and combined there (an `f32` result).
     S8Half,
+    /// [`crate::argreduce::entry_u8`]: argmin / argmax with 8 loads in flight (a candidate,
+    /// `reduce arg --policy unroll=8`).
+    ArgReduceU8,
+    /// [`crate::argreduce::entry_lean`]: argmin / argmax, the lane found in the loop (a
+    /// candidate, `--policy lane=loop`).
+    ArgReduceLean,
+    /// [`crate::argreduce::entry_lean8`]: both candidates' changes (`--policy unroll=8,lane=loop`).
+    ArgReduceLean8,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).

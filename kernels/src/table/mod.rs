@@ -127,6 +127,12 @@ kernel_table! {
         => words::combine;
     S8Half reduce_s8_half SinglePassWide const [f16, bf16] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [256, 512, 1024]
         => s8_shuffle_vectorized::reduce_wide;
+    ArgReduceU8 reduce_u8 Item const [f32, f64] [ArgMin, ArgMax, NanArgMin, NanArgMax] [256, 512]
+        => argreduce::entry_u8;
+    ArgReduceLean reduce_lean Item const [f32, f64] [ArgMin, ArgMax, NanArgMin, NanArgMax] [256, 512]
+        => argreduce::entry_lean;
+    ArgReduceLean8 reduce_lean8 Item const [f32, f64] [ArgMin, ArgMax, NanArgMin, NanArgMax] [256, 512]
+        => argreduce::entry_lean8;
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::output::verdict;
 use reduce_host::measure::{time_queued, TimingSpec};
 use reduce_host::transform::reference::reference_transform;
 use reduce_host::{
-    matches_reference, reference, with_elem_type, Backend, ElemType, Moments, Op,
+    matches_reference, reference, with_elem_type, Backend, ElemType, LaunchOverrides, Moments, Op,
     PreparedTransform, ReduceError, Reducer, Scalar, TransformKind, TransformReference,
 };
 use std::collections::HashMap;
@@ -48,6 +48,12 @@ pub struct TransformArgs {
     /// Output format (text or json).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Force the transform kernel's block size (256, 512 or 1024; default: stage 8's policy).
+    #[arg(long)]
+    pub block: Option<usize>,
+    /// Force the transform kernel's grid (1..=4096 blocks; default: stage 8's policy).
+    #[arg(long)]
+    pub grid: Option<usize>,
 }
 
 /// What `--op` names.
@@ -232,7 +238,11 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &TransformArgs) -> Result<bool, Re
         } else {
             let kind = op.kind();
             if let std::collections::hash_map::Entry::Vacant(e) = prepared.entry(kind) {
-                e.insert(PreparedTransform::<T>::new(backend, kind, n)?);
+                let o = LaunchOverrides {
+                    block: a.block,
+                    grid: a.grid,
+                };
+                e.insert(PreparedTransform::<T>::with_overrides(backend, kind, n, o)?);
             }
             let p = &prepared[&kind];
             let other = if kind == TransformKind::Dot {
