@@ -50,7 +50,8 @@ pub enum Offsets {
 pub struct AxisStep {
     /// The offsets it reads.
     pub offsets: Offsets,
-    /// Kernel family (`AxisRows`, `AxisSegments`, `AxisColumns` or `AxisColumnsDeep`).
+    /// Kernel family (`AxisRows`, `AxisSegments`, `AxisColumns`, `AxisColumnsDeep` or
+    /// `AxisColumnsOnce`).
     #[serde(skip)]
     pub kernel: KernelId,
     /// Does it read the caller's input (`false`: the previous step's partials)?
@@ -105,6 +106,7 @@ impl AxisPlan {
             let what = match st.kernel.family {
                 Family::AxisColumns => format!("cols tile={}", st.group),
                 Family::AxisColumnsDeep => format!("cols-deep tile={}", st.group),
+                Family::AxisColumnsOnce => format!("cols-once tile={}", st.group),
                 Family::AxisSegments => format!("segments g={}", st.group),
                 _ => format!("rows g={}", st.group),
             };
@@ -164,7 +166,7 @@ mod policy;
 mod runs;
 mod settings;
 
-pub use cut::cut_segments;
+pub use cut::{cut_segments, log_uniform_segments};
 pub use policy::AxisPolicy;
 
 #[cfg(test)]

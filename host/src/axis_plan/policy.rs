@@ -54,6 +54,19 @@ pub struct AxisPolicy {
     /// Independent loads in flight per thread of the column kernel: 4 (`AxisColumns`) or 8
     /// (`AxisColumnsDeep`, more registers). Both give bit-identical results.
     pub col_unroll: usize,
+    /// Matrices of at most this many (vector) columns — 16-byte vectors when a row is a whole
+    /// number of them — are reduced in ONE launch (`AxisColumnsOnce`: each block a piece of at
+    /// least [`AxisPolicy::min_piece_rows`] rows, the last block finishing); 0: never (two
+    /// launches, `AxisColumns`).
+    pub col_once_max_vcols: usize,
+    /// Resident blocks per SM the one-launch column kernel's grid aims for; 0:
+    /// [`AxisPolicy::col_blocks_per_sm`].
+    pub col_once_blocks_per_sm: usize,
+    /// Tile width, in (vector) columns, of a column split's finishing passes (at most
+    /// [`AXIS_BLOCK`]); 0: the first pass's. A narrower tile gives the finishing pass more
+    /// blocks (a 2^12 × 2^14 split finishes in 16 blocks of 256-wide tiles, each thread
+    /// walking all ~33 partial rows in turn).
+    pub finish_col_tile: usize,
 }
 
 /// The defaults are the H200 sweep's (`benches/tune-on-gpu.sh`, one device call, results in
@@ -95,6 +108,9 @@ impl Default for AxisPolicy {
             long_row_blocks_per_sm: 16,
             min_col_tiles: 8,
             col_unroll: 4,
+            col_once_max_vcols: 0,
+            col_once_blocks_per_sm: 0,
+            finish_col_tile: 0,
         }
     }
 }
@@ -108,6 +124,10 @@ impl AxisPolicy {
     pub(super) fn resident_for(&self, family: Family, group: usize, caps: &DeviceCaps) -> usize {
         let own = match family {
             Family::AxisColumns | Family::AxisColumnsDeep => self.col_blocks_per_sm,
+            Family::AxisColumnsOnce => match self.col_once_blocks_per_sm {
+                0 => self.col_blocks_per_sm,
+                b => b,
+            },
             Family::AxisSegments => self.segment_blocks_per_sm,
             _ if group == AXIS_BLOCK => self.long_row_blocks_per_sm,
             _ => 0,

@@ -23,6 +23,9 @@ impl PolicySettings for AxisPolicy {
         "long_row_blocks_per_sm",
         "min_col_tiles",
         "col_unroll",
+        "col_once_max_vcols",
+        "col_once_blocks_per_sm",
+        "finish_col_tile",
     ];
 
     /// Set the field named `key` from `value` (digits with an optional `K`/`M`/`G` suffix, or
@@ -32,7 +35,8 @@ impl PolicySettings for AxisPolicy {
     /// [`crate::ReduceError::Policy`] for an unknown key or a value outside the key's range:
     /// `blocks_per_sm` and `row_waves` 1..=64, `col_blocks_per_sm`, `segment_blocks_per_sm` and
     /// `long_row_blocks_per_sm` 0..=64 (0: `blocks_per_sm`), `vectors_per_lane` 1..=1024,
-    /// `col_tile` 1..=256, `min_col_tiles` 1..=2^20, `col_unroll` 4 or 8, `min_piece`, `min_piece_rows`,
+    /// `col_tile` 1..=256, `finish_col_tile` 0..=256 (0: `col_tile`'s), `col_once_max_vcols`
+    /// 0..=2^40 (0: off), `col_once_blocks_per_sm` 0..=64, `min_col_tiles` 1..=2^20, `col_unroll` 4 or 8, `min_piece`, `min_piece_rows`,
     /// `segment_piece` and `max_col_parts` at least 1, `finish_piece_rows` 0 (off) or at least 2;
     /// every count at most 2^40.
     fn set(&mut self, key: &str, value: &str) -> Result<()> {
@@ -51,6 +55,9 @@ impl PolicySettings for AxisPolicy {
             "segment_blocks_per_sm" => self.segment_blocks_per_sm = size(key, value, 0, 64)?,
             "long_row_blocks_per_sm" => self.long_row_blocks_per_sm = size(key, value, 0, 64)?,
             "min_col_tiles" => self.min_col_tiles = size(key, value, 1, 1 << 20)?,
+            "col_once_max_vcols" => self.col_once_max_vcols = size(key, value, 0, BIG)?,
+            "col_once_blocks_per_sm" => self.col_once_blocks_per_sm = size(key, value, 0, 64)?,
+            "finish_col_tile" => self.finish_col_tile = size(key, value, 0, AXIS_BLOCK)?,
             "col_unroll" => {
                 let v = size(key, value, 4, 8)?;
                 if v != 4 && v != 8 {
@@ -105,6 +112,8 @@ mod tests {
             ("nope=1", "nope"),
             ("blocks_per_sm=0", "blocks_per_sm"),
             ("col_tile=257", "col_tile"),
+            ("finish_col_tile=257", "finish_col_tile"),
+            ("col_once_blocks_per_sm=65", "col_once_blocks_per_sm"),
             ("col_unroll=6", "col_unroll"),
             ("col_unroll=16", "col_unroll"),
             ("min_piece=x", "min_piece"),

@@ -164,6 +164,9 @@ pub enum Family {
     /// [`crate::stages::s8_shuffle_vectorized::reduce_wide`] for `f16` / `bf16`: every stage-8
     /// operator, each half widened exactly to `f32` and combined there (an `f32` result).
     S8Half,
+    /// [`crate::axis::columns_once::columns_once`]: one result per column in one launch (the
+    /// last block finishes).
+    AxisColumnsOnce,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).
@@ -198,6 +201,11 @@ pub enum Abi {
     /// `(const int64_t* gathered, size_t len, T* out)`: the ranks' words added and rounded once
     /// ([`crate::exact::words::combine`]).
     ExactCombine,
+    /// `(const T* input, size_t n, T* partials, unsigned* counter, T* out, size_t out_len,
+    /// size_t count, size_t len, size_t parts, size_t group)`: an axis reduction in one launch
+    /// whose last block finishes ([`crate::axis::columns_once`]); `partials` holds `gridDim.x ·
+    /// len` elements.
+    AxisTicket,
 }
 
 /// One row of the table.

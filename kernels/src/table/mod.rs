@@ -45,6 +45,8 @@ pub enum Body<T: Element> {
     Axis(AxisBody<T>),
     /// [`Abi::Transform`].
     Transform(TransformBody<T>),
+    /// [`Abi::AxisTicket`].
+    AxisTicket(AxisTicketBody<T>),
     /// [`Abi::SinglePassWide`].
     SinglePassWide(WideBody<T>),
     /// [`Abi::Item`]: the raw entry point itself (it makes its own views).
@@ -71,6 +73,11 @@ pub type WideBody<T> =
 #[cfg(not(target_arch = "nvptx64"))]
 pub type AxisBody<T> =
     fn(Global<T>, Global<u64>, Global<u64>, GlobalMut<T>, crate::axis::AxisParams);
+
+/// A one-launch axis kernel's Rust function: `(input, partials, counter, out, params)`.
+#[cfg(not(target_arch = "nvptx64"))]
+pub type AxisTicketBody<T> =
+    fn(Global<T>, Coherent<T>, Counter, GlobalMut<T>, crate::axis::AxisParams);
 
 // The macro that turns the rows below into the table, the symbols, the PTX entry points and the
 // emulator's dispatch.
@@ -127,6 +134,8 @@ kernel_table! {
         => words::combine;
     S8Half reduce_s8_half SinglePassWide const [f16, bf16] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [256, 512, 1024]
         => s8_shuffle_vectorized::reduce_wide;
+    AxisColumnsOnce reduce_cols_once AxisTicket const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
+        => columns_once::columns_once;
 }
 
 #[cfg(test)]
