@@ -271,3 +271,27 @@ fn narrower_finishing_tiles_give_the_reference() {
         }
     }
 }
+
+#[test]
+fn row_unroll_depths_agree_bit_for_bit() {
+    let b = emu();
+    for &(r, c) in &[
+        (1, 1),
+        (3, 5003),
+        (13, 4099),
+        (2, 40_000),
+        (5, 2053),
+        (40, 300),
+    ] {
+        for extra in [
+            "block_run=1",
+            "block_run=64,min_piece=1000",
+            "block_run=1,long_row_blocks_per_sm=1",
+        ] {
+            check_row_unroll_depths::<f32>(&b, Op::Sum, r, c, extra);
+            check_row_unroll_depths::<f64>(&b, Op::Max, r, c, extra);
+            check_row_unroll_depths::<i32>(&b, Op::Min, r, c, extra);
+            check_row_unroll_depths::<u64>(&b, Op::Sum, r, c, extra);
+        }
+    }
+}

@@ -50,8 +50,8 @@ pub enum Offsets {
 pub struct AxisStep {
     /// The offsets it reads.
     pub offsets: Offsets,
-    /// Kernel family (`AxisRows`, `AxisSegments`, `AxisColumns`, `AxisColumnsDeep` or
-    /// `AxisColumnsOnce`).
+    /// Kernel family (`AxisRows`, `AxisRowsDeep`, `AxisSegments`, `AxisColumns`,
+    /// `AxisColumnsDeep` or `AxisColumnsOnce`).
     #[serde(skip)]
     pub kernel: KernelId,
     /// Does it read the caller's input (`false`: the previous step's partials)?
@@ -108,6 +108,7 @@ impl AxisPlan {
                 Family::AxisColumnsDeep => format!("cols-deep tile={}", st.group),
                 Family::AxisColumnsOnce => format!("cols-once tile={}", st.group),
                 Family::AxisSegments => format!("segments g={}", st.group),
+                Family::AxisRowsDeep => format!("rows-deep g={}", st.group),
                 _ => format!("rows g={}", st.group),
             };
             s.push_str(&format!("{what} parts={} grid={}", st.parts, st.grid));

@@ -67,6 +67,9 @@ pub struct AxisPolicy {
     /// blocks (a 2^12 × 2^14 split finishes in 16 blocks of 256-wide tiles, each thread
     /// walking all ~33 partial rows in turn).
     pub finish_col_tile: usize,
+    /// Independent loads in flight per lane of the row kernel when a row gets a whole block: 4
+    /// (`AxisRows`) or 8 (`AxisRowsDeep`, more registers). Both give bit-identical results.
+    pub row_unroll: usize,
 }
 
 /// The defaults are the H200 sweep's (`benches/tune-on-gpu.sh`, one device call, results in
@@ -111,6 +114,7 @@ impl Default for AxisPolicy {
             col_once_max_vcols: 0,
             col_once_blocks_per_sm: 0,
             finish_col_tile: 0,
+            row_unroll: 4,
         }
     }
 }

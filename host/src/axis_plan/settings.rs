@@ -26,6 +26,7 @@ impl PolicySettings for AxisPolicy {
         "col_once_max_vcols",
         "col_once_blocks_per_sm",
         "finish_col_tile",
+        "row_unroll",
     ];
 
     /// Set the field named `key` from `value` (digits with an optional `K`/`M`/`G` suffix, or
@@ -33,12 +34,13 @@ impl PolicySettings for AxisPolicy {
     ///
     /// # Errors
     /// [`crate::ReduceError::Policy`] for an unknown key or a value outside the key's range:
-    /// `blocks_per_sm` and `row_waves` 1..=64, `col_blocks_per_sm`, `segment_blocks_per_sm` and
-    /// `long_row_blocks_per_sm` 0..=64 (0: `blocks_per_sm`), `vectors_per_lane` 1..=1024,
-    /// `col_tile` 1..=256, `finish_col_tile` 0..=256 (0: `col_tile`'s), `col_once_max_vcols`
-    /// 0..=2^40 (0: off), `col_once_blocks_per_sm` 0..=64, `min_col_tiles` 1..=2^20, `col_unroll` 4 or 8, `min_piece`, `min_piece_rows`,
-    /// `segment_piece` and `max_col_parts` at least 1, `finish_piece_rows` 0 (off) or at least 2;
-    /// every count at most 2^40.
+    /// `blocks_per_sm` and `row_waves` 1..=64, `col_blocks_per_sm`, `segment_blocks_per_sm`,
+    /// `long_row_blocks_per_sm` and `col_once_blocks_per_sm` 0..=64 (0: another knob's value),
+    /// `vectors_per_lane` 1..=1024, `col_tile` 1..=256, `finish_col_tile` 0..=256 (0: the first
+    /// pass's tile), `min_col_tiles` 1..=2^20, `col_unroll` and `row_unroll` 4 or 8,
+    /// `col_once_max_vcols` 0 (off) or more, `min_piece`, `min_piece_rows`, `segment_piece` and
+    /// `max_col_parts` at least 1, `finish_piece_rows` 0 (off) or at least 2; every count at
+    /// most 2^40.
     fn set(&mut self, key: &str, value: &str) -> Result<()> {
         const BIG: usize = 1 << 40;
         match key {
@@ -58,6 +60,16 @@ impl PolicySettings for AxisPolicy {
             "col_once_max_vcols" => self.col_once_max_vcols = size(key, value, 0, BIG)?,
             "col_once_blocks_per_sm" => self.col_once_blocks_per_sm = size(key, value, 0, 64)?,
             "finish_col_tile" => self.finish_col_tile = size(key, value, 0, AXIS_BLOCK)?,
+            "row_unroll" => {
+                let v = size(key, value, 4, 8)?;
+                if v != 4 && v != 8 {
+                    return Err(crate::ReduceError::Policy {
+                        key: key.into(),
+                        why: format!("{v}: the row kernel is built with 4 or 8 loads in flight"),
+                    });
+                }
+                self.row_unroll = v;
+            }
             "col_unroll" => {
                 let v = size(key, value, 4, 8)?;
                 if v != 4 && v != 8 {
@@ -104,7 +116,7 @@ mod tests {
         );
         for key in AxisPolicy::KEYS {
             let mut q = AxisPolicy::default();
-            q.set(key, if *key == "col_unroll" { "8" } else { "2" })
+            q.set(key, if key.ends_with("_unroll") { "8" } else { "2" })
                 .unwrap();
             assert!(q != AxisPolicy::default(), "{key} sets nothing");
         }
@@ -116,6 +128,7 @@ mod tests {
             ("col_once_blocks_per_sm=65", "col_once_blocks_per_sm"),
             ("col_unroll=6", "col_unroll"),
             ("col_unroll=16", "col_unroll"),
+            ("row_unroll=5", "row_unroll"),
             ("min_piece=x", "min_piece"),
             ("finish_piece_rows=1", "finish_piece_rows"),
             ("blocks_per_sm", "blocks_per_sm"),

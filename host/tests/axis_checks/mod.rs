@@ -218,6 +218,9 @@ pub fn policies() -> Vec<AxisPolicy> {
         "col_unroll=8",
         "col_unroll=8,col_tile=3,min_piece_rows=3",
         "col_unroll=8,col_tile=8,max_col_parts=3,finish_piece_rows=2,min_piece_rows=2",
+        "col_once_max_vcols=300",
+        "col_once_max_vcols=300,col_tile=3,min_piece_rows=3",
+        "finish_col_tile=2,min_piece_rows=3",
     ]
     .iter()
     .map(|t| AxisPolicy::default().with_settings(t).unwrap())
@@ -402,3 +405,42 @@ pub const ONCE_SHAPES: &[(usize, usize)] = &[
     (8, 1031),
     (300, 1000),
 ];
+
+/// Row results of a `rows × cols` matrix with the block-per-row kernel's two unroll depths
+/// (`row_unroll` 4 and 8, on top of `extra`): against the CPU reference on [`data`], and bit
+/// for bit against each other on [`order_sensitive`] data (a lane adds its vectors in the same
+/// order either way). `extra` should make rows long enough for a block (`block_run`).
+pub fn check_row_unroll_depths<T: Scalar>(
+    b: &Backend,
+    op: Op,
+    rows: usize,
+    cols: usize,
+    extra: &str,
+) {
+    let mut bits = Vec::new();
+    for unroll in ["row_unroll=4", "row_unroll=8"] {
+        let policy = AxisPolicy::default()
+            .with_settings(&format!("{extra},{unroll}"))
+            .unwrap();
+        check_matrix_policy::<T>(b, op, rows, cols, &policy);
+        let x = order_sensitive::<T>(rows * cols);
+        let input = b.upload(&x).unwrap();
+        let p = PreparedAxis::<T>::matrix(b, &policy, AxisKind::Rows, op, rows, cols).unwrap();
+        // Where the default depth gives a row a block, the deep kernel runs instead.
+        let what = p.plan().describe();
+        let block_rows = what.starts_with("rows g=256") || what.starts_with("rows-deep");
+        assert_eq!(
+            what.starts_with("rows-deep"),
+            block_rows && unroll.ends_with('8'),
+            "{what}"
+        );
+        let mut out = b.zeroed::<T>(p.results().max(1)).unwrap();
+        p.enqueue(b, &input, None, &mut out).unwrap();
+        let got = b.download(&out, p.results()).unwrap();
+        bits.push(got.iter().map(|v| v.to_f64().to_bits()).collect::<Vec<_>>());
+    }
+    assert_eq!(
+        bits[0], bits[1],
+        "{rows}x{cols} {extra}: row unroll 4 and 8 differ"
+    );
+}

@@ -167,6 +167,8 @@ pub enum Family {
     /// [`crate::axis::columns_once::columns_once`]: one result per column in one launch (the
     /// last block finishes).
     AxisColumnsOnce,
+    /// [`crate::axis::segments::rows_deep`]: one result per row, 8 loads in flight per lane.
+    AxisRowsDeep,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).

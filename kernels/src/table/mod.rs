@@ -136,6 +136,8 @@ kernel_table! {
         => s8_shuffle_vectorized::reduce_wide;
     AxisColumnsOnce reduce_cols_once AxisTicket const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => columns_once::columns_once;
+    AxisRowsDeep reduce_rows_deep Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
+        => segments::rows_deep;
 }
 
 #[cfg(test)]
