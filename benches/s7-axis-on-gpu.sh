@@ -15,11 +15,12 @@
 #
 # Variants (all `--policy` settings of host/src/axis_plan/settings.rs):
 #   columns, hypothesis 1 — one launch for narrow matrices (AxisColumnsOnce, the last block
-#     finishes; 46 registers for f32 sum, so 5 blocks of 256 per SM fit):
+#     finishes; rows of 1..32 vectors in one tile get a compile-time width, so the 4 loads of a
+#     thread are in flight together; 63 registers for f32 sum: 4 blocks of 256 per SM):
 #       col_once_max_vcols=256                      (grid: col_blocks_per_sm = 4 per SM)
-#       col_once_max_vcols=256,col_once_blocks_per_sm=5 | =3 | =2 | =8 (8: 2 waves)
+#       col_once_max_vcols=256,col_once_blocks_per_sm=3 | =2 | =8 (8: 2 waves)
 #       col_once_max_vcols=256,min_col_tiles=1      (2^16 x 1024: one 256-wide tile, no fold)
-#       col_once_max_vcols=256,min_col_tiles=1,col_once_blocks_per_sm=5
+#       col_once_max_vcols=256,min_piece_rows=4096  (2^20 x 16: 256 blocks, fewer partials)
 #   columns, hypothesis 2 — the split's finishing pass with its own, narrower tile (more blocks):
 #       finish_col_tile=8 | 16 | 32 | 64 (2^12 x 2^14: 16 finishing blocks of 256-wide tiles
 #       by default; 32 gives 128 blocks of 8 row lanes)
@@ -42,12 +43,11 @@ status=0
 t0=$(date +%s)
 
 COLS="col_once_max_vcols=256
-col_once_max_vcols=256,col_once_blocks_per_sm=5
 col_once_max_vcols=256,col_once_blocks_per_sm=3
 col_once_max_vcols=256,col_once_blocks_per_sm=2
 col_once_max_vcols=256,col_once_blocks_per_sm=8
 col_once_max_vcols=256,min_col_tiles=1
-col_once_max_vcols=256,min_col_tiles=1,col_once_blocks_per_sm=5
+col_once_max_vcols=256,min_piece_rows=4096
 finish_col_tile=8
 finish_col_tile=32
 finish_col_tile=64

@@ -387,9 +387,15 @@ pub fn check_once<T: Scalar>(b: &Backend, op: Op, rows: usize, cols: usize, extr
 
 /// Shapes for [`check_once`]: the awkward edges (no rows, no columns, 1 × N, N × 1), primes,
 /// columns not a multiple of 4 (the scalar path), tall narrow matrices split over many blocks
-/// (16 and 12 columns: whole vectors; 3, 5 and 20), and rows wider than a tile (several tiles
-/// per block: 1031, 1000 columns).
+/// (16 and 12 columns: whole vectors; 3, 5 and 20), rows of 1, 2, 8, 16 and 32 vectors of `f32`
+/// in one tile (the kernel's compile-time widths; `f64`: 2, 4, …), and rows wider than a tile
+/// (several tiles per block: 1031, 1000 columns).
 pub const ONCE_SHAPES: &[(usize, usize)] = &[
+    (3001, 4),
+    (1500, 8),
+    (999, 32),
+    (700, 64),
+    (333, 128),
     (0, 7),
     (7, 0),
     (0, 0),

@@ -100,10 +100,11 @@ impl<T: Element> Units<T> for Coherent<T> {
 /// layout (`w` units wide, `BLOCK / w` row lanes) adds rows `r0 + r, r0 + r + L, …` of unit `vc`,
 /// then the row lanes are combined exactly as [`super::columns`] combines them. Returns the
 /// column totals of unit `vc` in row lane 0 (slots `0..unit_len`). Every thread of the block must
-/// call it (it has barriers); `vc` may be past the row (such threads add nothing).
+/// call it (it has barriers); `vc` may be past the row (such threads add nothing). `W > 0`: the
+/// caller guarantees `units == w == W` (one tile), a compile-time constant.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn tile_totals<T: Element, O: ReduceOp, const BLOCK: usize, const VEC: bool>(
+fn tile_totals<T: Element, O: ReduceOp, const BLOCK: usize, const VEC: bool, const W: usize>(
     src: &impl Units<T>,
     units: usize,
     w: usize,
@@ -112,6 +113,7 @@ fn tile_totals<T: Element, O: ReduceOp, const BLOCK: usize, const VEC: bool>(
     r1: usize,
     smem: Shared<T>,
 ) -> [T; 4] {
+    let (units, w) = if W > 0 { (W, W) } else { (units, w) };
     let n = unit_len::<T, VEC>();
     let tid = thread_idx() as usize;
     let row_lanes = BLOCK / w;
@@ -182,9 +184,9 @@ fn tile_totals<T: Element, O: ReduceOp, const BLOCK: usize, const VEC: bool>(
 
 /// Every tile of rows `r0..r1` of `src` (a `rows × cols` matrix read in units of
 /// [`unit_len`]), each column total handed to `write(column, total)` by row lane 0. Returns
-/// whether this thread wrote any.
+/// whether this thread wrote any. `W > 0`: the caller guarantees one tile of `W` units.
 #[inline(always)]
-fn all_tiles<T: Element, O: ReduceOp, const BLOCK: usize, const VEC: bool>(
+fn all_tiles<T: Element, O: ReduceOp, const BLOCK: usize, const VEC: bool, const W: usize>(
     src: &impl Units<T>,
     cols: usize,
     group: usize,
@@ -203,7 +205,7 @@ fn all_tiles<T: Element, O: ReduceOp, const BLOCK: usize, const VEC: bool>(
     // `units` is the same for the whole block: every thread reaches every barrier.
     for tile in 0..units.div_ceil(w) {
         let vc = tile * w + col_off;
-        let t = tile_totals::<T, O, BLOCK, VEC>(src, units, w, vc, r0, r1, smem);
+        let t = tile_totals::<T, O, BLOCK, VEC, W>(src, units, w, vc, r0, r1, smem);
         if row_lane == 0 && vc < units {
             #[allow(clippy::needless_range_loop)]
             for k in 0..4 {
@@ -254,10 +256,24 @@ pub fn columns_once<T: Element, O: ReduceOp, const BLOCK: usize>(
             partials.set(block * cols + c, v)
         }
     };
-    let wrote = if vec_rows && input.misaligned_head() == 0 {
-        all_tiles::<T, O, BLOCK, true>(&input, cols, p.group, mine, put)
-    } else {
-        all_tiles::<T, O, BLOCK, false>(&input, cols, p.group, mine, put)
+    // A row of 1, 2, 4, …, 32 vectors in one tile (16 `f32` columns: 4) gets a body with the
+    // width a compile-time constant: then the `UNROLL` loads of a thread are at constant offsets
+    // from one address, and ptxas keeps them in flight together (with a run-time width it
+    // issues them about two at a time).
+    let units = cols / lanes;
+    let one_tile = vec_rows && input.misaligned_head() == 0 && units <= p.group.clamp(1, BLOCK);
+    let g = p.group;
+    let wrote = match (one_tile, units) {
+        (true, 1) => all_tiles::<T, O, BLOCK, true, 1>(&input, cols, g, mine, put),
+        (true, 2) => all_tiles::<T, O, BLOCK, true, 2>(&input, cols, g, mine, put),
+        (true, 4) => all_tiles::<T, O, BLOCK, true, 4>(&input, cols, g, mine, put),
+        (true, 8) => all_tiles::<T, O, BLOCK, true, 8>(&input, cols, g, mine, put),
+        (true, 16) => all_tiles::<T, O, BLOCK, true, 16>(&input, cols, g, mine, put),
+        (true, 32) => all_tiles::<T, O, BLOCK, true, 32>(&input, cols, g, mine, put),
+        _ if vec_rows && input.misaligned_head() == 0 => {
+            all_tiles::<T, O, BLOCK, true, 0>(&input, cols, g, mine, put)
+        }
+        _ => all_tiles::<T, O, BLOCK, false, 0>(&input, cols, g, mine, put),
     };
     if grid == 1 {
         return;
@@ -280,9 +296,9 @@ pub fn columns_once<T: Element, O: ReduceOp, const BLOCK: usize>(
         let rows_of = (0, grid);
         let put = |c: usize, v: T| out.set(c, v);
         if vec_rows {
-            all_tiles::<T, O, BLOCK, true>(&partials, cols, p.group, rows_of, put);
+            all_tiles::<T, O, BLOCK, true, 0>(&partials, cols, p.group, rows_of, put);
         } else {
-            all_tiles::<T, O, BLOCK, false>(&partials, cols, p.group, rows_of, put);
+            all_tiles::<T, O, BLOCK, false, 0>(&partials, cols, p.group, rows_of, put);
         }
         if thread_idx() == 0 {
             counter.reset();
