@@ -10,8 +10,10 @@
 # rows and the read-only roof (cuda/cub_segmented.cu, nvcc -arch=sm_90) and torch sum(dim=1/0)
 # (python/axis_torch.py), 50 runs each. Writes OUTDIR/s7-axis.jsonl and OUTDIR/s7-axis.md (per
 # shape: each variant's min / median, % of the roof on read + written bytes, ratio to the default,
-# to torch and to CUB), then the axis GPU tests (OUTDIR/s7-axis-gpu-tests.txt) and
-# compute-sanitizer memcheck / racecheck on small one-launch runs. About 90 s of GPU time.
+# to torch and to CUB), then the new axis GPU test (axis_one_launch_columns_and_finishing_tiles:
+# OUTDIR/s7-axis-gpu-tests.txt) and compute-sanitizer memcheck / racecheck on small runs of the
+# new kernels. About 120 s of GPU time (an estimate from the s5 axis step's 101 s, not yet
+# measured).
 #
 # Variants (all `--policy` settings of host/src/axis_plan/settings.rs):
 #   columns, hypothesis 1 — one launch for narrow matrices (AxisColumnsOnce, the last block
@@ -91,8 +93,8 @@ echo "torch: done ($(( $(date +%s) - t0 )) s)" >&2
 python3 "$HERE/python/s7_axis_report.py" "$J" > "$OUT/s7-axis.md" || status=1
 cat "$OUT/s7-axis.md"
 
-# Correctness on the GPU: the axis GPU tests (including the one-launch kernel's and the narrower
-# finishing tiles'), and compute-sanitizer on small runs of the new paths.
+# Correctness on the GPU: the new axis GPU test (the one-launch kernel, the narrower finishing
+# tiles, the deep row kernel), and compute-sanitizer on small runs of the new paths.
 if [ -x "$HERE/bin/gpu-tests" ]; then
     "$HERE/bin/gpu-tests" axis_one_launch > "$OUT/s7-axis-gpu-tests.txt" 2>&1 || { echo "axis GPU tests FAILED" >&2; status=1; }
     tail -3 "$OUT/s7-axis-gpu-tests.txt" >&2
@@ -102,11 +104,12 @@ if command -v compute-sanitizer > /dev/null 2>&1; then
         for a in "--rows 20000 --cols 16 --axis cols --policy col_once_max_vcols=256" \
                  "--rows 3001 --cols 7 --axis cols --policy col_once_max_vcols=256" \
                  "--rows 700 --cols 1024 --axis cols --policy col_once_max_vcols=256" \
-                 "--rows 5000 --cols 3000 --axis cols --policy finish_col_tile=8"; do
+                 "--rows 600 --cols 3000 --axis cols --policy finish_col_tile=8" \
+                 "--rows 7 --cols 20001 --axis rows --policy row_unroll=8"; do
             compute-sanitizer --tool "$tool" --error-exitcode 9 "$R" --backend gpu axis $a --runs 0 \
                 --data random >> "$OUT/s7-axis-sanitize-$tool.log" 2>&1 || { echo "$tool: $a FAILED" >&2; status=1; }
         done
-        echo "$tool: $(grep -cE 'ERROR SUMMARY: 0|RACECHECK SUMMARY: 0' "$OUT/s7-axis-sanitize-$tool.log") clean runs of 4" >&2
+        echo "$tool: $(grep -cE 'ERROR SUMMARY: 0|RACECHECK SUMMARY: 0' "$OUT/s7-axis-sanitize-$tool.log") clean runs of 5" >&2
     done
 fi
 echo "s7-axis: $(( $(date +%s) - t0 )) s" >&2

@@ -60,26 +60,8 @@ impl PolicySettings for AxisPolicy {
             "col_once_max_vcols" => self.col_once_max_vcols = size(key, value, 0, BIG)?,
             "col_once_blocks_per_sm" => self.col_once_blocks_per_sm = size(key, value, 0, 64)?,
             "finish_col_tile" => self.finish_col_tile = size(key, value, 0, AXIS_BLOCK)?,
-            "row_unroll" => {
-                let v = size(key, value, 4, 8)?;
-                if v != 4 && v != 8 {
-                    return Err(crate::ReduceError::Policy {
-                        key: key.into(),
-                        why: format!("{v}: the row kernel is built with 4 or 8 loads in flight"),
-                    });
-                }
-                self.row_unroll = v;
-            }
-            "col_unroll" => {
-                let v = size(key, value, 4, 8)?;
-                if v != 4 && v != 8 {
-                    return Err(crate::ReduceError::Policy {
-                        key: key.into(),
-                        why: format!("{v}: the column kernel is built with 4 or 8 loads in flight"),
-                    });
-                }
-                self.col_unroll = v;
-            }
+            "row_unroll" => self.row_unroll = unroll(key, value, "row")?,
+            "col_unroll" => self.col_unroll = unroll(key, value, "column")?,
             "finish_piece_rows" => {
                 let v = size(key, value, 0, BIG)?;
                 if v == 1 {
@@ -94,6 +76,18 @@ impl PolicySettings for AxisPolicy {
         }
         Ok(())
     }
+}
+
+/// An unroll depth: 4 or 8, the two each kernel is built with.
+fn unroll(key: &str, value: &str, kernel: &str) -> Result<usize> {
+    let v = size(key, value, 4, 8)?;
+    if v != 4 && v != 8 {
+        return Err(crate::ReduceError::Policy {
+            key: key.into(),
+            why: format!("{v}: the {kernel} kernel is built with 4 or 8 loads in flight"),
+        });
+    }
+    Ok(v)
 }
 
 #[cfg(test)]
