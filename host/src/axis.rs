@@ -157,6 +157,9 @@ pub struct PreparedAxis<T: Scalar> {
     plan: AxisPlan,
     shape: Shape,
     partials: Buffer<T>,
+    /// The one-launch kernel's ticket counter (kept at 0 between launches by the kernel), when
+    /// the plan has one.
+    counter: Option<Buffer<u32>>,
     owner: BackendId,
 }
 
@@ -221,8 +224,17 @@ impl<T: Scalar> PreparedAxis<T> {
                 });
             }
         }
+        let ticket = plan
+            .steps
+            .iter()
+            .any(|s| s.kernel.family == Family::AxisColumnsOnce);
         Ok(PreparedAxis {
             partials: backend.zeroed(plan.partials)?,
+            counter: if ticket {
+                Some(backend.zeroed(1)?)
+            } else {
+                None
+            },
             plan,
             shape,
             owner: backend.id(),
@@ -341,12 +353,27 @@ impl<T: Scalar> PreparedAxis<T> {
                     ))
                 }
             };
-            let launch = Launch {
-                kernel: symbol.as_str(),
-                grid: step.grid,
-                block: step.kernel.block,
-                shared_bytes: step.shared_bytes,
-                args: KernelArgs::Axis {
+            let args = match (step.kernel.family, &self.counter) {
+                (Family::AxisColumnsOnce, Some(counter)) => {
+                    if self.partials.len() < step.grid.saturating_mul(step.len) {
+                        return Err(ReduceError::InvalidArgument(
+                            "the plan's workspace is smaller than its one-launch step".into(),
+                        ));
+                    }
+                    KernelArgs::AxisTicket {
+                        input: src,
+                        n,
+                        partials: self.partials.addr(0),
+                        counter: counter.addr(0),
+                        out: dst,
+                        out_len: step.out_len.min(dst_len),
+                        count: step.count,
+                        len: step.len,
+                        parts: step.parts,
+                        group: step.group,
+                    }
+                }
+                _ => KernelArgs::Axis {
                     input: src,
                     n,
                     begin,
@@ -359,6 +386,13 @@ impl<T: Scalar> PreparedAxis<T> {
                     group: step.group,
                 },
             };
+            let launch = Launch {
+                kernel: symbol.as_str(),
+                grid: step.grid,
+                block: step.kernel.block,
+                shared_bytes: step.shared_bytes,
+                args,
+            };
             // SAFETY: every address is from a live buffer of `backend` (owners checked above;
             // the workspace was allocated on it) with element type `T`, or `u64` offsets of
             // `segments`, all uploaded together on one backend, each `step.count` long (the
@@ -368,25 +402,11 @@ impl<T: Scalar> PreparedAxis<T> {
             // reads the partials follows the one that wrote them, on the same stream, and neither
             // buffer is written by the host meanwhile. Kernel, block size and shared memory come
             // from the plan for this type and operator (`AXIS_BLOCK` is the block the kernels are
-            // built for). `self` and the caller's buffers outlive the queued work: freeing device
+            // built for). A one-launch step gets this plan's own partials (`grid · len`, checked
+            // above) and counter (zeroed, and left 0 by the kernel). `self` and the caller's buffers outlive the queued work: freeing device
             // memory waits for the kernels using it.
             unsafe { backend.launch::<T>(&launch)? };
         }
         Ok(())
     }
-}
-
-/// `count` back-to-back segments (`begin`, `end` offsets) with lengths drawn log-uniformly from
-/// `1..=max` by a seeded xorshift: the ragged input of `reduce axis --axis segments`, the
-/// criterion group and `axis-on-gpu.sh` (whose CUB program draws the same lengths in C).
-pub fn log_uniform_segments(count: usize, max: usize, seed: u64) -> (Vec<u64>, Vec<u64>) {
-    let (mut begin, mut end, mut at) = (Vec::new(), Vec::new(), 0u64);
-    for x in crate::seeded::XorShift64::new(seed).take(count) {
-        let u = (x >> 11) as f64 / (1u64 << 53) as f64;
-        let len = ((max.max(1) as f64).powf(u) as u64).clamp(1, max.max(1) as u64);
-        begin.push(at);
-        end.push(at + len);
-        at += len;
-    }
-    (begin, end)
 }

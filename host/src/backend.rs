@@ -77,6 +77,31 @@ pub enum KernelArgs {
         /// Threads per work item (row and segment kernels).
         group: usize,
     },
+    /// An axis reduction in one launch, the last block finishing: `(input, n, partials,
+    /// counter, out, out_len, count, len, parts, group)` (see
+    /// `reduce_kernels::axis::columns_once`).
+    AxisTicket {
+        /// Input address.
+        input: u64,
+        /// Input length.
+        n: usize,
+        /// `grid · len` partials.
+        partials: u64,
+        /// Zeroed ticket counter.
+        counter: u64,
+        /// Results address.
+        out: u64,
+        /// Results length.
+        out_len: usize,
+        /// Rows.
+        count: usize,
+        /// Elements per row.
+        len: usize,
+        /// Work items per column (unused: one per block).
+        parts: usize,
+        /// Tile width in (vector) columns.
+        group: usize,
+    },
     /// Transform-reduce: `(a, b, n, partials, counter, out)` (see `reduce_kernels::transform`).
     Transform {
         /// First input address.
@@ -341,7 +366,9 @@ impl Backend {
     /// `blockDim.x` is their block size). The buffers must stay allocated until the launch has run
     /// (the GPU runs it asynchronously: synchronize before dropping them). For
     /// [`KernelArgs::Transform`], `a` and `b` (or 0) hold `n` elements of `T`, `partials` holds
-    /// `3 · grid` `f64`, `out` three `f64`, and `counter` a zeroed `u32`.
+    /// `3 · grid` `f64`, `out` three `f64`, and `counter` a zeroed `u32`. For
+    /// [`KernelArgs::AxisTicket`], `partials` holds `grid · len` elements of `T`, `out` holds
+    /// `out_len`, and `counter` is a zeroed `u32`.
     pub unsafe fn launch<T: Scalar>(&self, l: &Launch<'_>) -> Result<()> {
         match self {
             // SAFETY: this function's contract.

@@ -35,7 +35,7 @@ impl Emulator {
     /// As [`crate::Backend::launch`]: the addresses in `l.args` are host addresses of live `T`
     /// (and `u32` counter) allocations holding what the kernel reads and writes for this shape.
     pub(crate) unsafe fn launch<T: Scalar>(&self, l: &Launch<'_>) -> Result<()> {
-        use reduce_kernels::exports::{axis, exact, multi_pass, single_pass};
+        use reduce_kernels::exports::{axis, axis_ticket, exact, multi_pass, single_pass};
         use reduce_kernels::table::{emulated, Body, KernelId};
         let missing = || ReduceError::MissingKernel {
             name: l.kernel.to_string(),
@@ -145,6 +145,45 @@ impl Emulator {
                         n,
                         b as *const u64,
                         e as *const u64,
+                        o as *mut T,
+                        out_len,
+                        count,
+                        len,
+                        parts,
+                        group,
+                    )
+                })
+            }
+            (
+                Body::AxisTicket(f),
+                KernelArgs::AxisTicket {
+                    input,
+                    n,
+                    partials,
+                    counter,
+                    out,
+                    out_len,
+                    count,
+                    len,
+                    parts,
+                    group,
+                },
+            ) => {
+                let (i, p, c, o) = (
+                    input as usize,
+                    partials as usize,
+                    counter as usize,
+                    out as usize,
+                );
+                // SAFETY: as above: `n` input elements, `grid · len` partials, a zeroed
+                // counter, `out_len` results.
+                run(&|| unsafe {
+                    axis_ticket(
+                        f,
+                        i as *const T,
+                        n,
+                        p as *mut T,
+                        c as *mut u32,
                         o as *mut T,
                         out_len,
                         count,

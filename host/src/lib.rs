@@ -65,7 +65,8 @@ pub mod verify;
 pub mod wide;
 
 pub use argreduce::{reference_arg, ArgOp, ArgPolicy, PreparedArg};
-pub use axis::{log_uniform_segments, PreparedAxis, Segments};
+pub use axis::{PreparedAxis, Segments};
+pub use axis_plan::log_uniform_segments;
 pub use axis_plan::{AxisKind, AxisPlan, AxisPolicy};
 pub use backend::{Backend, BackendChoice, DeviceCaps, KernelArgs, Launch};
 pub use buffer::{BackendId, Buffer};

@@ -227,3 +227,71 @@ fn column_unroll_depths_agree_bit_for_bit() {
         check_unroll_depths::<u64>(&b, Op::Min, r, c, "col_tile=3");
     }
 }
+
+#[test]
+fn one_launch_columns_match_the_reference_and_the_two_launch_plan() {
+    let b = emu();
+    let mut compared = 0;
+    for &(r, c) in ONCE_SHAPES {
+        for extra in [
+            "",
+            "col_tile=3",
+            "min_piece_rows=3",
+            "col_tile=8,min_piece_rows=7",
+        ] {
+            for op in [Op::Sum, Op::Min, Op::Max] {
+                compared += check_once::<f32>(&b, op, r, c, extra) as usize;
+            }
+            compared += check_once::<f64>(&b, Op::Sum, r, c, extra) as usize;
+        }
+        for op in [Op::Sum, Op::Min, Op::Max] {
+            check_once::<f64>(&b, op, r, c, "col_once_blocks_per_sm=1");
+            check_once::<i32>(&b, op, r, c, "min_piece_rows=5");
+            check_once::<u32>(&b, op, r, c, "");
+            check_once::<i64>(&b, op, r, c, "col_tile=3");
+            check_once::<u64>(&b, op, r, c, "min_piece_rows=2");
+        }
+    }
+    assert!(compared > 100, "only {compared} bit-for-bit comparisons");
+}
+
+#[test]
+fn narrower_finishing_tiles_give_the_reference() {
+    let b = emu();
+    for &(r, c) in POLICY_SHAPES.iter().chain(UNROLL_SHAPES) {
+        for t in [
+            "finish_col_tile=1",
+            "finish_col_tile=8",
+            "finish_col_tile=32,col_tile=256",
+        ] {
+            let p = AxisPolicy::default().with_settings(t).unwrap();
+            check_matrix_policy::<f32>(&b, Op::Sum, r, c, &p);
+            check_matrix_policy::<i64>(&b, Op::Max, r, c, &p);
+            check_matrix_policy::<u32>(&b, Op::Min, r, c, &p);
+        }
+    }
+}
+
+#[test]
+fn row_unroll_depths_agree_bit_for_bit() {
+    let b = emu();
+    for &(r, c) in &[
+        (1, 1),
+        (3, 5003),
+        (13, 4099),
+        (2, 40_000),
+        (5, 2053),
+        (40, 300),
+    ] {
+        for extra in [
+            "block_run=1",
+            "block_run=64,min_piece=1000",
+            "block_run=1,long_row_blocks_per_sm=1",
+        ] {
+            check_row_unroll_depths::<f32>(&b, Op::Sum, r, c, extra);
+            check_row_unroll_depths::<f64>(&b, Op::Max, r, c, extra);
+            check_row_unroll_depths::<i32>(&b, Op::Min, r, c, extra);
+            check_row_unroll_depths::<u64>(&b, Op::Sum, r, c, extra);
+        }
+    }
+}

@@ -8,6 +8,9 @@
 //! * the reductions along an axis ([`crate::axis`]): `(const T* input, size_t n, const u64*
 //!   begin, const u64* end, T* out, size_t out_len, size_t count, size_t len, size_t parts,
 //!   size_t group)`;
+//! * the one-launch column reduction ([`crate::axis::columns_once`]): `(const T* input, size_t
+//!   n, T* partials, unsigned* counter, T* out, size_t out_len, size_t count, size_t len, size_t
+//!   parts, size_t group)`;
 //! * and one helper that is not a reduction, `bench_gate(unsigned* flag, uint64 timeout_ns)`
 //!   ([`crate::bench_gate`]).
 //!
@@ -136,6 +139,46 @@ pub unsafe fn axis<T: Element>(
         group,
     };
     body(input, offsets(begin), offsets(end), out, params)
+}
+
+/// One-launch axis ABI → safe views (see [`crate::axis::columns_once`]).
+///
+/// # Safety
+/// `input` holds `n` elements and `out` holds `out_len`; `partials` holds `gridDim.x · len`
+/// elements that only this launch accesses (through [`Coherent`]) while it runs; `counter` is a
+/// zeroed `u32` only used atomically.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn axis_ticket<T: Element>(
+    body: impl Fn(Global<T>, Coherent<T>, Counter, GlobalMut<T>, crate::axis::AxisParams),
+    input: *const T,
+    n: usize,
+    partials: *mut T,
+    counter: *mut u32,
+    out: *mut T,
+    out_len: usize,
+    count: usize,
+    len: usize,
+    parts: usize,
+    group: usize,
+) {
+    // SAFETY: the caller's contract: `n` input elements, `gridDim.x · len` partials (written and
+    // read only through `Coherent`), a counter only used atomically, `out_len` results.
+    let (input, partials, counter, out) = unsafe {
+        (
+            Global::from_raw(input, n),
+            Coherent::from_raw(partials, (grid_dim() as usize).saturating_mul(len)),
+            Counter::from_raw(counter),
+            GlobalMut::from_raw(out, out_len),
+        )
+    };
+    let params = crate::axis::AxisParams {
+        count,
+        len,
+        parts,
+        group,
+    };
+    body(input, partials, counter, out, params)
 }
 
 /// The benchmarks' gate ([`crate::bench_gate`]): `flag[0]` is set by the host, `flag[1]` is set by

@@ -39,6 +39,23 @@ impl AxisPolicy {
         let narrowed = (vcols / self.min_col_tiles.max(1)).max(32);
         let tile = vcols.clamp(1, narrowed.min(self.col_tile).clamp(1, AXIS_BLOCK));
         let tiles = vcols.div_ceil(tile);
+        if cols > 0 && vcols <= self.col_once_max_vcols {
+            let once = kernel(Family::AxisColumnsOnce, ty, op);
+            let step = self.cols_once(once, rows, cols, tile, caps);
+            return Ok(AxisPlan {
+                kind: AxisKind::Cols,
+                ty,
+                op,
+                results: cols,
+                partials: step.grid * cols,
+                steps: vec![step],
+            });
+        }
+        // The finishing passes' own tile ([`AxisPolicy::finish_col_tile`]).
+        let finish_tile = match self.finish_col_tile {
+            0 => tile,
+            t => vcols.clamp(1, t.min(AXIS_BLOCK)),
+        };
         let split = |rows: usize, min_rows: usize| {
             if cols == 0 || tiles >= resident || min_rows == 0 {
                 1
@@ -50,20 +67,23 @@ impl AxisPolicy {
                     .max(1)
             }
         };
-        let step = |count: usize, parts: usize, src: Option<usize>, dst: usize| AxisStep {
-            offsets: Offsets::None,
-            kernel: id,
-            reads_input: src.is_none(),
-            writes_result: parts == 1,
-            grid: (tiles * parts).clamp(1, resident),
-            shared_bytes: AXIS_BLOCK * 16,
-            count,
-            len: cols,
-            parts,
-            group: tile,
-            out_len: parts * cols,
-            src_offset: src.unwrap_or(0),
-            dst_offset: dst,
+        let step = |count: usize, parts: usize, src: Option<usize>, dst: usize| {
+            let tile = if src.is_some() { finish_tile } else { tile };
+            AxisStep {
+                offsets: Offsets::None,
+                kernel: id,
+                reads_input: src.is_none(),
+                writes_result: parts == 1,
+                grid: (vcols.div_ceil(tile) * parts).clamp(1, resident),
+                shared_bytes: AXIS_BLOCK * 16,
+                count,
+                len: cols,
+                parts,
+                group: tile,
+                out_len: parts * cols,
+                src_offset: src.unwrap_or(0),
+                dst_offset: dst,
+            }
         };
         let mut steps = Vec::new();
         let mut partials = 0;
@@ -87,5 +107,35 @@ impl AxisPolicy {
             partials,
             steps,
         })
+    }
+
+    /// The one-launch column step ([`AxisPolicy::col_once_max_vcols`]): `grid` blocks, each a
+    /// piece of at least [`AxisPolicy::min_piece_rows`] rows, the last one finishing; it needs
+    /// `grid · cols` partials.
+    fn cols_once(
+        &self,
+        id: reduce_kernels::table::KernelId,
+        rows: usize,
+        cols: usize,
+        tile: usize,
+        caps: &DeviceCaps,
+    ) -> AxisStep {
+        let resident = self.resident_for(Family::AxisColumnsOnce, AXIS_BLOCK, caps);
+        let grid = (rows / self.min_piece_rows.max(1)).clamp(1, resident);
+        AxisStep {
+            offsets: Offsets::None,
+            kernel: id,
+            reads_input: true,
+            writes_result: true,
+            grid,
+            shared_bytes: AXIS_BLOCK * 16,
+            count: rows,
+            len: cols,
+            parts: grid,
+            group: tile,
+            out_len: cols,
+            src_offset: 0,
+            dst_offset: 0,
+        }
     }
 }

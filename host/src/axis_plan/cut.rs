@@ -1,4 +1,5 @@
-//! Long caller-given segments cut into pieces: [`cut_segments`].
+//! Long caller-given segments cut into pieces: [`cut_segments`]; and the ragged benchmark
+//! input, [`log_uniform_segments`].
 
 /// Segments cut into pieces of at most `piece` elements: `(piece_begin, piece_end, first,
 /// last)`, where segment `i`'s pieces are `first[i]..last[i]` (so their partials are
@@ -30,4 +31,19 @@ pub fn cut_segments(
         last.push(pb.len() as u64);
     }
     Some((pb, pe, first, last))
+}
+
+/// `count` back-to-back segments (`begin`, `end` offsets) with lengths drawn log-uniformly from
+/// `1..=max` by a seeded xorshift: the ragged input of `reduce axis --axis segments`, the
+/// criterion group and `axis-on-gpu.sh` (whose CUB program draws the same lengths in C).
+pub fn log_uniform_segments(count: usize, max: usize, seed: u64) -> (Vec<u64>, Vec<u64>) {
+    let (mut begin, mut end, mut at) = (Vec::new(), Vec::new(), 0u64);
+    for x in crate::seeded::XorShift64::new(seed).take(count) {
+        let u = (x >> 11) as f64 / (1u64 << 53) as f64;
+        let len = ((max.max(1) as f64).powf(u) as u64).clamp(1, max.max(1) as u64);
+        begin.push(at);
+        end.push(at + len);
+        at += len;
+    }
+    (begin, end)
 }

@@ -50,7 +50,8 @@ pub enum Offsets {
 pub struct AxisStep {
     /// The offsets it reads.
     pub offsets: Offsets,
-    /// Kernel family (`AxisRows`, `AxisSegments`, `AxisColumns` or `AxisColumnsDeep`).
+    /// Kernel family (`AxisRows`, `AxisRowsDeep`, `AxisSegments`, `AxisColumns`,
+    /// `AxisColumnsDeep` or `AxisColumnsOnce`).
     #[serde(skip)]
     pub kernel: KernelId,
     /// Does it read the caller's input (`false`: the previous step's partials)?
@@ -105,7 +106,9 @@ impl AxisPlan {
             let what = match st.kernel.family {
                 Family::AxisColumns => format!("cols tile={}", st.group),
                 Family::AxisColumnsDeep => format!("cols-deep tile={}", st.group),
+                Family::AxisColumnsOnce => format!("cols-once tile={}", st.group),
                 Family::AxisSegments => format!("segments g={}", st.group),
+                Family::AxisRowsDeep => format!("rows-deep g={}", st.group),
                 _ => format!("rows g={}", st.group),
             };
             s.push_str(&format!("{what} parts={} grid={}", st.parts, st.grid));
@@ -164,7 +167,7 @@ mod policy;
 mod runs;
 mod settings;
 
-pub use cut::cut_segments;
+pub use cut::{cut_segments, log_uniform_segments};
 pub use policy::AxisPolicy;
 
 #[cfg(test)]

@@ -54,6 +54,30 @@ pub struct AxisPolicy {
     /// Independent loads in flight per thread of the column kernel: 4 (`AxisColumns`) or 8
     /// (`AxisColumnsDeep`, more registers). Both give bit-identical results.
     pub col_unroll: usize,
+    /// Matrices of at most this many (vector) columns — 16-byte vectors when a row is a whole
+    /// number of them — are reduced in ONE launch (`AxisColumnsOnce`: each block a piece of at
+    /// least [`AxisPolicy::min_piece_rows`] rows, the last block finishing); 0: never (two
+    /// launches, `AxisColumns`). Why: Nsight Compute on the H200 (session 7, the default plan
+    /// of 2^20 × 16 `f32`) timed its first pass at 24.3 µs (59% of DRAM bandwidth) and the
+    /// one-block finishing pass at 7.0 µs. Off until measured side by side
+    /// (`benches/s7-axis-on-gpu.sh`).
+    pub col_once_max_vcols: usize,
+    /// Resident blocks per SM the one-launch column kernel's grid aims for; 0:
+    /// [`AxisPolicy::col_blocks_per_sm`].
+    pub col_once_blocks_per_sm: usize,
+    /// Tile width, in (vector) columns, of a column split's finishing passes (at most
+    /// [`AXIS_BLOCK`]); 0: the first pass's. A narrower tile gives the finishing pass more
+    /// blocks (a 2^12 × 2^14 split finishes in 16 blocks of 256-wide tiles, each thread
+    /// walking all ~33 partial rows in turn: 11.7 µs in Nsight Compute on the H200, after a
+    /// 67.8 µs first pass).
+    pub finish_col_tile: usize,
+    /// Independent loads in flight per lane of the row kernel when a row gets a whole block: 4
+    /// (`AxisRows`) or 8 (`AxisRowsDeep`: the group a compile-time constant, so ptxas keeps the
+    /// loads in flight together — 32 registers against 35, 8 blocks per SM against 6). Both give
+    /// bit-identical results. Why: Nsight Compute on the H200 (2^12 × 2^14 rows, `AxisRows`):
+    /// 70.8 µs at 80% of DRAM bandwidth, 75% occupancy, 80% of warp stalls on the loads
+    /// (its SASS issues the 4 loads of a lane one or two at a time).
+    pub row_unroll: usize,
 }
 
 /// The defaults are the H200 sweep's (`benches/tune-on-gpu.sh`, one device call, results in
@@ -95,6 +119,10 @@ impl Default for AxisPolicy {
             long_row_blocks_per_sm: 16,
             min_col_tiles: 8,
             col_unroll: 4,
+            col_once_max_vcols: 0,
+            col_once_blocks_per_sm: 0,
+            finish_col_tile: 0,
+            row_unroll: 4,
         }
     }
 }
@@ -108,6 +136,10 @@ impl AxisPolicy {
     pub(super) fn resident_for(&self, family: Family, group: usize, caps: &DeviceCaps) -> usize {
         let own = match family {
             Family::AxisColumns | Family::AxisColumnsDeep => self.col_blocks_per_sm,
+            Family::AxisColumnsOnce => match self.col_once_blocks_per_sm {
+                0 => self.col_blocks_per_sm,
+                b => b,
+            },
             Family::AxisSegments => self.segment_blocks_per_sm,
             _ if group == AXIS_BLOCK => self.long_row_blocks_per_sm,
             _ => 0,

@@ -46,6 +46,15 @@ impl AxisPolicy {
         caps: &DeviceCaps,
     ) -> AxisStep {
         let group = self.group(len.div_ceil(parts), id_size(id));
+        // A block per row: the deeper row kernel when [`AxisPolicy::row_unroll`] asks for it.
+        let id = if id.family == Family::AxisRows && group == AXIS_BLOCK && self.row_unroll >= 8 {
+            KernelId {
+                family: Family::AxisRowsDeep,
+                ..id
+            }
+        } else {
+            id
+        };
         let items = count * parts;
         let grid = items
             .div_ceil(AXIS_BLOCK / group)

@@ -23,6 +23,10 @@ impl PolicySettings for AxisPolicy {
         "long_row_blocks_per_sm",
         "min_col_tiles",
         "col_unroll",
+        "col_once_max_vcols",
+        "col_once_blocks_per_sm",
+        "finish_col_tile",
+        "row_unroll",
     ];
 
     /// Set the field named `key` from `value` (digits with an optional `K`/`M`/`G` suffix, or
@@ -30,11 +34,13 @@ impl PolicySettings for AxisPolicy {
     ///
     /// # Errors
     /// [`crate::ReduceError::Policy`] for an unknown key or a value outside the key's range:
-    /// `blocks_per_sm` and `row_waves` 1..=64, `col_blocks_per_sm`, `segment_blocks_per_sm` and
-    /// `long_row_blocks_per_sm` 0..=64 (0: `blocks_per_sm`), `vectors_per_lane` 1..=1024,
-    /// `col_tile` 1..=256, `min_col_tiles` 1..=2^20, `col_unroll` 4 or 8, `min_piece`, `min_piece_rows`,
-    /// `segment_piece` and `max_col_parts` at least 1, `finish_piece_rows` 0 (off) or at least 2;
-    /// every count at most 2^40.
+    /// `blocks_per_sm` and `row_waves` 1..=64, `col_blocks_per_sm`, `segment_blocks_per_sm`,
+    /// `long_row_blocks_per_sm` and `col_once_blocks_per_sm` 0..=64 (0: another knob's value),
+    /// `vectors_per_lane` 1..=1024, `col_tile` 1..=256, `finish_col_tile` 0..=256 (0: the first
+    /// pass's tile), `min_col_tiles` 1..=2^20, `col_unroll` and `row_unroll` 4 or 8,
+    /// `col_once_max_vcols` 0 (off) or more, `min_piece`, `min_piece_rows`, `segment_piece` and
+    /// `max_col_parts` at least 1, `finish_piece_rows` 0 (off) or at least 2; every count at
+    /// most 2^40.
     fn set(&mut self, key: &str, value: &str) -> Result<()> {
         const BIG: usize = 1 << 40;
         match key {
@@ -51,16 +57,11 @@ impl PolicySettings for AxisPolicy {
             "segment_blocks_per_sm" => self.segment_blocks_per_sm = size(key, value, 0, 64)?,
             "long_row_blocks_per_sm" => self.long_row_blocks_per_sm = size(key, value, 0, 64)?,
             "min_col_tiles" => self.min_col_tiles = size(key, value, 1, 1 << 20)?,
-            "col_unroll" => {
-                let v = size(key, value, 4, 8)?;
-                if v != 4 && v != 8 {
-                    return Err(crate::ReduceError::Policy {
-                        key: key.into(),
-                        why: format!("{v}: the column kernel is built with 4 or 8 loads in flight"),
-                    });
-                }
-                self.col_unroll = v;
-            }
+            "col_once_max_vcols" => self.col_once_max_vcols = size(key, value, 0, BIG)?,
+            "col_once_blocks_per_sm" => self.col_once_blocks_per_sm = size(key, value, 0, 64)?,
+            "finish_col_tile" => self.finish_col_tile = size(key, value, 0, AXIS_BLOCK)?,
+            "row_unroll" => self.row_unroll = unroll(key, value, "row")?,
+            "col_unroll" => self.col_unroll = unroll(key, value, "column")?,
             "finish_piece_rows" => {
                 let v = size(key, value, 0, BIG)?;
                 if v == 1 {
@@ -75,6 +76,18 @@ impl PolicySettings for AxisPolicy {
         }
         Ok(())
     }
+}
+
+/// An unroll depth: 4 or 8, the two each kernel is built with.
+fn unroll(key: &str, value: &str, kernel: &str) -> Result<usize> {
+    let v = size(key, value, 4, 8)?;
+    if v != 4 && v != 8 {
+        return Err(crate::ReduceError::Policy {
+            key: key.into(),
+            why: format!("{v}: the {kernel} kernel is built with 4 or 8 loads in flight"),
+        });
+    }
+    Ok(v)
 }
 
 #[cfg(test)]
@@ -97,7 +110,7 @@ mod tests {
         );
         for key in AxisPolicy::KEYS {
             let mut q = AxisPolicy::default();
-            q.set(key, if *key == "col_unroll" { "8" } else { "2" })
+            q.set(key, if key.ends_with("_unroll") { "8" } else { "2" })
                 .unwrap();
             assert!(q != AxisPolicy::default(), "{key} sets nothing");
         }
@@ -105,8 +118,11 @@ mod tests {
             ("nope=1", "nope"),
             ("blocks_per_sm=0", "blocks_per_sm"),
             ("col_tile=257", "col_tile"),
+            ("finish_col_tile=257", "finish_col_tile"),
+            ("col_once_blocks_per_sm=65", "col_once_blocks_per_sm"),
             ("col_unroll=6", "col_unroll"),
             ("col_unroll=16", "col_unroll"),
+            ("row_unroll=5", "row_unroll"),
             ("min_piece=x", "min_piece"),
             ("finish_piece_rows=1", "finish_piece_rows"),
             ("blocks_per_sm", "blocks_per_sm"),

@@ -15,6 +15,7 @@ pub fn tests() -> Vec<(&'static str, Test)> {
         axis_results_are_bit_identical,
         axis_tuned_policies_and_registered_host_input,
         axis_column_unroll_depths_agree,
+        axis_one_launch_columns_and_finishing_tiles,
     ]
 }
 
@@ -144,6 +145,62 @@ pub fn axis_column_unroll_depths_agree() -> Result<(), Failed> {
         (1 << 18, 12),
     ] {
         axis_checks::check_unroll_depths::<f32>(&b, Op::Sum, r, c, "");
+    }
+    Ok(())
+}
+
+/// The one-launch column kernel (`col_once_max_vcols`) on the emulator's shapes and on the
+/// issue's narrow ones at full size: against the CPU reference, run twice (the ticket counter is
+/// back at 0), and bit for bit against the two-launch plan with as many pieces; and finishing
+/// passes with their own, narrower tiles (`finish_col_tile`); and the deeper block-per-row
+/// kernel (`row_unroll=8`) bit for bit against the default one.
+pub fn axis_one_launch_columns_and_finishing_tiles() -> Result<(), Failed> {
+    let b = gpu();
+    let mut compared = 0;
+    for &(r, c) in axis_checks::ONCE_SHAPES {
+        for op in [Op::Sum, Op::Min, Op::Max] {
+            compared += axis_checks::check_once::<f32>(&b, op, r, c, "") as usize;
+            axis_checks::check_once::<f64>(&b, op, r, c, "col_tile=3");
+            axis_checks::check_once::<i32>(&b, op, r, c, "min_piece_rows=3");
+            axis_checks::check_once::<u64>(&b, op, r, c, "");
+        }
+    }
+    for (r, c) in [
+        (1 << 20, 16),
+        (1 << 16, 1024),
+        (1 << 22, 3),
+        (1 << 18, 12),
+        (1 << 20, 20),
+    ] {
+        for extra in ["", "col_once_blocks_per_sm=2", "min_piece_rows=1024"] {
+            compared += axis_checks::check_once::<f32>(&b, Op::Sum, r, c, extra) as usize;
+        }
+        axis_checks::check_once::<i64>(&b, Op::Max, r, c, "");
+    }
+    if compared < 10 {
+        return Err(
+            format!("only {compared} bit-for-bit comparisons with the two-launch plan").into(),
+        );
+    }
+    for (r, c) in [(4096, 16384), (3, 1 << 22), (1000, 8195), (16, 1 << 20)] {
+        axis_checks::check_row_unroll_depths::<f32>(&b, Op::Sum, r, c, "");
+        axis_checks::check_row_unroll_depths::<i64>(&b, Op::Max, r, c, "block_run=1");
+    }
+    for t in [
+        "finish_col_tile=8",
+        "finish_col_tile=32",
+        "finish_col_tile=64",
+    ] {
+        let p = AxisPolicy::default().with_settings(t)?;
+        for (r, c) in [
+            (1 << 12, 1 << 12),
+            (2048, 8192),
+            (1 << 16, 1024),
+            (1 << 20, 16),
+        ] {
+            axis_checks::check_matrix_policy::<f32>(&b, Op::Sum, r, c, &p);
+        }
+        axis_checks::check_matrix_policy::<i64>(&b, Op::Max, 1 << 14, 1000, &p);
     }
     Ok(())
 }

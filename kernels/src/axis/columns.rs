@@ -199,7 +199,7 @@ fn column_total<T: Element, O: ReduceOp, const U: usize>(
 /// Do tiles of `w` columns fold their row lanes with shuffles ([`fold_warp`])? When `w` divides
 /// the warp (and so the block: no thread is left without a row lane).
 #[inline(always)]
-fn folds(w: usize) -> bool {
+pub(super) fn folds(w: usize) -> bool {
     w < WARP_SIZE as usize && (WARP_SIZE as usize).is_multiple_of(w)
 }
 
@@ -210,7 +210,7 @@ fn folds(w: usize) -> bool {
 /// dependent shared-memory reads by one thread per column, `log2(32 / w)` shuffles by every
 /// thread and then `BLOCK / 32 − 1` reads. Every lane of the warp must call it.
 #[inline(always)]
-fn fold_warp<T: Element, O: ReduceOp>(mut v: T, w: usize) -> T {
+pub(super) fn fold_warp<T: Element, O: ReduceOp>(mut v: T, w: usize) -> T {
     let mut offset = WARP_SIZE as usize / 2;
     while offset >= w {
         v = O::combine(v, v.shfl_down(offset as u32));

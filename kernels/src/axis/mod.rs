@@ -22,6 +22,7 @@
 //! size_t count, size_t len, size_t parts, size_t group)`, read into [`AxisParams`].
 
 pub mod columns;
+pub mod columns_once;
 pub mod segments;
 
 /// The scalars of an axis launch (what each kernel reads them as is in its docs).

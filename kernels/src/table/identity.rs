@@ -172,6 +172,11 @@ pub enum Family {
     ArgReduceLean,
     /// [`crate::argreduce::entry_lean8`]: both candidates' changes (`--policy unroll=8,lane=loop`).
     ArgReduceLean8,
+    /// [`crate::axis::columns_once::columns_once`]: one result per column in one launch (the
+    /// last block finishes).
+    AxisColumnsOnce,
+    /// [`crate::axis::segments::rows_deep`]: one result per row, 8 loads in flight per lane.
+    AxisRowsDeep,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).
@@ -206,6 +211,11 @@ pub enum Abi {
     /// `(const int64_t* gathered, size_t len, T* out)`: the ranks' words added and rounded once
     /// ([`crate::exact::words::combine`]).
     ExactCombine,
+    /// `(const T* input, size_t n, T* partials, unsigned* counter, T* out, size_t out_len,
+    /// size_t count, size_t len, size_t parts, size_t group)`: an axis reduction in one launch
+    /// whose last block finishes ([`crate::axis::columns_once`]); `partials` holds `gridDim.x ·
+    /// len` elements.
+    AxisTicket,
 }
 
 /// One row of the table.

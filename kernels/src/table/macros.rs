@@ -51,7 +51,7 @@ macro_rules! kernel_table {
         /// [`crate::primitives`] turns it off so that its PTX holds its own kernels only.)
         #[cfg(all(target_arch = "nvptx64", feature = "entry-points"))]
         mod ptx_entry_points {
-            use crate::exports::{axis, exact, multi_pass, single_pass, single_pass_wide};
+            use crate::exports::{axis, axis_ticket, exact, multi_pass, single_pass, single_pass_wide};
             use crate::stages::*;
             use crate::axis::*;
             use crate::transform::{entry as transform_entry, one_pass, Dot, Moments, NanTotal, SumSq, Total, L1};
@@ -149,6 +149,19 @@ macro_rules! kernel_table {
     (@emu_ax $id:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
         match $id.block {
             $($b => Some(Body::Axis($module::$func::<T, $op, $b>)),)*
+            _ => None,
+        }
+    };
+    (@emu AxisTicket const $id:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
+        match $id.op {
+            $(OpKind::$op => kernel_table!(@emu_axt $id $op $blocks $module $func),)*
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    };
+    (@emu_axt $id:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
+        match $id.block {
+            $($b => Some(Body::AxisTicket($module::$func::<T, $op, $b>)),)*
             _ => None,
         }
     };
@@ -251,6 +264,26 @@ macro_rules! kernel_table {
             ) {
                 axis(
                     $module::$func::<$t, $op, $b>, input, n, begin, end, out, out_len,
+                    count, len, parts, group,
+                )
+            }
+        )* }
+    };
+    (@export AxisTicket const $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
+        $( kernel_table!(@export_axt_t $stem $t $ops $blocks $module $func); )*
+    };
+    (@export_axt_t $stem:ident $t:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
+        $( kernel_table!(@export_axt $stem $t $op $blocks $module $func); )*
+    };
+    (@export_axt $stem:ident $t:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
+        paste::paste! { $(
+            #[no_mangle]
+            pub unsafe extern "ptx-kernel" fn [<$stem _ $op:lower _b $b _ $t>](
+                input: *const $t, n: usize, partials: *mut $t, counter: *mut u32, out: *mut $t,
+                out_len: usize, count: usize, len: usize, parts: usize, group: usize,
+            ) {
+                axis_ticket(
+                    $module::$func::<$t, $op, $b>, input, n, partials, counter, out, out_len,
                     count, len, parts, group,
                 )
             }

@@ -45,6 +45,8 @@ pub enum Body<T: Element> {
     Axis(AxisBody<T>),
     /// [`Abi::Transform`].
     Transform(TransformBody<T>),
+    /// [`Abi::AxisTicket`].
+    AxisTicket(AxisTicketBody<T>),
     /// [`Abi::SinglePassWide`].
     SinglePassWide(WideBody<T>),
     /// [`Abi::Item`]: the raw entry point itself (it makes its own views).
@@ -71,6 +73,11 @@ pub type WideBody<T> =
 #[cfg(not(target_arch = "nvptx64"))]
 pub type AxisBody<T> =
     fn(Global<T>, Global<u64>, Global<u64>, GlobalMut<T>, crate::axis::AxisParams);
+
+/// A one-launch axis kernel's Rust function: `(input, partials, counter, out, params)`.
+#[cfg(not(target_arch = "nvptx64"))]
+pub type AxisTicketBody<T> =
+    fn(Global<T>, Coherent<T>, Counter, GlobalMut<T>, crate::axis::AxisParams);
 
 // The macro that turns the rows below into the table, the symbols, the PTX entry points and the
 // emulator's dispatch.
@@ -133,6 +140,10 @@ kernel_table! {
         => argreduce::entry_lean;
     ArgReduceLean8 reduce_lean8 Item const [f32, f64] [ArgMin, ArgMax, NanArgMin, NanArgMax] [256, 512]
         => argreduce::entry_lean8;
+    AxisColumnsOnce reduce_cols_once AxisTicket const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
+        => columns_once::columns_once;
+    AxisRowsDeep reduce_rows_deep Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
+        => segments::rows_deep;
 }
 
 #[cfg(test)]

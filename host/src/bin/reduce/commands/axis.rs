@@ -55,8 +55,10 @@ pub struct AxisArgs {
     /// Tuning policy: `key=value,...` over the default AxisPolicy (keys: blocks_per_sm,
     /// vectors_per_lane, block_run, min_piece, min_piece_rows, segment_piece, col_tile,
     /// max_col_parts, finish_piece_rows, row_waves, col_blocks_per_sm, segment_blocks_per_sm,
-    /// long_row_blocks_per_sm, min_col_tiles; values are counts, `16K`/`2M`/`2^16` allowed). Repeat to check and time several policies on the same input: one result line
-    /// (record) each.
+    /// long_row_blocks_per_sm, min_col_tiles, col_unroll, row_unroll, col_once_max_vcols,
+    /// col_once_blocks_per_sm, finish_col_tile; values are counts, `16K`/`2M`/`2^16` allowed).
+    /// Repeat to check and time several policies on the same input: one result line (record)
+    /// each.
     #[arg(long = "policy", value_name = "SETTINGS")]
     pub policies: Vec<String>,
 }
