@@ -34,6 +34,14 @@ pub struct ExactPolicy {
     /// expansions with shuffles and one thread adds the block's to the words, instead of one
     /// thread per warp with contended shared atomics (compare-and-swap loops on sm_90).
     pub block_merge: bool,
+    /// The lean publish ([`reduce_kernels::exact::lean`]): no per-thread `fence.sc.gpu` after a
+    /// block adds its words into the grid's, before the ticket (thread 0's release orders them).
+    /// Not with `block_merge`.
+    pub lean_finish: bool,
+    /// Registers per thread: 0 (ptxas' choice, 66–80 for these kernels: three 256-thread blocks
+    /// per SM) or 64 (the `_r64` kernels, built with `.maxnreg 64`: four per SM — pair it with
+    /// `blocks_per_sm = 4`). Not with `block_merge`.
+    pub max_regs: usize,
 }
 
 impl Default for ExactPolicy {
@@ -45,24 +53,53 @@ impl Default for ExactPolicy {
             fast_f32: true,
             fast_f64: false,
             block_merge: false,
+            lean_finish: false,
+            max_regs: 0,
         }
     }
 }
 
 impl ExactPolicy {
     /// The kernel family for `ty` under this policy.
-    pub fn family(&self, ty: ElemType) -> Family {
+    ///
+    /// # Errors
+    /// [`ReduceError::Policy`] for a combination no kernel is built for: `block_merge` with
+    /// `lean_finish` or `max_regs`, or `max_regs` other than 0 and 64.
+    pub fn family(&self, ty: ElemType) -> Result<Family> {
         let fast = match ty {
             ElemType::F32 => self.fast_f32,
             ElemType::F64 => self.fast_f64,
             _ => false,
         };
-        match (fast, self.block_merge) {
-            (false, false) => Family::Exact,
-            (true, false) => Family::ExactFast,
-            (false, true) => Family::ExactMerge,
-            (true, true) => Family::ExactFastMerge,
+        let capped = match self.max_regs {
+            0 => false,
+            64 => true,
+            r => {
+                return Err(ReduceError::Policy {
+                    key: "max_regs".into(),
+                    why: format!("{r}: the kernels are built uncapped (0) or for 64 registers"),
+                })
+            }
+        };
+        if self.block_merge && (capped || self.lean_finish) {
+            return Err(ReduceError::Policy {
+                key: "block_merge".into(),
+                why: "no block-merge kernel is built with lean_finish or max_regs".into(),
+            });
         }
+        use Family::*;
+        Ok(match (fast, self.block_merge, self.lean_finish, capped) {
+            (false, false, false, false) => Exact,
+            (true, false, false, false) => ExactFast,
+            (false, true, ..) => ExactMerge,
+            (true, true, ..) => ExactFastMerge,
+            (false, false, false, true) => ExactR64,
+            (true, false, false, true) => ExactFastR64,
+            (false, false, true, false) => ExactLean,
+            (true, false, true, false) => ExactFastLean,
+            (false, false, true, true) => ExactLeanR64,
+            (true, false, true, true) => ExactFastLeanR64,
+        })
     }
 }
 
@@ -152,7 +189,7 @@ pub fn exact_plan(
         });
     }
     let id = KernelId {
-        family: policy.family(ty),
+        family: policy.family(ty)?,
         ty: ty.kind(),
         op: OpKind::Sum,
         block,

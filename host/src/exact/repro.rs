@@ -45,16 +45,25 @@ pub fn repro_grids(backend: &Backend, ty: crate::types::ElemType, n: usize) -> R
     Ok(g)
 }
 
-/// The kernel variants of the matrix: the fast path × the block merge, each off and on (the
-/// rest of the policy default).
-pub fn repro_variants() -> [ExactPolicy; 4] {
-    [(false, false), (true, false), (false, true), (true, true)].map(|(fast, block_merge)| {
-        ExactPolicy {
-            fast_f32: fast,
-            fast_f64: fast,
-            block_merge,
-            ..ExactPolicy::default()
-        }
+/// The kernel variants of the matrix: the fast path × the block merge, each off and on, then
+/// the fast path off and on with the lean publish and the 64-register cap (the rest of the
+/// policy default).
+pub fn repro_variants() -> [ExactPolicy; 6] {
+    [
+        (false, false, false),
+        (true, false, false),
+        (false, true, false),
+        (true, true, false),
+        (false, false, true),
+        (true, false, true),
+    ]
+    .map(|(fast, block_merge, lean)| ExactPolicy {
+        fast_f32: fast,
+        fast_f64: fast,
+        block_merge,
+        lean_finish: lean,
+        max_regs: if lean { 64 } else { 0 },
+        ..ExactPolicy::default()
     })
 }
 
