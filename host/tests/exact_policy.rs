@@ -56,7 +56,7 @@ fn settings_set_each_key_and_name_the_bad_one() {
         ("fast_f64=yes", "fast_f64"),
         ("block_merge=-1", "block_merge"),
         ("lean_finish=2", "lean_finish"),
-        ("max_regs=48", "max_regs"),
+        ("max_regs=40", "max_regs"),
         ("max_regs=256", "max_regs"),
     ] {
         match ExactPolicy::default().with_settings(text) {
@@ -152,6 +152,22 @@ fn plans_pick_the_variant_and_fewer_blocks_at_small_n() {
         exact_plan(ElemType::F64, 1 << 20, o, &caps, odd),
         Err(ReduceError::Policy { .. })
     ));
+    // 48 registers: built with the lean publish only.
+    let r48 = ExactPolicy { max_regs: 48, ..d };
+    assert!(matches!(
+        exact_plan(ElemType::F32, 1 << 20, o, &caps, r48),
+        Err(ReduceError::Policy { .. })
+    ));
+    let r48 = ExactPolicy {
+        lean_finish: true,
+        blocks_per_sm: 5,
+        ..r48
+    };
+    let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, r48).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_fast_lean_r48_sum_b256_f32");
+    let p = exact_plan(ElemType::F64, 1 << 26, o, &caps, r48).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_lean_r48_sum_b256_f64");
+    assert_eq!(p.grid, caps.sm_count * 5);
     // An input of exactly one tile (2^12 f64 = 2048 vectors = 512 threads × 4) is one block: no
     // global atomics, no ticket.
     let p = exact_plan(ElemType::F64, 1 << 12, o, &caps, d).unwrap();
@@ -222,11 +238,15 @@ fn fast_kernels_match_the_reference_on_every_family() {
         max_regs: 64,
         ..ExactPolicy::default()
     };
+    let lean_r48 = ExactPolicy {
+        max_regs: 48,
+        ..lean
+    };
     for data in ExactData::ALL {
         for n in [1usize, 5, 4099] {
             for grid in [None, Some(1), Some(5)] {
                 let o = LaunchOverrides { block: None, grid };
-                for p in [FAST, merged, lean, lean_r64, r64] {
+                for p in [FAST, merged, lean, lean_r64, r64, lean_r48] {
                     check(&b, &generate::<f32>(data, n, n as u64), p, o);
                     check(&b, &generate::<f64>(data, n, n as u64 + 1), p, o);
                 }

@@ -39,8 +39,9 @@ pub struct ExactPolicy {
     /// Not with `block_merge`.
     pub lean_finish: bool,
     /// Registers per thread: 0 (ptxas' choice, 66–80 for these kernels: three 256-thread blocks
-    /// per SM) or 64 (the `_r64` kernels, built with `.maxnreg 64`: four per SM — pair it with
-    /// `blocks_per_sm = 4`). Not with `block_merge`.
+    /// per SM), 64 (the `_r64` kernels, built with `.maxnreg 64`: four per SM — pair it with
+    /// `blocks_per_sm = 4`) or 48 (`_r48`, with `lean_finish` only: five per SM,
+    /// `blocks_per_sm = 5`). Not with `block_merge`.
     pub max_regs: usize,
 }
 
@@ -64,7 +65,8 @@ impl ExactPolicy {
     ///
     /// # Errors
     /// [`ReduceError::Policy`] for a combination no kernel is built for: `block_merge` with
-    /// `lean_finish` or `max_regs`, or `max_regs` other than 0 and 64.
+    /// `lean_finish` or `max_regs`, `max_regs = 48` without `lean_finish`, or `max_regs` other
+    /// than 0, 48 and 64.
     pub fn family(&self, ty: ElemType) -> Result<Family> {
         let fast = match ty {
             ElemType::F32 => self.fast_f32,
@@ -74,10 +76,20 @@ impl ExactPolicy {
         let capped = match self.max_regs {
             0 => false,
             64 => true,
+            48 if self.lean_finish && !self.block_merge => {
+                return Ok(if fast {
+                    Family::ExactFastLeanR48
+                } else {
+                    Family::ExactLeanR48
+                });
+            }
             r => {
                 return Err(ReduceError::Policy {
                     key: "max_regs".into(),
-                    why: format!("{r}: the kernels are built uncapped (0) or for 64 registers"),
+                    why: format!(
+                        "{r}: the kernels are built uncapped (0), for 64 registers, and for 48 \
+                         with lean_finish=1 (not block_merge)"
+                    ),
                 })
             }
         };

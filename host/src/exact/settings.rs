@@ -23,7 +23,8 @@ impl ExactPolicy {
     /// # Errors
     /// [`ReduceError::Policy`] for an unknown key or a bad value: `block` one of the built
     /// blocks (256, 512), `blocks_per_sm` 1..=64, `min_tiles` 1..=2^20, `fast_f32`, `fast_f64`,
-    /// `block_merge` and `lean_finish` 0 or 1, `max_regs` 0 or 64 (the built caps).
+    /// `block_merge` and `lean_finish` 0 or 1, `max_regs` 0, 48 or 64 (the built caps; 48 only
+    /// with `lean_finish`, checked when a plan is made).
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
         match key {
             "block" => {
@@ -44,10 +45,10 @@ impl ExactPolicy {
             "lean_finish" => self.lean_finish = size(key, value, 0, 1)? == 1,
             "max_regs" => {
                 let r = size(key, value, 0, 255)?;
-                if r != 0 && r != 64 {
+                if ![0, 48, 64].contains(&r) {
                     return Err(ReduceError::Policy {
                         key: key.into(),
-                        why: format!("{r}: the kernels are built uncapped (0) or for 64 registers"),
+                        why: format!("{r}: the kernels are built uncapped (0) or for 48 or 64"),
                     });
                 }
                 self.max_regs = r;

@@ -174,6 +174,18 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
         lean_r64,
         plain_r64,
         ExactPolicy {
+            max_regs: 48,
+            blocks_per_sm: 5,
+            ..lean
+        },
+        ExactPolicy {
+            fast_f32: false,
+            fast_f64: false,
+            max_regs: 48,
+            blocks_per_sm: 5,
+            ..lean
+        },
+        ExactPolicy {
             fast_f32: false,
             fast_f64: false,
             ..lean_r64

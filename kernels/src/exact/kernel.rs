@@ -257,6 +257,9 @@ pub(super) fn sum_with<
             acc.add(w + 1, 1);
         } else if e.hi == f64::NEG_INFINITY {
             acc.add(w + 2, 1);
+        } else if LEAN {
+            acc.add_f64_inline(e.hi);
+            acc.add_f64_inline(e.lo);
         } else {
             acc.add_f64(e.hi);
             acc.add_f64(e.lo);

@@ -14,14 +14,24 @@
 //!    release is cumulative (PTX memory model: base causality order; the CUDA grid barrier of
 //!    cooperative groups is built the same way — a block barrier, then one thread's fence and
 //!    atomic). One GPU-scope fence (a round trip to L2 for the warp's atomics) less per block,
-//!    on the critical path of the last block.
+//!    on the critical path of the last block. The lean kernels also add each warp's expansion
+//!    into the block's words inline ([`super::accumulator::SharedWords::add_f64_inline`]), not
+//!    through the out-of-line call whose `&self` argument goes through local memory.
 //! 2. **The register cap** (the `*_r64` kernels: the same Rust functions, exported under
 //!    another name; `cargo xtask build-ptx` gives every entry whose name has a `_r<N>_` segment
 //!    the PTX directive `.maxnreg N`): 64 registers per thread make **four** 256-thread blocks
 //!    resident per SM instead of three (1024 threads: a third more loads in flight). ptxas, sm_90:
 //!    the hot loops keep every value in registers; what spills (8 bytes for f64, 48 for the f32
 //!    fast kernel) is around the out-of-line calls of the rare path and the finish. The host's
-//!    policy then launches `blocks_per_sm = 4`.
+//!    policy then launches `blocks_per_sm = 4`. The lean kernels are also built with 48
+//!    (`*_lean_r48`: five blocks per SM, `blocks_per_sm = 5`); there ptxas keeps a few values
+//!    of the streaming loop in local memory (L1), which the measurement weighs against the
+//!    extra 256 threads per SM.
+//!
+//! Why occupancy: Nsight Compute on the H200 (f32, 2^24, the default fast kernel, 80 registers,
+//! 3 blocks per SM): 60% of the warp-state samples are the first use of a tile's loads
+//! (`long_sb` on the `F2F.F64.F32` after the four `LDG.E.128`), at 5.6 active warps per
+//! scheduler and DRAM at 54% of peak — the loop waits for memory with too few loads in flight.
 //!
 //! The bits are the same as every other variant's: only the order of memory operations and the
 //! register allocation change, never an addition.

@@ -169,6 +169,10 @@ pub enum Family {
     ExactLeanR64,
     /// [`crate::exact::lean::sum_fast_lean`] capped at 64 registers.
     ExactFastLeanR64,
+    /// [`crate::exact::lean::sum_lean`] capped at 48 registers (five 256-thread blocks per SM).
+    ExactLeanR48,
+    /// [`crate::exact::lean::sum_fast_lean`] capped at 48 registers.
+    ExactFastLeanR48,
     /// [`crate::axis::columns::columns_deep`]: one result per column, 8 loads in flight.
     AxisColumnsDeep,
     /// [`crate::exact::words::sum_words`]: the exact sum's words, unrounded (multi-GPU).
