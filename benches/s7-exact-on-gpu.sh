@@ -14,8 +14,10 @@
 #      lean_finish=1,max_regs=64,blocks_per_sm=4    both
 #      max_regs=64                                  the cap alone (3 blocks per SM: isolates it)
 #      lean_finish=1,max_regs=48,blocks_per_sm=5    the lean kernels at 48 registers, 5 blocks per SM
+#      lean_finish=1,prefetch=1                     + L2 prefetches two tiles ahead
+#      lean_finish=1,prefetch=1,max_regs=64,blocks_per_sm=4   the same at 64 registers
 #    Each policy is timed twice, in two orders (A B C … then … C B A), to show drift.
-# 2. Reproducibility (`reduce exact --repro`: now six kernel variants, the candidates included,
+# 2. Reproducibility (`reduce exact --repro`: now seven kernel variants, the candidates included,
 #    × grids × blocks 256/512 × offsets 0-3) on uniform and binades data, f32 and f64.
 # 3. The exact sums' GPU tests (bin/gpu-tests exact: the candidates on every data family and
 #    the IEEE edge cases).
@@ -32,7 +34,7 @@ R="$HERE/bin/reduce"
 status=0
 start=$(date +%s)
 
-CANDS=("lean_finish=1" "max_regs=64,blocks_per_sm=4" "lean_finish=1,max_regs=64,blocks_per_sm=4" "max_regs=64" "lean_finish=1,max_regs=48,blocks_per_sm=5")
+CANDS=("lean_finish=1" "max_regs=64,blocks_per_sm=4" "lean_finish=1,max_regs=64,blocks_per_sm=4" "max_regs=64" "lean_finish=1,max_regs=48,blocks_per_sm=5" "lean_finish=1,prefetch=1" "lean_finish=1,prefetch=1,max_regs=64,blocks_per_sm=4")
 FWD=""; REV=""
 for p in "${CANDS[@]}"; do FWD="$FWD --policy $p"; REV="--policy $p $REV"; done
 

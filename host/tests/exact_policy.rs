@@ -18,6 +18,7 @@ const FAST: ExactPolicy = ExactPolicy {
     block_merge: false,
     lean_finish: false,
     max_regs: 0,
+    prefetch: false,
 };
 
 #[test]
@@ -36,6 +37,7 @@ fn settings_set_each_key_and_name_the_bad_one() {
             block_merge: false,
             lean_finish: false,
             max_regs: 0,
+            prefetch: false,
         }
     );
     let p = ExactPolicy::default()
@@ -58,6 +60,7 @@ fn settings_set_each_key_and_name_the_bad_one() {
         ("lean_finish=2", "lean_finish"),
         ("max_regs=40", "max_regs"),
         ("max_regs=256", "max_regs"),
+        ("prefetch=2", "prefetch"),
     ] {
         match ExactPolicy::default().with_settings(text) {
             Err(ReduceError::Policy { key: k, .. }) => assert_eq!(k, key, "{text}"),
@@ -168,6 +171,29 @@ fn plans_pick_the_variant_and_fewer_blocks_at_small_n() {
     let p = exact_plan(ElemType::F64, 1 << 26, o, &caps, r48).unwrap();
     assert_eq!(p.kernel, "reduce_exact_lean_r48_sum_b256_f64");
     assert_eq!(p.grid, caps.sm_count * 5);
+    // L2 prefetch: with the lean publish, uncapped or at 64 registers.
+    let pf = ExactPolicy {
+        lean_finish: true,
+        prefetch: true,
+        ..d
+    };
+    let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, pf).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_fast_lean_pf_sum_b256_f32");
+    let pf64 = ExactPolicy { max_regs: 64, ..pf };
+    let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, pf64).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_lean_pf_r64_sum_b256_f64");
+    for bad in [
+        ExactPolicy {
+            lean_finish: false,
+            ..pf
+        },
+        ExactPolicy { max_regs: 48, ..pf },
+    ] {
+        assert!(matches!(
+            exact_plan(ElemType::F32, 1 << 20, o, &caps, bad),
+            Err(ReduceError::Policy { .. })
+        ));
+    }
     // An input of exactly one tile (2^12 f64 = 2048 vectors = 512 threads × 4) is one block: no
     // global atomics, no ticket.
     let p = exact_plan(ElemType::F64, 1 << 12, o, &caps, d).unwrap();
@@ -242,11 +268,19 @@ fn fast_kernels_match_the_reference_on_every_family() {
         max_regs: 48,
         ..lean
     };
+    let pf = ExactPolicy {
+        prefetch: true,
+        ..lean
+    };
+    let pf_r64 = ExactPolicy {
+        prefetch: true,
+        ..lean_r64
+    };
     for data in ExactData::ALL {
         for n in [1usize, 5, 4099] {
             for grid in [None, Some(1), Some(5)] {
                 let o = LaunchOverrides { block: None, grid };
-                for p in [FAST, merged, lean, lean_r64, r64, lean_r48] {
+                for p in [FAST, merged, lean, lean_r64, r64, lean_r48, pf, pf_r64] {
                     check(&b, &generate::<f32>(data, n, n as u64), p, o);
                     check(&b, &generate::<f64>(data, n, n as u64 + 1), p, o);
                 }

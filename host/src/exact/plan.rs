@@ -43,6 +43,10 @@ pub struct ExactPolicy {
     /// `blocks_per_sm = 4`) or 48 (`_r48`, with `lean_finish` only: five per SM,
     /// `blocks_per_sm = 5`). Not with `block_merge`.
     pub max_regs: usize,
+    /// L2 prefetches two tiles ahead in the streaming loop
+    /// ([`reduce_kernels::exact::lean::sum_lean_pf`]); with `lean_finish` only, `max_regs` 0 or
+    /// 64.
+    pub prefetch: bool,
 }
 
 impl Default for ExactPolicy {
@@ -56,6 +60,7 @@ impl Default for ExactPolicy {
             block_merge: false,
             lean_finish: false,
             max_regs: 0,
+            prefetch: false,
         }
     }
 }
@@ -65,14 +70,28 @@ impl ExactPolicy {
     ///
     /// # Errors
     /// [`ReduceError::Policy`] for a combination no kernel is built for: `block_merge` with
-    /// `lean_finish` or `max_regs`, `max_regs = 48` without `lean_finish`, or `max_regs` other
-    /// than 0, 48 and 64.
+    /// `lean_finish` or `max_regs`, `max_regs = 48` without `lean_finish`, `max_regs` other
+    /// than 0, 48 and 64, or `prefetch` without `lean_finish` or with `max_regs = 48`.
     pub fn family(&self, ty: ElemType) -> Result<Family> {
         let fast = match ty {
             ElemType::F32 => self.fast_f32,
             ElemType::F64 => self.fast_f64,
             _ => false,
         };
+        if self.prefetch {
+            return match (self.lean_finish && !self.block_merge, self.max_regs, fast) {
+                (true, 0, false) => Ok(Family::ExactLeanPf),
+                (true, 0, true) => Ok(Family::ExactFastLeanPf),
+                (true, 64, false) => Ok(Family::ExactLeanPfR64),
+                (true, 64, true) => Ok(Family::ExactFastLeanPfR64),
+                _ => Err(ReduceError::Policy {
+                    key: "prefetch".into(),
+                    why: "the prefetching kernels are built with lean_finish=1 (not block_merge) \
+                          and max_regs 0 or 64"
+                        .into(),
+                }),
+            };
+        }
         let capped = match self.max_regs {
             0 => false,
             64 => true,

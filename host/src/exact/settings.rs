@@ -7,7 +7,7 @@ use crate::policy_settings::{pairs, size, unknown};
 
 impl ExactPolicy {
     /// The keys [`ExactPolicy::set`] knows: the field names.
-    pub const KEYS: [&'static str; 8] = [
+    pub const KEYS: [&'static str; 9] = [
         "block",
         "blocks_per_sm",
         "min_tiles",
@@ -16,6 +16,7 @@ impl ExactPolicy {
         "block_merge",
         "lean_finish",
         "max_regs",
+        "prefetch",
     ];
 
     /// Set the field named `key` from `value`.
@@ -23,7 +24,7 @@ impl ExactPolicy {
     /// # Errors
     /// [`ReduceError::Policy`] for an unknown key or a bad value: `block` one of the built
     /// blocks (256, 512), `blocks_per_sm` 1..=64, `min_tiles` 1..=2^20, `fast_f32`, `fast_f64`,
-    /// `block_merge` and `lean_finish` 0 or 1, `max_regs` 0, 48 or 64 (the built caps; 48 only
+    /// `block_merge`, `lean_finish` and `prefetch` 0 or 1, `max_regs` 0, 48 or 64 (the built caps; 48 only
     /// with `lean_finish`, checked when a plan is made).
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
         match key {
@@ -43,6 +44,7 @@ impl ExactPolicy {
             "fast_f64" => self.fast_f64 = size(key, value, 0, 1)? == 1,
             "block_merge" => self.block_merge = size(key, value, 0, 1)? == 1,
             "lean_finish" => self.lean_finish = size(key, value, 0, 1)? == 1,
+            "prefetch" => self.prefetch = size(key, value, 0, 1)? == 1,
             "max_regs" => {
                 let r = size(key, value, 0, 255)?;
                 if ![0, 48, 64].contains(&r) {

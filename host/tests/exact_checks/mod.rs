@@ -179,6 +179,20 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
             ..lean
         },
         ExactPolicy {
+            prefetch: true,
+            ..lean
+        },
+        ExactPolicy {
+            prefetch: true,
+            ..lean_r64
+        },
+        ExactPolicy {
+            fast_f32: false,
+            fast_f64: false,
+            prefetch: true,
+            ..lean_r64
+        },
+        ExactPolicy {
             fast_f32: false,
             fast_f64: false,
             max_regs: 48,

@@ -39,6 +39,7 @@
 
 use super::accumulator::{normalize_step, Format, GlobalWords, SharedWords, MAX_SLOTS};
 use super::expansion::Expansion;
+use super::lean::prefetch_tile;
 use super::merge::{block_merge, warp_merge};
 use super::round::{round, round_warp};
 use super::tile::{add_one, add_tile, add_tile_fast, add_vec4, widen};
@@ -65,7 +66,7 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false, false>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, false, false, false, false>(input, words, counter, round_into(out))
 }
 
 /// [`sum`] with the fast path ([`Expansion::add_fast`]: three additions per element when one
@@ -76,7 +77,7 @@ pub fn sum_fast<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, false, false>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, true, false, false, false>(input, words, counter, round_into(out))
 }
 
 /// [`sum`] with the block merge (`block_merge`: the warps' expansions merged by warp 0 with
@@ -88,7 +89,7 @@ pub fn sum_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, true, false>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, false, true, false, false>(input, words, counter, round_into(out))
 }
 
 /// [`sum_fast`] and [`sum_merge`] together.
@@ -98,7 +99,7 @@ pub fn sum_fast_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, true, false>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, true, true, false, false>(input, words, counter, round_into(out))
 }
 
 /// Everything of [`sum`] but its last step: when the grid's words are in the block's shared
@@ -112,7 +113,7 @@ pub(super) fn accumulate<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     last: impl FnOnce(&Shared<i64>, Format, usize),
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false, false>(input, words, counter, last)
+    sum_with::<T, BLOCK, UNROLL, false, false, false, false>(input, words, counter, last)
 }
 
 /// The last step of [`sum`] and its variants: warp 0 rounds the grid's words, lane 0 stores the
@@ -131,8 +132,9 @@ pub(super) fn round_into<T: Element>(
 
 /// The kernel behind [`sum`], [`sum_fast`], [`sum_merge`], [`sum_fast_merge`],
 /// [`super::lean`]'s variants and [`accumulate`] (`FAST` picks the per-element addition, `MERGE`
-/// the block's combine, `LEAN` the publish step's ordering — see [`super::lean`] — and `last`
-/// what warp 0 of the last block does with the grid's words).
+/// the block's combine, `LEAN` the publish step's ordering and `PREFETCH` L2 prefetches two
+/// tiles ahead — see [`super::lean`] — and `last` what warp 0 of the last block does with the
+/// grid's words).
 #[inline(always)]
 pub(super) fn sum_with<
     T: Element,
@@ -141,6 +143,7 @@ pub(super) fn sum_with<
     const FAST: bool,
     const MERGE: bool,
     const LEAN: bool,
+    const PREFETCH: bool,
 >(
     input: Global<T>,
     words: GlobalWords,
@@ -198,7 +201,13 @@ pub(super) fn sum_with<
         vectors
     };
     let mut t = start;
+    if PREFETCH {
+        prefetch_tile::<T, BLOCK, UNROLL>(input, head, t + tile, end, tid);
+    }
     while t + tile <= end {
+        if PREFETCH {
+            prefetch_tile::<T, BLOCK, UNROLL>(input, head, t + 2 * tile, end, tid);
+        }
         let mut loaded = [Vec4([0; 4]); UNROLL];
         #[allow(clippy::needless_range_loop)] // `u` is part of the address, not just an index
         for u in 0..UNROLL {

@@ -33,6 +33,14 @@
 //! (`long_sb` on the `F2F.F64.F32` after the four `LDG.E.128`), at 5.6 active warps per
 //! scheduler and DRAM at 54% of peak — the loop waits for memory with too few loads in flight.
 //!
+//! 3. **L2 prefetch** ([`sum_lean_pf`], [`sum_fast_lean_pf`]): the streaming loop waits for its
+//!    loads (the profile above) because a thread has one tile's loads in flight and computes
+//!    between tiles. Each thread also asks L2 for its vectors of the tile two ahead
+//!    (`prefetch.global.L2`, `prefetch_tile`): no registers (unlike loading the next tile
+//!    early), so the block keeps two more tiles moving from HBM while it adds the current one,
+//!    and the loads of later tiles hit L2. (`cp.async.bulk.prefetch.L2`, one instruction per
+//!    tile, needs PTX 8.0; the kernels are built for PTX 7.8.)
+//!
 //! The bits are the same as every other variant's: only the order of memory operations and the
 //! register allocation change, never an addition.
 
@@ -40,6 +48,24 @@ use super::kernel::{round_into, sum_with};
 use super::GlobalWords;
 use crate::gpu::{Counter, Global, GlobalMut};
 use crate::Element;
+
+/// Ask L2 for this thread's vectors of the tile that starts at vector `first` (thread `tid`'s
+/// `first + u · BLOCK + tid`, `u < UNROLL`, counted from element `head`), when that whole tile
+/// is before `end` (the block's own run); a hint, which never changes a result.
+#[inline(always)]
+pub(super) fn prefetch_tile<T: Element, const BLOCK: usize, const UNROLL: usize>(
+    input: Global<T>,
+    head: usize,
+    first: usize,
+    end: usize,
+    tid: usize,
+) {
+    if first + BLOCK * UNROLL <= end {
+        for u in 0..UNROLL {
+            input.prefetch_vec4(head, first + u * BLOCK + tid);
+        }
+    }
+}
 
 /// [`super::kernel::sum`] with the lean publish (no per-thread fence before the ticket); the same
 /// launch contract and the same bits.
@@ -49,7 +75,7 @@ pub fn sum_lean<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false, true>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, false, false, true, false>(input, words, counter, round_into(out))
 }
 
 /// [`super::kernel::sum_fast`] with the lean publish; the same launch contract and the same bits.
@@ -59,5 +85,26 @@ pub fn sum_fast_lean<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, false, true>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, true, false, true, false>(input, words, counter, round_into(out))
+}
+
+/// [`sum_lean`] with L2 prefetches two tiles ahead; the same launch contract and the same bits.
+pub fn sum_lean_pf<T: Element, const BLOCK: usize, const UNROLL: usize>(
+    input: Global<T>,
+    words: GlobalWords,
+    counter: Counter,
+    out: GlobalMut<T>,
+) {
+    sum_with::<T, BLOCK, UNROLL, false, false, true, true>(input, words, counter, round_into(out))
+}
+
+/// [`sum_fast_lean`] with L2 prefetches two tiles ahead; the same launch contract and the same
+/// bits.
+pub fn sum_fast_lean_pf<T: Element, const BLOCK: usize, const UNROLL: usize>(
+    input: Global<T>,
+    words: GlobalWords,
+    counter: Counter,
+    out: GlobalMut<T>,
+) {
+    sum_with::<T, BLOCK, UNROLL, true, false, true, true>(input, words, counter, round_into(out))
 }

@@ -173,6 +173,14 @@ pub enum Family {
     ExactLeanR48,
     /// [`crate::exact::lean::sum_fast_lean`] capped at 48 registers.
     ExactFastLeanR48,
+    /// [`crate::exact::lean::sum_lean_pf`]: the lean publish and L2 prefetches.
+    ExactLeanPf,
+    /// [`crate::exact::lean::sum_fast_lean_pf`]: the fast path, the lean publish, L2 prefetches.
+    ExactFastLeanPf,
+    /// [`crate::exact::lean::sum_lean_pf`] capped at 64 registers.
+    ExactLeanPfR64,
+    /// [`crate::exact::lean::sum_fast_lean_pf`] capped at 64 registers.
+    ExactFastLeanPfR64,
     /// [`crate::axis::columns::columns_deep`]: one result per column, 8 loads in flight.
     AxisColumnsDeep,
     /// [`crate::exact::words::sum_words`]: the exact sum's words, unrounded (multi-GPU).

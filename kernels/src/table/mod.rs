@@ -135,6 +135,14 @@ kernel_table! {
         => lean::sum_lean;
     ExactFastLeanR48 reduce_exact_fast_lean_r48 Exact const [f32, f64] [Sum] [256, 512]
         => lean::sum_fast_lean;
+    ExactLeanPf reduce_exact_lean_pf Exact const [f32, f64] [Sum] [256, 512]
+        => lean::sum_lean_pf;
+    ExactFastLeanPf reduce_exact_fast_lean_pf Exact const [f32, f64] [Sum] [256, 512]
+        => lean::sum_fast_lean_pf;
+    ExactLeanPfR64 reduce_exact_lean_pf_r64 Exact const [f32, f64] [Sum] [256, 512]
+        => lean::sum_lean_pf;
+    ExactFastLeanPfR64 reduce_exact_fast_lean_pf_r64 Exact const [f32, f64] [Sum] [256, 512]
+        => lean::sum_fast_lean_pf;
     AxisColumnsDeep reduce_cols_deep Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => columns::columns_deep;
     ExactWords reduce_exact_words ExactWords const [f32, f64] [Sum] [256, 512]
