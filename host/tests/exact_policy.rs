@@ -16,6 +16,9 @@ const FAST: ExactPolicy = ExactPolicy {
     fast_f32: true,
     fast_f64: true,
     block_merge: false,
+    lean_finish: false,
+    max_regs: 0,
+    prefetch: false,
 };
 
 #[test]
@@ -32,8 +35,15 @@ fn settings_set_each_key_and_name_the_bad_one() {
             fast_f32: true,
             fast_f64: false,
             block_merge: false,
+            lean_finish: false,
+            max_regs: 0,
+            prefetch: false,
         }
     );
+    let p = ExactPolicy::default()
+        .with_settings("lean_finish=1,max_regs=64,blocks_per_sm=4")
+        .unwrap();
+    assert!(p.lean_finish && p.max_regs == 64 && p.blocks_per_sm == 4);
     assert_eq!(
         ExactPolicy::default().with_settings("").unwrap(),
         ExactPolicy::default()
@@ -47,6 +57,10 @@ fn settings_set_each_key_and_name_the_bad_one() {
         ("fast_f64", "fast_f64"),
         ("fast_f64=yes", "fast_f64"),
         ("block_merge=-1", "block_merge"),
+        ("lean_finish=2", "lean_finish"),
+        ("max_regs=40", "max_regs"),
+        ("max_regs=256", "max_regs"),
+        ("prefetch=2", "prefetch"),
     ] {
         match ExactPolicy::default().with_settings(text) {
             Err(ReduceError::Policy { key: k, .. }) => assert_eq!(k, key, "{text}"),
@@ -88,6 +102,98 @@ fn plans_pick_the_variant_and_fewer_blocks_at_small_n() {
     assert_eq!(p.shared_bytes, 16 * (68 + 4 + 256 / 32));
     let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, merged).unwrap();
     assert_eq!(p.kernel, "reduce_exact_fast_merge_sum_b256_f32");
+    // The session-7 candidates: the lean publish and the 64-register cap, alone and together.
+    for (lean, regs, f32_kernel, f64_kernel) in [
+        (
+            true,
+            0,
+            "reduce_exact_fast_lean_sum_b256_f32",
+            "reduce_exact_lean_sum_b256_f64",
+        ),
+        (
+            false,
+            64,
+            "reduce_exact_fast_r64_sum_b256_f32",
+            "reduce_exact_r64_sum_b256_f64",
+        ),
+        (
+            true,
+            64,
+            "reduce_exact_fast_lean_r64_sum_b256_f32",
+            "reduce_exact_lean_r64_sum_b256_f64",
+        ),
+    ] {
+        let c = ExactPolicy {
+            lean_finish: lean,
+            max_regs: regs,
+            ..d
+        };
+        assert_eq!(
+            exact_plan(ElemType::F32, 1 << 20, o, &caps, c)
+                .unwrap()
+                .kernel,
+            f32_kernel
+        );
+        assert_eq!(
+            exact_plan(ElemType::F64, 1 << 20, o, &caps, c)
+                .unwrap()
+                .kernel,
+            f64_kernel
+        );
+        // No block-merge kernel is built with them: a typed error, not another kernel.
+        let m = ExactPolicy {
+            block_merge: true,
+            ..c
+        };
+        assert!(matches!(
+            exact_plan(ElemType::F32, 1 << 20, o, &caps, m),
+            Err(ReduceError::Policy { .. })
+        ));
+    }
+    let odd = ExactPolicy { max_regs: 40, ..d };
+    assert!(matches!(
+        exact_plan(ElemType::F64, 1 << 20, o, &caps, odd),
+        Err(ReduceError::Policy { .. })
+    ));
+    // 48 registers: built with the lean publish only.
+    let r48 = ExactPolicy { max_regs: 48, ..d };
+    assert!(matches!(
+        exact_plan(ElemType::F32, 1 << 20, o, &caps, r48),
+        Err(ReduceError::Policy { .. })
+    ));
+    let r48 = ExactPolicy {
+        lean_finish: true,
+        blocks_per_sm: 5,
+        ..r48
+    };
+    let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, r48).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_fast_lean_r48_sum_b256_f32");
+    let p = exact_plan(ElemType::F64, 1 << 26, o, &caps, r48).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_lean_r48_sum_b256_f64");
+    assert_eq!(p.grid, caps.sm_count * 5);
+    // L2 prefetch: with the lean publish, uncapped or at 64 registers.
+    let pf = ExactPolicy {
+        lean_finish: true,
+        prefetch: true,
+        ..d
+    };
+    let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, pf).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_fast_lean_pf_sum_b256_f32");
+    let pf64 = ExactPolicy { max_regs: 64, ..pf };
+    let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, pf64).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_lean_pf_r64_sum_b256_f64");
+    for bad in [
+        ExactPolicy {
+            lean_finish: false,
+            ..pf
+        },
+        ExactPolicy { max_regs: 48, ..pf },
+    ] {
+        assert!(matches!(
+            exact_plan(ElemType::F32, 1 << 20, o, &caps, bad),
+            Err(ReduceError::Policy { .. })
+        ));
+    }
     // An input of exactly one tile (2^12 f64 = 2048 vectors = 512 threads × 4) is one block: no
     // global atomics, no ticket.
     let p = exact_plan(ElemType::F64, 1 << 12, o, &caps, d).unwrap();
@@ -145,11 +251,36 @@ fn fast_kernels_match_the_reference_on_every_family() {
         block_merge: true,
         ..FAST
     };
+    let lean = ExactPolicy {
+        lean_finish: true,
+        ..FAST
+    };
+    let lean_r64 = ExactPolicy {
+        max_regs: 64,
+        blocks_per_sm: 4,
+        ..lean
+    };
+    let r64 = ExactPolicy {
+        max_regs: 64,
+        ..ExactPolicy::default()
+    };
+    let lean_r48 = ExactPolicy {
+        max_regs: 48,
+        ..lean
+    };
+    let pf = ExactPolicy {
+        prefetch: true,
+        ..lean
+    };
+    let pf_r64 = ExactPolicy {
+        prefetch: true,
+        ..lean_r64
+    };
     for data in ExactData::ALL {
         for n in [1usize, 5, 4099] {
             for grid in [None, Some(1), Some(5)] {
                 let o = LaunchOverrides { block: None, grid };
-                for p in [FAST, merged] {
+                for p in [FAST, merged, lean, lean_r64, r64, lean_r48, pf, pf_r64] {
                     check(&b, &generate::<f32>(data, n, n as u64), p, o);
                     check(&b, &generate::<f64>(data, n, n as u64 + 1), p, o);
                 }
@@ -178,11 +309,18 @@ fn fast_kernels_on_inputs_that_defeat_the_fast_test() {
         block_merge: true,
         ..FAST
     };
+    let lean = ExactPolicy {
+        lean_finish: true,
+        max_regs: 64,
+        ..FAST
+    };
     check(&b, &d, FAST, o);
     check(&b, &d, merged, o);
+    check(&b, &d, lean, o);
     let d64: Vec<f64> = d.iter().map(|&x| x as f64 * 2f64.powi(40)).collect();
     check(&b, &d64, FAST, o);
     check(&b, &d64, merged, o);
+    check(&b, &d64, lean, o);
     let cases: Vec<Vec<f64>> = vec![
         vec![],
         vec![-0.0; 70],
@@ -205,6 +343,12 @@ fn fast_kernels_on_inputs_that_defeat_the_fast_test() {
                 fast_f32: false,
                 fast_f64: false,
                 ..merged
+            },
+            lean,
+            ExactPolicy {
+                fast_f32: false,
+                fast_f64: false,
+                ..lean
             },
         ] {
             check(&b, &c, p, o);

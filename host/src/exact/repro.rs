@@ -45,16 +45,27 @@ pub fn repro_grids(backend: &Backend, ty: crate::types::ElemType, n: usize) -> R
     Ok(g)
 }
 
-/// The kernel variants of the matrix: the fast path × the block merge, each off and on (the
-/// rest of the policy default).
-pub fn repro_variants() -> [ExactPolicy; 4] {
-    [(false, false), (true, false), (false, true), (true, true)].map(|(fast, block_merge)| {
-        ExactPolicy {
-            fast_f32: fast,
-            fast_f64: fast,
-            block_merge,
-            ..ExactPolicy::default()
-        }
+/// The kernel variants of the matrix: the fast path × the block merge, each off and on, then
+/// the fast path off and on with the lean publish and the 64-register cap, and the fast path
+/// with both and the L2 prefetch (the rest of the policy default).
+pub fn repro_variants() -> [ExactPolicy; 7] {
+    [
+        (false, false, false, false),
+        (true, false, false, false),
+        (false, true, false, false),
+        (true, true, false, false),
+        (false, false, true, false),
+        (true, false, true, false),
+        (true, false, true, true),
+    ]
+    .map(|(fast, block_merge, lean, prefetch)| ExactPolicy {
+        fast_f32: fast,
+        fast_f64: fast,
+        block_merge,
+        lean_finish: lean,
+        max_regs: if lean { 64 } else { 0 },
+        prefetch,
+        ..ExactPolicy::default()
     })
 }
 

@@ -180,6 +180,15 @@ impl SharedWords {
     /// warp and on the rare path only, and one copy serves every kernel.
     #[inline(never)]
     pub fn add_f64(&self, v: f64) {
+        self.add_f64_inline(v)
+    }
+
+    /// [`SharedWords::add_f64`] inlined (the lean kernels' per-warp adds,
+    /// [`super::lean`]): the out-of-line call takes `self` by reference, so the callee first
+    /// loads the words' address and unit back from the stack — a local-memory round trip on
+    /// the block's finish (Nsight Compute: `long_sb` stalls in `add_f64`, f32 2^24).
+    #[inline(always)]
+    pub fn add_f64_inline(&self, v: f64) {
         if let Some((k, d)) = place(v, self.unit_exp) {
             for (j, &x) in d.iter().enumerate() {
                 if x != 0 {

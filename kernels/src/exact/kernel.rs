@@ -39,6 +39,7 @@
 
 use super::accumulator::{normalize_step, Format, GlobalWords, SharedWords, MAX_SLOTS};
 use super::expansion::Expansion;
+use super::lean::prefetch_tile;
 use super::merge::{block_merge, warp_merge};
 use super::round::{round, round_warp};
 use super::tile::{add_one, add_tile, add_tile_fast, add_vec4, widen};
@@ -65,7 +66,7 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, false, false, false, false>(input, words, counter, round_into(out))
 }
 
 /// [`sum`] with the fast path ([`Expansion::add_fast`]: three additions per element when one
@@ -76,7 +77,7 @@ pub fn sum_fast<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, false>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, true, false, false, false>(input, words, counter, round_into(out))
 }
 
 /// [`sum`] with the block merge (`block_merge`: the warps' expansions merged by warp 0 with
@@ -88,7 +89,7 @@ pub fn sum_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, true>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, false, true, false, false>(input, words, counter, round_into(out))
 }
 
 /// [`sum_fast`] and [`sum_merge`] together.
@@ -98,7 +99,7 @@ pub fn sum_fast_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, true>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, true, true, false, false>(input, words, counter, round_into(out))
 }
 
 /// Everything of [`sum`] but its last step: when the grid's words are in the block's shared
@@ -112,13 +113,15 @@ pub(super) fn accumulate<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     last: impl FnOnce(&Shared<i64>, Format, usize),
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false>(input, words, counter, last)
+    sum_with::<T, BLOCK, UNROLL, false, false, false, false>(input, words, counter, last)
 }
 
 /// The last step of [`sum`] and its variants: warp 0 rounds the grid's words, lane 0 stores the
 /// result in `out[0]`.
 #[inline(always)]
-fn round_into<T: Element>(out: GlobalMut<T>) -> impl FnOnce(&Shared<i64>, Format, usize) {
+pub(super) fn round_into<T: Element>(
+    out: GlobalMut<T>,
+) -> impl FnOnce(&Shared<i64>, Format, usize) {
     move |smem, f, n| {
         let bits = finish(smem, f, n);
         if warp::lane_id() == 0 {
@@ -127,16 +130,20 @@ fn round_into<T: Element>(out: GlobalMut<T>) -> impl FnOnce(&Shared<i64>, Format
     }
 }
 
-/// The kernel behind [`sum`], [`sum_fast`], [`sum_merge`], [`sum_fast_merge`] and
-/// [`accumulate`] (`FAST` picks the per-element addition, `MERGE` the block's combine, `last`
-/// what warp 0 of the last block does with the grid's words).
+/// The kernel behind [`sum`], [`sum_fast`], [`sum_merge`], [`sum_fast_merge`],
+/// [`super::lean`]'s variants and [`accumulate`] (`FAST` picks the per-element addition, `MERGE`
+/// the block's combine, `LEAN` the publish step's ordering and `PREFETCH` L2 prefetches two
+/// tiles ahead — see [`super::lean`] — and `last` what warp 0 of the last block does with the
+/// grid's words).
 #[inline(always)]
-fn sum_with<
+pub(super) fn sum_with<
     T: Element,
     const BLOCK: usize,
     const UNROLL: usize,
     const FAST: bool,
     const MERGE: bool,
+    const LEAN: bool,
+    const PREFETCH: bool,
 >(
     input: Global<T>,
     words: GlobalWords,
@@ -194,7 +201,13 @@ fn sum_with<
         vectors
     };
     let mut t = start;
+    if PREFETCH {
+        prefetch_tile::<T, BLOCK, UNROLL>(input, head, t + tile, end, tid);
+    }
     while t + tile <= end {
+        if PREFETCH {
+            prefetch_tile::<T, BLOCK, UNROLL>(input, head, t + 2 * tile, end, tid);
+        }
         let mut loaded = [Vec4([0; 4]); UNROLL];
         #[allow(clippy::needless_range_loop)] // `u` is part of the address, not just an index
         for u in 0..UNROLL {
@@ -253,6 +266,9 @@ fn sum_with<
             acc.add(w + 1, 1);
         } else if e.hi == f64::NEG_INFINITY {
             acc.add(w + 2, 1);
+        } else if LEAN {
+            acc.add_f64_inline(e.hi);
+            acc.add_f64_inline(e.lo);
         } else {
             acc.add_f64(e.hi);
             acc.add_f64(e.lo);
@@ -280,7 +296,7 @@ fn sum_with<
     } else {
         0
     };
-    last_block(&smem, mine, f, words, counter, n, last);
+    last_block::<LEAN>(&smem, mine, f, words, counter, n, last);
 }
 
 /// Step 3's end, for every block: publish the block's normalized word `mine` (thread `tid`'s)
@@ -288,7 +304,7 @@ fn sum_with<
 /// zeroes them for the next launch, and its warp 0 calls `last` on them once (the variants round
 /// there). A single-block launch skips the global words and the ticket and passes its own words.
 #[inline(always)]
-fn last_block(
+fn last_block<const LEAN: bool>(
     smem: &Shared<i64>,
     mine: i64,
     f: Format,
@@ -314,9 +330,17 @@ fn last_block(
         if mine != 0 {
             words.add(tid, mine);
         }
-        // Make this thread's atomic visible GPU-wide before thread 0's release (the barrier
-        // below orders it before the ticket).
-        thread_fence();
+        if !LEAN {
+            // Make this thread's atomic visible GPU-wide before thread 0's release (the barrier
+            // below orders it before the ticket).
+            thread_fence();
+        }
+        // `LEAN`: no fence here. The atomic precedes this thread's barrier below, which
+        // synchronizes with thread 0's, which precedes thread 0's release (the ticket) in
+        // program order: the atomic is in causality order before the release, and the release
+        // pattern makes it visible to the block that acquires the last ticket (PTX ISA, "Memory
+        // Consistency Model": base causality order; the CUDA grid barrier relies on the same:
+        // a block barrier, then one thread's fence and atomic).
     }
     thread::sync_threads();
     let mut last_ticket = false;

@@ -16,6 +16,7 @@
 //! | `tile` | adding a tile of elements into the expansions: the general path and the fast path (3 `add.f64` while exact, the tile redone otherwise) |
 //! | `merge` | merging expansions across a warp and a block with shuffles |
 //! | [`kernel`] | the launch: stream like stage 8, merge per warp, integers across blocks, last block rounds |
+//! | [`lean`] | candidates for N ≈ 2^24: the publish without per-thread fences, the 64-register cap |
 //! | [`words`] | across GPUs: the grid's words out unrounded, the ranks' words added and rounded once |
 //!
 //! ## The arithmetic-intensity budget (H200)
@@ -52,6 +53,7 @@
 pub mod accumulator;
 pub mod expansion;
 pub mod kernel;
+pub mod lean;
 mod merge;
 pub mod round;
 mod tile;
