@@ -8,6 +8,7 @@ use crate::backend::DeviceCaps;
 use crate::error::{ReduceError, Result};
 use crate::stage::Stage;
 use crate::types::{ElemType, Op};
+use reduce_kernels::table::{Family, KernelId};
 
 /// Most blocks a stage-8 launch may use (the size of its partials workspace).
 pub const MAX_SINGLE_PASS_GRID: usize = 4096;
@@ -43,6 +44,59 @@ pub struct Plan {
     /// No element goes through more than this many operations: the factor of the float error
     /// bound ([`crate::types::matches_reference`]).
     pub depth: usize,
+    /// How stage 8 combines its blocks' partials (what runs: [`Combine::Ticket`] for every other
+    /// stage, and for a one-block stage 8).
+    pub combine: Combine,
+}
+
+/// How stage 8's blocks' partials become one result. Both fold the same partials in the same
+/// order, so for the same grid and block they give the same bits.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Combine {
+    /// One kernel: each block takes an atomic ticket after storing its partial, and the block
+    /// that draws the last one combines them (`kernels/src/stages/s8_shuffle_vectorized.rs`).
+    #[default]
+    Ticket,
+    /// Two kernels: the grid stores the partials, and one block launched as a *programmatic
+    /// dependent launch* (`cuLaunchKernelEx`, CUDA 12+, sm_90) waits for it and combines them
+    /// (`kernels/src/stages/s8_pdl.rs`). Plan: two passes, the grid and the one-block combine.
+    Pdl,
+}
+
+impl Combine {
+    /// Both, the default first.
+    pub const ALL: [Combine; 2] = [Combine::Ticket, Combine::Pdl];
+
+    /// `ticket` or `pdl`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Combine::Ticket => "ticket",
+            Combine::Pdl => "pdl",
+        }
+    }
+}
+
+impl std::fmt::Display for Combine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Combine {
+    type Err = ReduceError;
+    fn from_str(s: &str) -> Result<Self> {
+        Combine::ALL
+            .into_iter()
+            .find(|c| c.name() == s)
+            .ok_or_else(|| {
+                ReduceError::InvalidArgument(format!(
+                    "there is no combine `{s}` (stage 8 combines by `ticket` or `pdl`)"
+                ))
+            })
+    }
 }
 
 /// User overrides of the launch shape.
@@ -52,6 +106,9 @@ pub struct LaunchOverrides {
     pub block: Option<usize>,
     /// Blocks of the first pass, for the grid-stride stages 7 and 8 (others derive it from `n`).
     pub grid: Option<usize>,
+    /// Stage 8's combine (default: the policy's, [`SinglePassPolicy::combine`]); other stages
+    /// take none.
+    pub combine: Option<Combine>,
 }
 
 /// Stage 8's tuning policy.
@@ -63,6 +120,8 @@ pub struct SinglePassPolicy {
     pub blocks_per_sm: usize,
     /// 16-byte loads in flight per thread per step (compiled into the kernel).
     pub unroll: usize,
+    /// How the blocks' partials are combined when there is more than one block.
+    pub combine: Combine,
 }
 
 impl SinglePassPolicy {
@@ -86,6 +145,10 @@ impl SinglePassPolicy {
             block,
             blocks_per_sm: (caps.max_threads_per_sm / block).max(1),
             unroll,
+            // The ticket until the Rust PDL form is measured on the H200 against it
+            // (`benches/s7-hopper-on-gpu.sh`): the CUDA C experiment's 0.2–0.4 µs win
+            // (`benches/results/tuning-2026-11-30-s4-hopper/notes.md`) is not this code's.
+            combine: Combine::Ticket,
         }
     }
 }
@@ -105,6 +168,11 @@ pub fn plan(
 ) -> Result<Plan> {
     if stage == Stage::S8 {
         return plan_single_pass(ty, op, n, o, caps);
+    }
+    if o.combine.is_some_and(|c| c != Combine::Ticket) {
+        return Err(ReduceError::InvalidArgument(format!(
+            "{stage} has no cross-block combine to choose; --combine applies to stage 8"
+        )));
     }
     let block = o.block.unwrap_or(stage.default_block());
     stage.validate(ty, op, block)?;
@@ -171,6 +239,7 @@ pub fn plan(
         kernel: stage.kernel_name(ty, op, block),
         passes,
         depth,
+        combine: Combine::Ticket,
     })
 }
 
@@ -210,19 +279,57 @@ fn plan_single_pass(
         + grid.div_ceil(block)
         + 2 * log2_ceil(block)
         + 2;
+    let first = Pass {
+        n,
+        grid,
+        block,
+        shared_bytes: stage.shared_bytes(ty, block),
+    };
+    // One block has nothing to combine: it writes the result itself, whichever combine was asked.
+    let combine = match o.combine.unwrap_or(policy.combine) {
+        Combine::Pdl if grid > 1 => Combine::Pdl,
+        _ => Combine::Ticket,
+    };
+    let (kernel, passes) = match combine {
+        Combine::Ticket => (stage.kernel_name(ty, op, block), vec![first]),
+        Combine::Pdl => (
+            pdl_kernel(Family::S8PdlPartials, ty, op, block)?,
+            vec![
+                first,
+                Pass {
+                    n: grid,
+                    grid: 1,
+                    ..first
+                },
+            ],
+        ),
+    };
     Ok(Plan {
         stage,
         ty,
         op: op.device_op(),
-        kernel: stage.kernel_name(ty, op, block),
-        passes: vec![Pass {
-            n,
-            grid,
-            block,
-            shared_bytes: stage.shared_bytes(ty, block),
-        }],
+        kernel,
+        passes,
         depth,
+        combine,
     })
+}
+
+/// The symbol of stage 8's PDL kernel of `family` (the grid or the combine) for `ty`, `op`,
+/// `block` (an error if the kernel table does not build it).
+pub fn pdl_kernel(family: Family, ty: ElemType, op: Op, block: usize) -> Result<String> {
+    let id = KernelId {
+        family,
+        ty: ty.kind(),
+        op: op.device_op().kind(),
+        block,
+    };
+    if !id.is_built() {
+        return Err(ReduceError::InvalidArgument(format!(
+            "stage 8's PDL form has no kernel for {ty} {op} with {block}-thread blocks"
+        )));
+    }
+    Ok(id.symbol().to_string())
 }
 
 #[cfg(test)]
@@ -273,7 +380,8 @@ mod tests {
                 1 << 28,
                 LaunchOverrides {
                     block: None,
-                    grid: Some(5)
+                    grid: Some(5),
+                    combine: None
                 }
             ),
             vec![5, 1]
@@ -318,7 +426,8 @@ mod tests {
                 1 << 20,
                 LaunchOverrides {
                     block: Some(1024),
-                    grid: Some(3)
+                    grid: Some(3),
+                    combine: None
                 }
             )
             .passes[0]
@@ -335,6 +444,65 @@ mod tests {
         let f64p = plan(Stage::S8, ElemType::F64, Op::Max, 1 << 12, d, &h200()).unwrap();
         assert_eq!(f64p.kernel, "reduce_s8_max_b512_f64");
         assert_eq!(f64p.passes[0].grid, 1);
+    }
+
+    #[test]
+    fn the_pdl_combine_is_two_passes_of_the_same_shape() {
+        let o = |combine, grid| LaunchOverrides {
+            block: None,
+            grid,
+            combine,
+        };
+        let p = |n, o| plan(Stage::S8, ElemType::F32, Op::Sum, n, o, &h200()).unwrap();
+        let ticket = p(1 << 22, o(None, None));
+        assert_eq!(ticket.combine, Combine::Ticket, "the policy's default");
+        assert_eq!(ticket, p(1 << 22, o(Some(Combine::Ticket), None)));
+        let pdl = p(1 << 22, o(Some(Combine::Pdl), None));
+        assert_eq!(pdl.combine, Combine::Pdl);
+        assert_eq!(pdl.kernel, "reduce_s8_pdl_partials_sum_b512_f32");
+        assert_eq!(
+            pdl.passes[0], ticket.passes[0],
+            "the same grid reads the input"
+        );
+        assert_eq!(
+            pdl.passes[1],
+            Pass {
+                n: 512,
+                grid: 1,
+                block: 512,
+                shared_bytes: 64
+            },
+            "one block combines the grid's partials"
+        );
+        assert_eq!(
+            pdl.depth, ticket.depth,
+            "the same fold, the same error bound"
+        );
+        // One block has nothing to combine: the one-kernel form, whatever was asked.
+        for n in [0, 1, 1 << 12] {
+            let one = p(n, o(Some(Combine::Pdl), None));
+            assert_eq!(
+                (one.combine, one.passes.len()),
+                (Combine::Ticket, 1),
+                "n = {n}"
+            );
+        }
+        let forced = p(1 << 12, o(Some(Combine::Pdl), Some(3)));
+        assert_eq!((forced.combine, forced.passes[1].n), (Combine::Pdl, 3));
+        // Other stages have no combine to choose.
+        let e = plan(
+            Stage::S7,
+            ElemType::F32,
+            Op::Sum,
+            1000,
+            o(Some(Combine::Pdl), None),
+            &h200(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("stage 8"), "{e}");
+        assert_eq!("pdl".parse::<Combine>().unwrap(), Combine::Pdl);
+        assert_eq!("ticket".parse::<Combine>().unwrap(), Combine::Ticket);
+        assert!("cluster".parse::<Combine>().is_err());
     }
 
     #[test]
@@ -355,9 +523,20 @@ mod tests {
     fn bad_shapes_are_rejected_with_reasons() {
         let caps = h200();
         let bad = |s, ty, op, block: Option<usize>, grid: Option<usize>| {
-            plan(s, ty, op, 1000, LaunchOverrides { block, grid }, &caps)
-                .unwrap_err()
-                .to_string()
+            plan(
+                s,
+                ty,
+                op,
+                1000,
+                LaunchOverrides {
+                    block,
+                    grid,
+                    combine: None,
+                },
+                &caps,
+            )
+            .unwrap_err()
+            .to_string()
         };
         assert!(bad(Stage::S3, ElemType::F32, Op::Sum, Some(100), None).contains("power of two"));
         assert!(

@@ -164,6 +164,10 @@ pub enum Family {
     /// [`crate::stages::s8_shuffle_vectorized::reduce_wide`] for `f16` / `bf16`: every stage-8
     /// operator, each half widened exactly to `f32` and combined there (an `f32` result).
     S8Half,
+    /// [`crate::stages::s8_pdl::partials`]: stage 8's grid, one partial per block, no ticket.
+    S8PdlPartials,
+    /// [`crate::stages::s8_pdl::combine`]: stage 8's last step as a programmatic dependent launch.
+    S8PdlCombine,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).
@@ -198,6 +202,13 @@ pub enum Abi {
     /// `(const int64_t* gathered, size_t len, T* out)`: the ranks' words added and rounded once
     /// ([`crate::exact::words::combine`]).
     ExactCombine,
+    /// `(const T* input, size_t n, T* partials)` as [`Abi::MultiPass`], one partial per block,
+    /// but one kernel per operator (the operator is in the name): stage 8's PDL grid
+    /// ([`crate::stages::s8_pdl::partials`]).
+    SplitPartials,
+    /// `(const T* partials, size_t count, T* out)`: one block combines `count` partials
+    /// ([`crate::stages::s8_pdl::combine`], launched programmatically dependent on the grid).
+    PdlCombine,
 }
 
 /// One row of the table.

@@ -55,6 +55,8 @@ pub enum Body<T: Element> {
     ExactWords(fn(Global<T>, crate::exact::GlobalWords, Counter, GlobalMut<i64>)),
     /// [`Abi::ExactCombine`].
     ExactCombine(fn(Global<i64>, GlobalMut<T>)),
+    /// [`Abi::PdlCombine`] (an [`Abi::SplitPartials`] kernel is a [`Body::MultiPass`]).
+    Combine(fn(Coherent<T>, GlobalMut<T>)),
 }
 
 /// A transform kernel's Rust function: `(a, b, partials, counter, out)` ([`crate::transform`]).
@@ -127,6 +129,10 @@ kernel_table! {
         => words::combine;
     S8Half reduce_s8_half SinglePassWide const [f16, bf16] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [256, 512, 1024]
         => s8_shuffle_vectorized::reduce_wide;
+    S8PdlPartials reduce_s8_pdl_partials SplitPartials const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [256, 512, 1024]
+        => s8_pdl::partials;
+    S8PdlCombine reduce_s8_pdl_combine PdlCombine const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [256, 512, 1024]
+        => s8_pdl::combine;
 }
 
 #[cfg(test)]
