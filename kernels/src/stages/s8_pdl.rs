@@ -40,8 +40,7 @@
 //! 8's own [`combine_partials`] with the same `BLOCK`: for the same input, grid and block the
 //! result is **the same bits as stage 8's** (tested on the emulator for every operator and type).
 //! With one block there is nothing to combine, and the host runs stage 8's one-block kernel
-//! instead (combining a single partial again would not even be the identity on the bits: `0 +
-//! (-0.0)` is `+0.0`).
+//! instead, which writes its result itself: a second launch would only add its cost.
 //!
 //! The emulator runs the two launches one after the other, each to its end, so both
 //! `griddepcontrol` instructions are no-ops there — a faithful model, since "the prerequisite has
