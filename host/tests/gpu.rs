@@ -17,6 +17,7 @@ mod axis_checks;
 mod common;
 mod exact_checks;
 mod gpu_data;
+mod gpu_pdl;
 mod gpu_toolbox;
 mod half_checks;
 mod host_stream;
@@ -396,6 +397,7 @@ fn main() {
         semantics_products_and_counts,
     ];
     tests.extend(gpu_data::tests());
+    tests.extend(gpu_pdl::tests());
     tests.extend(gpu_toolbox::tests());
     let missing = match Gpu::open() {
         Ok(_) => None,
