@@ -36,8 +36,8 @@
 //! (`host/src/plan.rs`, `Combine`).
 //!
 //! Determinism and bit-identity: [`partials`] computes each block's partial with stage 8's own
-//! [`block_partial`] (same tiles, same loads, same tree), and [`combine`] folds them with stage
-//! 8's own [`combine_partials`] with the same `BLOCK`: for the same input, grid and block the
+//! `block_partial` (same tiles, same loads, same tree), and [`combine`] folds them with stage
+//! 8's own `combine_partials` with the same `BLOCK`: for the same input, grid and block the
 //! result is **the same bits as stage 8's** (tested on the emulator for every operator and type).
 //! With one block there is nothing to combine, and the host runs stage 8's one-block kernel
 //! instead, which writes its result itself: a second launch would only add its cost.
