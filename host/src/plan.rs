@@ -107,7 +107,9 @@ pub struct LaunchOverrides {
     /// Blocks of the first pass, for the grid-stride stages 7 and 8 (others derive it from `n`).
     pub grid: Option<usize>,
     /// Stage 8's combine (default: the policy's, [`SinglePassPolicy::combine`]); other stages
-    /// take none.
+    /// take none. Stage 8's own kernels have both forms; its wide (`i32` → `i64`) and half
+    /// kernels ([`crate::PreparedWide`]) and the zero-copy route of host data combine by ticket
+    /// whatever this says.
     pub combine: Option<Combine>,
 }
 

@@ -193,6 +193,14 @@ fn the_reducer_and_its_cache_take_the_combine() {
             }
         }
     }
+    // An integer mean is exact through the wide kernels, which keep the ticket: the PDL
+    // override must not stop it.
+    for (n, grid) in [(9, 2), (70_001, 5)] {
+        let o = overrides(Some(512), Some(grid), Combine::Pdl);
+        if let Err(e) = check_reducer::<i32>(&b, Op::Mean, &data(n, 12), 0, o) {
+            failures.push(e);
+        }
+    }
     assert_none(failures);
     let d = data::<f32>(123_457, 8);
     let input = b.upload(&d).unwrap();
