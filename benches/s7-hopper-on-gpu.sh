@@ -16,6 +16,8 @@
 #             -> OUTDIR/s8.jsonl
 #   rerun     the same sweep in a second process (5 runs) at 2^16..2^28, for bit-identity across
 #             processes -> OUTDIR/s8_rerun.jsonl
+#   small-bB  2^12 as one block of B = 256, 512, 1024 threads (--grid 1 --block B), the 2^12 gap
+#             to CUB's single tile by block shape -> OUTDIR/s8_small.jsonl
 #   cub       cuda/cub_bench --gated --runs 100 (CUB mapped = CUB writing into mapped memory, the
 #             form comparable to stage 8; read_kernel = the read-only kernel for N >= 2^20)
 #             -> OUTDIR/cub.jsonl
@@ -25,7 +27,8 @@
 #   tests     bin/gpu-tests pdl (the PDL GPU tests: ticket bits for every op and type, reruns,
 #             back-to-back launches) -> OUTDIR/logs/tests.log
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck over the PDL path (`reduce sweep
-#             --combine pdl`, f32/f64/i32 sum and max, a forced grid of 7 and the policy's grid)
+#             --combine pdl`: f32/f64/i32 sum and max at 2^10 and 2^17 with a forced grid of 7,
+#             f32/i32 sum and nanmax at 2^21 with the policy's grid of 256)
 #             -> OUTDIR/logs/sanitize-*.log
 #   sass      CUB's kernels (cuda/cub_single_tile.cu: cub::DeviceReduce::Sum of 4096 f32) and
 #             ours (ptxas -e on reduce_kernels.ptx: stage 8's one-block kernel at 2^12,
@@ -35,9 +38,10 @@
 #   report    python/hopper_report.py -> OUTDIR/s7-hopper.md (the table and the checks)
 # Exit status non-zero if a step failed or a check did not hold.
 #
-# Planned at about 150-200 s of device time on one H200 (the sweep and cub_bench each generate
-# and upload 4 GiB at 2^30; the sanitizer runs take about 10 s each); nvcc builds the three CUDA
-# programs in the background while the sweep runs.
+# Planned at about 150-200 s on one H200, none of it measured yet (estimates: sweep 30-40 s — it
+# generates, checks and uploads 4 GiB at 2^30 —, rerun and small 15 s, cub 30 s, hopper 20 s,
+# tests 30 s, six sanitizer runs 5-10 s each, sass 20 s); every step has a timeout (sum of the
+# limits 900 s). nvcc builds the three CUDA programs in the background while the sweep runs.
 #
 # Dry run elsewhere: HOPPER_BACKEND=emu HOPPER_EXPS=12,16 HOPPER_RUNS=3 (the emulator: no CUB,
 # no sanitizer, no SASS).
@@ -89,6 +93,13 @@ step sweep 150 sh -c "'$R' --backend $BACKEND sweep --protocol gated --runs $RUN
     --exps $EXPS --combine ticket,pdl > '$OUT/s8.jsonl'"
 step rerun 60 sh -c "'$R' --backend $BACKEND sweep --protocol gated --runs 5 --warmup 1 \
     --exps ${HOPPER_RERUN_EXPS:-16,20,24,28} --combine ticket,pdl > '$OUT/s8_rerun.jsonl'"
+# 2^12 as one block of each size stage 8 has (the policy's is 256 = one tile of 4 vectors per
+# thread, CUB's single tile is 256 x 16 floats too): is the gap to CUB the block shape?
+: > "$OUT/s8_small.jsonl"
+for b in 256 512 1024; do
+    step "small-b$b" 30 sh -c "'$R' --backend $BACKEND sweep --protocol gated --runs $RUNS \
+        --warmup 10 --exps 12 --block $b --grid 1 >> '$OUT/s8_small.jsonl'"
+done
 
 if [ "$BACKEND" = gpu ]; then
     wait # the nvcc builds
@@ -100,7 +111,9 @@ if [ "$BACKEND" = gpu ]; then
         status=1
     fi
     if [ -x "$WORK/hopper_combine" ]; then
-        step hopper 120 sh -c "'$WORK/hopper_combine' $EXPS_SPACED > '$OUT/hopper.jsonl'"
+        # Its default sizes, 2^12..2^28 (at 2^30 cub_bench's read_kernel is the floor).
+        step hopper 90 sh -c "'$WORK/hopper_combine' ${HOPPER_C_EXPS:-12 14 16 18 20 22 24 26 28} \
+            > '$OUT/hopper.jsonl'"
     fi
 
     # ---- the PDL path's GPU tests and sanitizer runs ----
@@ -108,12 +121,12 @@ if [ "$BACKEND" = gpu ]; then
     grep -E '^test |test result' "$OUT/logs/tests.log" >&2
     if command -v compute-sanitizer > /dev/null; then
         for tool in memcheck racecheck synccheck; do
-            step "sanitize-$tool-grid7" 90 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+            step "sanitize-$tool-grid7" 60 compute-sanitizer --tool "$tool" --error-exitcode 9 \
                 "$R" --backend gpu sweep --combine pdl --runs 1 --warmup 0 --grid 7 \
-                --exps 10,17,21 --types f32,f64,i32 --ops sum,max
-            step "sanitize-$tool-policy" 90 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+                --exps 10,17 --types f32,f64,i32 --ops sum,max
+            step "sanitize-$tool-policy" 60 compute-sanitizer --tool "$tool" --error-exitcode 9 \
                 "$R" --backend gpu sweep --combine pdl --runs 1 --warmup 0 \
-                --exps 20,22 --types f32,i32 --ops sum,nanmax
+                --exps 21 --types f32,i32 --ops sum,nanmax
             grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/logs/sanitize-$tool-"*.log >&2
         done
     else

@@ -4,7 +4,8 @@
     python3 hopper_report.py OUTDIR > OUTDIR/s7-hopper.md
 
 Reads OUTDIR/s8.jsonl (`reduce sweep --protocol gated --combine ticket,pdl`: rows rust_s8 and
-rust_s8_pdl), OUTDIR/s8_rerun.jsonl (the same sweep again in a second process, few runs),
+rust_s8_pdl), OUTDIR/s8_rerun.jsonl (the same sweep again in a second process, few runs), OUTDIR/s8_small.jsonl
+(2^12 as one block of 256, 512, 1024 threads),
 OUTDIR/cub.jsonl (`cub_bench --gated`: cub_mapped, read_kernel for N >= 2^20) and
 OUTDIR/hopper.jsonl (`hopper_combine`: the CUDA C read / ticket / pdl variants, each at its best
 grid). Times in µs, min / median. Checks, each listed under the table (exit status 1 if one
@@ -76,6 +77,7 @@ def main():
         t, p = rust("rust_s8", n), rust("rust_s8_pdl", n)
         tt = us(t) if t else None
         pt = us(p) if p else None
+        pdl_cell = cell(pt) + (" (1 block: the ticket kernel)" if p and p.get("passes") == 1 else "")
         # The read-only floor: cub_bench's read_kernel (N >= 2^20) or hopper_combine's `read`
         # (its best grid), whichever is faster.
         reads = [us(r) for r in (cubrow("read_kernel", n), best("read", n)) if r]
@@ -86,7 +88,7 @@ def main():
         grid = f"{t['grid']}" if t else "–"
         e = n.bit_length() - 1
         print(
-            f"| 2^{e} | {cell(tt)} | {cell(pt)} | {ratio(pt, tt)} | {cell(rd)} | {cell(ct)} |"
+            f"| 2^{e} | {cell(tt)} | {pdl_cell} | {ratio(pt, tt)} | {cell(rd)} | {cell(ct)} |"
             f" {ratio(tt, ct)} | {ratio(pt, ct)} | {ratio(pt, rd)} | {grid} |"
             f" {cell(us(ht) if ht else None)} | {cell(us(hp) if hp else None)} |"
         )
@@ -97,6 +99,16 @@ def main():
                 failures.append(f"2^{e} {r['impl']}: wrong, or other bits after the timed runs")
         if t and p and t["grid"] == p["grid"] and t["result"] != p["result"]:
             failures.append(f"2^{e}: ticket {t['result']} and pdl {p['result']} differ")
+    small = [r for r in rows(out / "s8_small.jsonl") if r.get("impl") == "rust_s8"]
+    if small:
+        print("\n## 2^12 as one block of each size (stage 8, gated), µs min / median\n")
+        print("| block | stage 8 | / CUB mapped |")
+        print("|---|---|---|")
+        cm = cubrow("cub_mapped", 4096)
+        for r in sorted(small, key=lambda r: r["block"]):
+            print(f"| {r['block']} | {cell(us(r))} | {ratio(us(r), us(cm) if cm else None)} |")
+            if not r.get("correct"):
+                failures.append(f"2^12 block {r['block']}: wrong or changed bits")
     checked = 0
     for r in rerun:
         first = rust(r["impl"], r["n"])
