@@ -39,6 +39,8 @@ pub struct Prepared<T: Scalar> {
     ws: Workspace<T>,
     /// Stage 8's result in mapped pinned memory, and its device address.
     mapped: Option<backend::Mapped<T>>,
+    /// Stage 8's PDL combine kernel ([`Combine::Pdl`] plans only; named once, not per launch).
+    combine_kernel: Option<String>,
 }
 
 impl<T: Scalar> Prepared<T> {
@@ -86,12 +88,22 @@ impl<T: Scalar> Prepared<T> {
             (Backend::Gpu(_), Stage::S8, ResultIn::MappedHost) => Some(backend::Mapped::new(1)?),
             _ => None,
         };
+        let combine_kernel = match plan.combine {
+            Combine::Pdl => Some(pdl_kernel(
+                Family::S8PdlCombine,
+                plan.ty,
+                plan.op,
+                plan.passes[0].block,
+            )?),
+            Combine::Ticket => None,
+        };
         Ok(Prepared {
             checked: plan.clone(),
             plan,
             owner: backend.id(),
             ws,
             mapped,
+            combine_kernel,
         })
     }
 
@@ -181,13 +193,13 @@ impl<T: Scalar> Prepared<T> {
     /// one block, launched as a programmatic dependent launch, combines them into the result.
     fn enqueue_pdl(&self, backend: &Backend, input: u64) -> Result<()> {
         let plan = &self.checked;
-        let [grid, combine] = plan.passes[..] else {
+        let ([grid, combine], Some(combine_kernel)) = (&plan.passes[..], &self.combine_kernel)
+        else {
             return Err(ReduceError::InvalidArgument(
                 "a PDL plan has two passes, the grid and the combine (plans come from plan())"
                     .into(),
             ));
         };
-        let combine_kernel = pdl_kernel(Family::S8PdlCombine, plan.ty, plan.op, combine.block)?;
         let partials = self.ws.partials[0].addr(0);
         let first = Launch {
             kernel: &plan.kernel,
@@ -201,7 +213,7 @@ impl<T: Scalar> Prepared<T> {
             },
         };
         let second = Launch {
-            kernel: &combine_kernel,
+            kernel: combine_kernel,
             grid: 1,
             block: combine.block,
             shared_bytes: combine.shared_bytes,
