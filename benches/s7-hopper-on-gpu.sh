@@ -27,7 +27,8 @@
 #   tests     bin/gpu-tests pdl (the PDL GPU tests: ticket bits for every op and type, reruns,
 #             back-to-back launches) -> OUTDIR/logs/tests.log
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck over the PDL path (`reduce sweep
-#             --combine pdl`: f32/f64/i32 sum and max at 2^10 and 2^17 with a forced grid of 7,
+#             --combine pdl`: f32/f64/i32 sum and max at 2^10 and 2^17 with a forced grid of 7
+#             (and 512-thread blocks, the PDL pair's),
 #             f32/i32 sum and nanmax at 2^21 with the policy's grid of 256)
 #             -> OUTDIR/logs/sanitize-*.log
 #   sass      CUB's kernels (cuda/cub_single_tile.cu: cub::DeviceReduce::Sum of 4096 f32) and
@@ -122,7 +123,7 @@ if [ "$BACKEND" = gpu ]; then
     if command -v compute-sanitizer > /dev/null; then
         for tool in memcheck racecheck synccheck; do
             step "sanitize-$tool-grid7" 60 compute-sanitizer --tool "$tool" --error-exitcode 9 \
-                "$R" --backend gpu sweep --combine pdl --runs 1 --warmup 0 --grid 7 \
+                "$R" --backend gpu sweep --combine pdl --runs 1 --warmup 0 --grid 7 --block 512 \
                 --exps 10,17 --types f32,f64,i32 --ops sum,max
             step "sanitize-$tool-policy" 60 compute-sanitizer --tool "$tool" --error-exitcode 9 \
                 "$R" --backend gpu sweep --combine pdl --runs 1 --warmup 0 \

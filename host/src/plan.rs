@@ -8,7 +8,7 @@ use crate::backend::DeviceCaps;
 use crate::error::{ReduceError, Result};
 use crate::stage::Stage;
 use crate::types::{ElemType, Op};
-use reduce_kernels::table::{Family, KernelId};
+use reduce_kernels::table::{Family, KernelId, Row};
 
 /// Most blocks a stage-8 launch may use (the size of its partials workspace).
 pub const MAX_SINGLE_PASS_GRID: usize = 4096;
@@ -327,8 +327,11 @@ pub fn pdl_kernel(family: Family, ty: ElemType, op: Op, block: usize) -> Result<
         block,
     };
     if !id.is_built() {
+        let built = Row::of(family).blocks;
         return Err(ReduceError::InvalidArgument(format!(
-            "stage 8's PDL form has no kernel for {ty} {op} with {block}-thread blocks"
+            "stage 8's PDL form has no kernel for {ty} {op} with {block}-thread blocks (it is built \
+             for {built:?}, the block size the policy gives every input of more than one block: \
+             add --block 512)"
         )));
     }
     Ok(id.symbol().to_string())

@@ -95,7 +95,7 @@ fn pdl_gives_the_tickets_bits_for_every_op_and_type() {
     for &ty in Stage::S8.types() {
         for &op in Stage::S8.ops() {
             for (n, grid) in [(0, 2), (1, 2), (3, 3), (1001, 2), (4099, 3), (20_011, 7)] {
-                let r = with_elem_type!(ty, T => same_bits::<T>(&b, op, &with_nans::<T>(n, n as u64), 0, Some(256), Some(grid)));
+                let r = with_elem_type!(ty, T => same_bits::<T>(&b, op, &with_nans::<T>(n, n as u64), 0, Some(512), Some(grid)));
                 match r {
                     Ok(p) if p.combine != Combine::Pdl => {
                         failures.push(format!("{op} {ty} n={n}: {:?}", p.combine))
@@ -110,27 +110,43 @@ fn pdl_gives_the_tickets_bits_for_every_op_and_type() {
 }
 
 #[test]
-fn pdl_every_block_size_misaligned_starts_and_the_policys_grid() {
+fn pdl_misaligned_starts_the_policys_grid_and_unbuilt_blocks() {
     let b = emu();
     let mut failures = Vec::new();
-    for block in [256, 512, 1024] {
-        for offset in 0..4 {
-            let d = data::<f32>(30_011, 5);
-            if let Err(e) = same_bits::<f32>(&b, Op::Sum, &d, offset, Some(block), Some(5)) {
-                failures.push(e);
-            }
-            let d = data::<u64>(30_011, 6);
-            if let Err(e) = same_bits::<u64>(&b, Op::Max, &d, offset, Some(block), Some(2)) {
-                failures.push(e);
-            }
+    for offset in 0..4 {
+        let d = data::<f32>(30_011, 5);
+        if let Err(e) = same_bits::<f32>(&b, Op::Sum, &d, offset, Some(512), Some(5)) {
+            failures.push(e);
+        }
+        let d = data::<u64>(30_011, 6);
+        if let Err(e) = same_bits::<u64>(&b, Op::Max, &d, offset, Some(512), Some(2)) {
+            failures.push(e);
         }
     }
-    // The policy's own grid (no override): 200k f32 on the emulated 4-SM device.
+    // The policy's own grid (no override): 200k f64 on the emulated 4-SM device.
     match same_bits::<f64>(&b, Op::Sum, &data(200_003, 9), 0, None, None) {
         Ok(p) => assert_eq!(p.passes.len(), 2, "{p:?}"),
         Err(e) => failures.push(e),
     }
     assert_none(failures);
+    // The pair is built for 512-thread blocks (the policy's for more than one block): other
+    // blocks on more than one block are a typed error, on one block the one-kernel form.
+    for block in [256, 1024] {
+        let p = |grid| {
+            plan(
+                Stage::S8,
+                ElemType::F32,
+                Op::Sum,
+                30_011,
+                overrides(Some(block), Some(grid), Combine::Pdl),
+                b.caps(),
+            )
+        };
+        let e = p(3).unwrap_err();
+        assert!(matches!(e, ReduceError::InvalidArgument(_)), "{e}");
+        assert!(e.to_string().contains("--block 512"), "{e}");
+        assert_eq!(p(1).unwrap().combine, Combine::Ticket);
+    }
 }
 
 #[test]
@@ -141,9 +157,9 @@ fn pdl_with_the_largest_grid_most_blocks_empty() {
     let mut failures = Vec::new();
     let g = Some(plan::MAX_SINGLE_PASS_GRID);
     for r in [
-        same_bits::<f32>(&b, Op::Sum, &data(5000, 1), 0, Some(256), g),
-        same_bits::<i32>(&b, Op::Min, &data(5000, 2), 0, Some(256), g),
-        same_bits::<f64>(&b, Op::NanMax, &with_nans(4097, 3), 1, Some(256), g),
+        same_bits::<f32>(&b, Op::Sum, &data(5000, 1), 0, Some(512), g),
+        same_bits::<i32>(&b, Op::Min, &data(5000, 2), 0, Some(512), g),
+        same_bits::<f64>(&b, Op::NanMax, &with_nans(4097, 3), 1, Some(512), g),
     ] {
         if let Err(e) = r {
             failures.push(e);
@@ -204,7 +220,7 @@ fn the_reducer_and_its_cache_take_the_combine() {
     assert_none(failures);
     let d = data::<f32>(123_457, 8);
     let input = b.upload(&d).unwrap();
-    let mut r = Reducer::new(&b).with_overrides(overrides(Some(256), Some(7), Combine::Pdl));
+    let mut r = Reducer::new(&b).with_overrides(overrides(Some(512), Some(7), Combine::Pdl));
     let first = r.sum(&input).unwrap();
     for _ in 0..3 {
         assert_eq!(
@@ -223,7 +239,7 @@ fn hand_edited_pdl_plans_are_rejected() {
         ElemType::F32,
         Op::Sum,
         10_000,
-        overrides(None, Some(5), Combine::Ticket),
+        overrides(Some(512), Some(5), Combine::Ticket),
         b.caps(),
     )
     .unwrap();
@@ -232,7 +248,7 @@ fn hand_edited_pdl_plans_are_rejected() {
         ElemType::F32,
         Op::Sum,
         10_000,
-        overrides(None, Some(5), Combine::Pdl),
+        overrides(Some(512), Some(5), Combine::Pdl),
         b.caps(),
     )
     .unwrap();
@@ -262,6 +278,8 @@ fn sweep_times_both_combines_in_one_process() {
             "12,15",
             "--grid",
             "3",
+            "--block",
+            "512",
             "--runs",
             "2",
             "--warmup",

@@ -153,8 +153,24 @@ fn the_pdl_combine_is_two_passes_of_the_same_shape() {
             "n = {n}"
         );
     }
-    let forced = p(1 << 12, o(Some(Combine::Pdl), Some(3)));
+    let forced = LaunchOverrides {
+        block: Some(512),
+        ..o(Some(Combine::Pdl), Some(3))
+    };
+    let forced = p(1 << 12, forced);
     assert_eq!((forced.combine, forced.passes[1].n), (Combine::Pdl, 3));
+    // The PDL pair is built for the policy's multi-block size only: 256 threads (the policy's
+    // block at 2^12) on a forced grid of 3 is a typed error that names the fix.
+    let e = plan(
+        Stage::S8,
+        ElemType::F32,
+        Op::Sum,
+        1 << 12,
+        o(Some(Combine::Pdl), Some(3)),
+        &h200(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("--block 512"), "{e}");
     // Other stages have no combine to choose.
     let e = plan(
         Stage::S7,

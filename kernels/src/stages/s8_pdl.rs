@@ -57,9 +57,9 @@ use crate::{thread, Element, ReduceOp};
 /// The grid: each block reduces its share of `input` (stage 8's tiles and tree) and stores it in
 /// `partials[blockIdx.x]`.
 ///
-/// Launch with `blockDim.x == BLOCK` (a power of two, 32..=1024; any other block traps), `BLOCK /
-/// 32` elements of dynamic shared memory, any grid size; `partials` must hold `gridDim.x`
-/// elements. Then launch [`combine`] with the same `BLOCK` on the same stream, programmatically
+/// Launch with `blockDim.x == BLOCK` (a power of two, 32..=1024; any other block traps; the
+/// kernel table builds 512), `BLOCK / 32` elements of dynamic shared memory, any grid size;
+/// `partials` must hold `gridDim.x` elements. Then launch [`combine`] with the same `BLOCK` on the same stream, programmatically
 /// dependent on this launch (or plainly after it: same result, without the overlap).
 pub fn partials<T: Element, O: ReduceOp, const BLOCK: usize, const UNROLL: usize>(
     input: Global<T>,
