@@ -95,7 +95,7 @@ step sweep 150 sh -c "'$R' --backend $BACKEND sweep --protocol gated --runs $RUN
 step rerun 60 sh -c "'$R' --backend $BACKEND sweep --protocol gated --runs 5 --warmup 1 \
     --exps ${HOPPER_RERUN_EXPS:-16,20,24,28} --combine ticket,pdl > '$OUT/s8_rerun.jsonl'"
 # 2^12 as one block of each size stage 8 has (the policy's is 256 = one tile of 4 vectors per
-# thread, CUB's single tile is 256 x 16 floats too): is the gap to CUB the block shape?
+# thread; sass/ncu-cub-single-tile.txt says CUB's block): is the gap to CUB the block shape?
 : > "$OUT/s8_small.jsonl"
 for b in 256 512 1024; do
     step "small-b$b" 30 sh -c "'$R' --backend $BACKEND sweep --protocol gated --runs $RUNS \
