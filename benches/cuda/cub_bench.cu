@@ -4,6 +4,7 @@
 //   ./cub_bench            # N = 2^12, 2^14, ..., 2^30
 //   ./cub_bench 20 24 30   # only these exponents
 //   ./cub_bench --gated 22 # every timed run queued behind a gate kernel (see "Protocol")
+//   ./cub_bench --runs 100 # timed runs per row (default 50)
 //
 // For every N it prints JSON lines (one object per line) to stdout:
 //   {"impl":"cub","op":"sum","type":"f32","n":N,"runs":50,"min_ms":..,"median_ms":..,
@@ -60,7 +61,7 @@
 #define CHECK_LAUNCH() CHECK(cudaGetLastError())
 
 static const int kWarmups = 10;
-static const int kRuns = 50;
+static int kRuns = 50; // --runs N
 static const double kRelTol = 1e-5;
 static const unsigned int kSeed = 0x5eed1234u;
 
@@ -301,10 +302,18 @@ static std::vector<int> parse_exponents(int argc, char** argv, bool* gated)
             *gated = true;
             continue;
         }
+        if (std::strcmp(argv[a], "--runs") == 0 && a + 1 < argc) {
+            kRuns = std::atoi(argv[++a]);
+            if (kRuns < 1 || kRuns > 100000) {
+                std::fprintf(stderr, "--runs takes 1..100000\n");
+                std::exit(2);
+            }
+            continue;
+        }
         char* end = nullptr;
         long e = std::strtol(argv[a], &end, 10);
         if (end == argv[a] || *end != '\0' || e < 0 || e > 34) {
-            std::fprintf(stderr, "usage: %s [--gated] [exponent ...]   (each 0..34; N = 2^exponent)\n",
+            std::fprintf(stderr, "usage: %s [--gated] [--runs N] [exponent ...]   (each 0..34; N = 2^exponent)\n",
                          argv[0]);
             std::exit(2);
         }

@@ -163,77 +163,41 @@ impl Gpu {
     /// context, the buffers behind them hold what the kernel reads and writes for this shape,
     /// and they stay allocated until the stream has run the kernel.
     pub(crate) unsafe fn launch(&self, l: &Launch<'_>) -> Result<()> {
-        // Every argument is 64 bits wide; the driver reads as many as the kernel declares.
-        let mut words: [u64; 10] = match l.args {
-            KernelArgs::MultiPass { input, n, partials } => {
-                [input, n as u64, partials, 0, 0, 0, 0, 0, 0, 0]
-            }
-            KernelArgs::SinglePass {
-                input,
-                n,
-                partials,
-                counter,
-                out,
-            } => [input, n as u64, partials, counter, out, 0, 0, 0, 0, 0],
-            KernelArgs::Axis {
-                input,
-                n,
-                begin,
-                end,
-                out,
-                out_len,
-                count,
-                len,
-                parts,
-                group,
-            } => [
-                input,
-                n as u64,
-                begin,
-                end,
-                out,
-                out_len as u64,
-                count as u64,
-                len as u64,
-                parts as u64,
-                group as u64,
-            ],
-            KernelArgs::AxisTicket {
-                input,
-                n,
-                partials,
-                counter,
-                out,
-                out_len,
-                count,
-                len,
-                parts,
-                group,
-            } => [
-                input,
-                n as u64,
-                partials,
-                counter,
-                out,
-                out_len as u64,
-                count as u64,
-                len as u64,
-                parts as u64,
-                group as u64,
-            ],
-            KernelArgs::Transform {
-                a,
-                b,
-                n,
-                partials,
-                counter,
-                out,
-            } => [a, b, n as u64, partials, counter, out, 0, 0, 0, 0],
-        };
+        let mut words = argument_words(&l.args);
         // SAFETY: every kernel of this crate takes 64-bit pointers and a 64-bit length, in the
         // order `KernelArgs` lists them; the addresses are valid for the launch by this
         // function's contract.
         unsafe { self.launch_words(l.kernel, l.grid, l.block, l.shared_bytes, &mut words) }
+    }
+
+    /// Queue `l` as a programmatic dependent launch of the kernel queued before it on this
+    /// stream (`cuLaunchKernelEx`, see [`crate::launch_ex`]).
+    ///
+    /// # Safety
+    /// As [`Gpu::launch`], and the kernel executes `griddepcontrol.wait` before it touches
+    /// anything the previous launch writes.
+    pub(crate) unsafe fn launch_dependent(&self, l: &Launch<'_>) -> Result<()> {
+        let launch = crate::launch_ex::LaunchKernelEx::get(self.caps.compute_capability)?;
+        let mut words = argument_words(&l.args);
+        let f = self.function(l.kernel)?;
+        let mut params = parameter_pointers(&mut words);
+        // SAFETY: as in `launch`: the kernel takes these 64-bit words (this function's
+        // contract); `words` and `params` outlive the call, which copies the arguments.
+        let r = unsafe {
+            launch.programmatic(
+                f,
+                (l.grid, l.block, l.shared_bytes),
+                self.stream.as_inner(),
+                &mut params,
+            )
+        };
+        r.map_err(|message| ReduceError::Driver {
+            what: format!(
+                "launching {} <<<{}, {}, {}>>> (programmatic dependent launch)",
+                l.kernel, l.grid, l.block, l.shared_bytes
+            ),
+            message,
+        })
     }
 
     /// Queue the benchmarks' gate kernel (`bench_gate`, one thread): it holds this stream until
@@ -261,19 +225,8 @@ impl Gpu {
         shared_bytes: usize,
         words: &mut [u64],
     ) -> Result<()> {
-        const MAX_ARGS: usize = 10;
-        assert!(
-            words.len() <= MAX_ARGS,
-            "at most {MAX_ARGS} kernel arguments"
-        );
         let f = self.function(kernel)?;
-        let base = words.as_mut_ptr();
-        // The driver reads one pointer per declared parameter; the rest stay null.
-        let mut params: [*mut c_void; MAX_ARGS] = [std::ptr::null_mut(); MAX_ARGS];
-        for (i, p) in params.iter_mut().take(words.len()).enumerate() {
-            // SAFETY: `i < words.len()`.
-            *p = unsafe { base.add(i) } as *mut c_void;
-        }
+        let mut params = parameter_pointers(words);
         // SAFETY: the caller's contract; `words` outlives the call, which copies the arguments.
         let r = unsafe {
             cu::cuLaunchKernel(
@@ -295,6 +248,90 @@ impl Gpu {
             format!("launching {kernel} <<<{grid}, {block}, {shared_bytes}>>>"),
         )
     }
+}
+
+/// A launch's arguments as 64-bit words, in the order its kernel declares them; the driver reads
+/// as many as the kernel has (the rest are 0).
+fn argument_words(args: &KernelArgs) -> [u64; 10] {
+    match *args {
+        KernelArgs::MultiPass { input, n, partials } => {
+            [input, n as u64, partials, 0, 0, 0, 0, 0, 0, 0]
+        }
+        KernelArgs::SinglePass {
+            input,
+            n,
+            partials,
+            counter,
+            out,
+        } => [input, n as u64, partials, counter, out, 0, 0, 0, 0, 0],
+        KernelArgs::Axis {
+            input,
+            n,
+            begin,
+            end,
+            out,
+            out_len,
+            count,
+            len,
+            parts,
+            group,
+        } => [
+            input,
+            n as u64,
+            begin,
+            end,
+            out,
+            out_len as u64,
+            count as u64,
+            len as u64,
+            parts as u64,
+            group as u64,
+        ],
+        KernelArgs::AxisTicket {
+            input,
+            n,
+            partials,
+            counter,
+            out,
+            out_len,
+            count,
+            len,
+            parts,
+            group,
+        } => [
+            input,
+            n as u64,
+            partials,
+            counter,
+            out,
+            out_len as u64,
+            count as u64,
+            len as u64,
+            parts as u64,
+            group as u64,
+        ],
+        KernelArgs::Transform {
+            a,
+            b,
+            n,
+            partials,
+            counter,
+            out,
+        } => [a, b, n as u64, partials, counter, out, 0, 0, 0, 0],
+    }
+}
+
+/// One pointer per word (at most 10), as `cuLaunchKernel`'s `kernelParams` wants them; the
+/// driver reads one per declared parameter, the rest stay null.
+fn parameter_pointers(words: &mut [u64]) -> [*mut c_void; 10] {
+    assert!(words.len() <= 10, "at most 10 kernel arguments");
+    let base = words.as_mut_ptr();
+    let mut params: [*mut c_void; 10] = [std::ptr::null_mut(); 10];
+    for (i, p) in params.iter_mut().take(words.len()).enumerate() {
+        // SAFETY: `i < words.len()`.
+        *p = unsafe { base.add(i) } as *mut c_void;
+    }
+    params
 }
 
 /// Pinned host memory mapped into the device's address space: kernels read and write it through

@@ -45,6 +45,7 @@ pub mod exact;
 pub mod gpu;
 pub mod halves;
 pub mod kernel_image;
+pub(crate) mod launch_ex;
 pub mod measure;
 pub mod multi;
 pub mod pinned;
@@ -82,7 +83,7 @@ pub use multi::{
     Nccl,
 };
 pub use pinned::PinnedBuffer;
-pub use plan::{plan, LaunchOverrides, Plan};
+pub use plan::{plan, Combine, LaunchOverrides, Plan};
 pub use policy_settings::PolicySettings;
 pub use prepared::{Prepared, ResultIn, Workspace};
 pub use record::{ErrorRecord, Record, TimingRecord, TwinRecord};

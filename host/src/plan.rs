@@ -8,6 +8,7 @@ use crate::backend::DeviceCaps;
 use crate::error::{ReduceError, Result};
 use crate::stage::Stage;
 use crate::types::{ElemType, Op};
+use reduce_kernels::table::{Family, KernelId, Row};
 
 /// Most blocks a stage-8 launch may use (the size of its partials workspace).
 pub const MAX_SINGLE_PASS_GRID: usize = 4096;
@@ -43,6 +44,59 @@ pub struct Plan {
     /// No element goes through more than this many operations: the factor of the float error
     /// bound ([`crate::types::matches_reference`]).
     pub depth: usize,
+    /// How stage 8 combines its blocks' partials (what runs: [`Combine::Ticket`] for every other
+    /// stage, and for a one-block stage 8).
+    pub combine: Combine,
+}
+
+/// How stage 8's blocks' partials become one result. Both fold the same partials in the same
+/// order, so for the same grid and block they give the same bits.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Combine {
+    /// One kernel: each block takes an atomic ticket after storing its partial, and the block
+    /// that draws the last one combines them (`kernels/src/stages/s8_shuffle_vectorized.rs`).
+    #[default]
+    Ticket,
+    /// Two kernels: the grid stores the partials, and one block launched as a *programmatic
+    /// dependent launch* (`cuLaunchKernelEx`, CUDA 12+, sm_90) waits for it and combines them
+    /// (`kernels/src/stages/s8_pdl.rs`). Plan: two passes, the grid and the one-block combine.
+    Pdl,
+}
+
+impl Combine {
+    /// Both, the default first.
+    pub const ALL: [Combine; 2] = [Combine::Ticket, Combine::Pdl];
+
+    /// `ticket` or `pdl`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Combine::Ticket => "ticket",
+            Combine::Pdl => "pdl",
+        }
+    }
+}
+
+impl std::fmt::Display for Combine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Combine {
+    type Err = ReduceError;
+    fn from_str(s: &str) -> Result<Self> {
+        Combine::ALL
+            .into_iter()
+            .find(|c| c.name() == s)
+            .ok_or_else(|| {
+                ReduceError::InvalidArgument(format!(
+                    "there is no combine `{s}` (stage 8 combines by `ticket` or `pdl`)"
+                ))
+            })
+    }
 }
 
 /// User overrides of the launch shape.
@@ -52,6 +106,11 @@ pub struct LaunchOverrides {
     pub block: Option<usize>,
     /// Blocks of the first pass, for the grid-stride stages 7 and 8 (others derive it from `n`).
     pub grid: Option<usize>,
+    /// Stage 8's combine (default: the policy's, [`SinglePassPolicy::combine`]); other stages
+    /// take none. Stage 8's own kernels have both forms; its wide (`i32` → `i64`) and half
+    /// kernels ([`crate::PreparedWide`]) and the zero-copy route of host data combine by ticket
+    /// whatever this says.
+    pub combine: Option<Combine>,
 }
 
 /// Stage 8's tuning policy.
@@ -63,6 +122,8 @@ pub struct SinglePassPolicy {
     pub blocks_per_sm: usize,
     /// 16-byte loads in flight per thread per step (compiled into the kernel).
     pub unroll: usize,
+    /// How the blocks' partials are combined when there is more than one block.
+    pub combine: Combine,
 }
 
 impl SinglePassPolicy {
@@ -86,6 +147,10 @@ impl SinglePassPolicy {
             block,
             blocks_per_sm: (caps.max_threads_per_sm / block).max(1),
             unroll,
+            // The ticket until the Rust PDL form is measured on the H200 against it
+            // (`benches/s7-hopper-on-gpu.sh`): the CUDA C experiment's 0.2–0.4 µs win
+            // (`benches/results/tuning-2026-11-30-s4-hopper/notes.md`) is not this code's.
+            combine: Combine::Ticket,
         }
     }
 }
@@ -105,6 +170,11 @@ pub fn plan(
 ) -> Result<Plan> {
     if stage == Stage::S8 {
         return plan_single_pass(ty, op, n, o, caps);
+    }
+    if o.combine.is_some_and(|c| c != Combine::Ticket) {
+        return Err(ReduceError::InvalidArgument(format!(
+            "{stage} has no cross-block combine to choose; --combine applies to stage 8"
+        )));
     }
     let block = o.block.unwrap_or(stage.default_block());
     stage.validate(ty, op, block)?;
@@ -171,6 +241,7 @@ pub fn plan(
         kernel: stage.kernel_name(ty, op, block),
         passes,
         depth,
+        combine: Combine::Ticket,
     })
 }
 
@@ -210,185 +281,61 @@ fn plan_single_pass(
         + grid.div_ceil(block)
         + 2 * log2_ceil(block)
         + 2;
+    let first = Pass {
+        n,
+        grid,
+        block,
+        shared_bytes: stage.shared_bytes(ty, block),
+    };
+    // One block has nothing to combine: it writes the result itself, whichever combine was asked.
+    let combine = match o.combine.unwrap_or(policy.combine) {
+        Combine::Pdl if grid > 1 => Combine::Pdl,
+        _ => Combine::Ticket,
+    };
+    let (kernel, passes) = match combine {
+        Combine::Ticket => (stage.kernel_name(ty, op, block), vec![first]),
+        Combine::Pdl => (
+            pdl_kernel(Family::S8PdlPartials, ty, op, block)?,
+            vec![
+                first,
+                Pass {
+                    n: grid,
+                    grid: 1,
+                    ..first
+                },
+            ],
+        ),
+    };
     Ok(Plan {
         stage,
         ty,
         op: op.device_op(),
-        kernel: stage.kernel_name(ty, op, block),
-        passes: vec![Pass {
-            n,
-            grid,
-            block,
-            shared_bytes: stage.shared_bytes(ty, block),
-        }],
+        kernel,
+        passes,
         depth,
+        combine,
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn h200() -> DeviceCaps {
-        DeviceCaps {
-            name: "test H200".into(),
-            sm_count: 132,
-            max_threads_per_sm: 2048,
-            total_mem: 141 << 30,
-            compute_capability: (9, 0),
-        }
+/// The symbol of stage 8's PDL kernel of `family` (the grid or the combine) for `ty`, `op`,
+/// `block` (an error if the kernel table does not build it).
+pub fn pdl_kernel(family: Family, ty: ElemType, op: Op, block: usize) -> Result<String> {
+    let id = KernelId {
+        family,
+        ty: ty.kind(),
+        op: op.device_op().kind(),
+        block,
+    };
+    if !id.is_built() {
+        let built = Row::of(family).blocks;
+        return Err(ReduceError::InvalidArgument(format!(
+            "stage 8's PDL form has no kernel for {ty} {op} with {block}-thread blocks (it is built \
+             for {built:?}, the block size the policy gives every input of more than one block: \
+             add --block 512)"
+        )));
     }
-
-    fn grids(stage: Stage, n: usize, o: LaunchOverrides) -> Vec<usize> {
-        plan(stage, ElemType::F32, Op::Sum, n, o, &h200())
-            .unwrap()
-            .passes
-            .iter()
-            .map(|p| p.grid)
-            .collect()
-    }
-
-    #[test]
-    fn multi_pass_stages_shrink_to_one_block() {
-        let d = LaunchOverrides::default();
-        assert_eq!(grids(Stage::S3, 1 << 22, d), vec![16384, 64, 1]);
-        assert_eq!(grids(Stage::S4, 1 << 22, d), vec![8192, 16, 1]);
-        assert_eq!(grids(Stage::S1, 257, d), vec![2, 1]);
-        assert_eq!(grids(Stage::S4, 512, d), vec![1]);
-        assert_eq!(grids(Stage::S4, 513, d), vec![2, 1]);
-        // Empty and single inputs still run one launch (which writes the identity / the element).
-        assert_eq!(grids(Stage::S3, 0, d), vec![1]);
-        assert_eq!(grids(Stage::S3, 1, d), vec![1]);
-    }
-
-    #[test]
-    fn grid_stride_stage_fills_the_device_once() {
-        let d = LaunchOverrides::default();
-        // 132 SMs x (2048 / 256) resident blocks, then one block for the partials.
-        assert_eq!(grids(Stage::S7, 1 << 28, d), vec![1056, 3, 1]);
-        assert_eq!(grids(Stage::S7, 1000, d), vec![2, 1]);
-        assert_eq!(
-            grids(
-                Stage::S7,
-                1 << 28,
-                LaunchOverrides {
-                    block: None,
-                    grid: Some(5)
-                }
-            ),
-            vec![5, 1]
-        );
-    }
-
-    #[test]
-    fn single_pass_policy() {
-        let p = |n, o| plan(Stage::S8, ElemType::F32, Op::Sum, n, o, &h200()).unwrap();
-        let d = LaunchOverrides::default();
-        assert_eq!(
-            p(1 << 12, d).passes[0].grid,
-            1,
-            "a small input is one block"
-        );
-        // One tile of the smallest block that covers it: 4 vectors (16 f32) per thread.
-        for (n, block) in [(1 << 12, 256), (1 << 13, 512), (1 << 14, 1024), (0, 256)] {
-            let plan = p(n, d);
-            assert_eq!(
-                (plan.passes[0].block, plan.passes[0].grid),
-                (block, 1),
-                "n = {n}"
-            );
-        }
-        assert_eq!(
-            (
-                p((1 << 14) + 4, d).passes[0].block,
-                p((1 << 14) + 4, d).passes[0].grid
-            ),
-            (512, 3),
-            "past one 1024-thread tile: 512-thread blocks"
-        );
-        assert_eq!(
-            p(1 << 30, d).passes[0].grid,
-            132 * 4,
-            "a large input fills every SM"
-        );
-        assert_eq!(p(1 << 22, d).passes[0].grid, 512);
-        assert_eq!(p(0, d).passes[0].grid, 1);
-        assert_eq!(
-            p(
-                1 << 20,
-                LaunchOverrides {
-                    block: Some(1024),
-                    grid: Some(3)
-                }
-            )
-            .passes[0]
-                .grid,
-            3
-        );
-        assert_eq!(
-            p(1 << 20, d).passes.len(),
-            1,
-            "stage 8 is always one launch"
-        );
-        assert_eq!(p(1 << 20, d).passes[0].shared_bytes, 512 / 32 * 4);
-        // f64: two lanes per vector, so twice the steps for the same n.
-        let f64p = plan(Stage::S8, ElemType::F64, Op::Max, 1 << 12, d, &h200()).unwrap();
-        assert_eq!(f64p.kernel, "reduce_s8_max_b512_f64");
-        assert_eq!(f64p.passes[0].grid, 1);
-    }
-
-    #[test]
-    fn error_depth_grows_with_sequential_work() {
-        let d = LaunchOverrides::default();
-        let depth = |s, n| {
-            plan(s, ElemType::F32, Op::Sum, n, d, &h200())
-                .unwrap()
-                .depth
-        };
-        assert!(depth(Stage::S7, 1 << 30) > depth(Stage::S7, 1 << 20));
-        assert!(depth(Stage::S8, 1 << 30) > depth(Stage::S8, 1 << 20));
-        // A one-element-per-thread tree: about log2(block) + 1 per pass.
-        assert!(depth(Stage::S3, 256) <= 12);
-    }
-
-    #[test]
-    fn bad_shapes_are_rejected_with_reasons() {
-        let caps = h200();
-        let bad = |s, ty, op, block: Option<usize>, grid: Option<usize>| {
-            plan(s, ty, op, 1000, LaunchOverrides { block, grid }, &caps)
-                .unwrap_err()
-                .to_string()
-        };
-        assert!(bad(Stage::S3, ElemType::F32, Op::Sum, Some(100), None).contains("power of two"));
-        assert!(
-            bad(Stage::S3, ElemType::F32, Op::Sum, Some(16), None).contains("at least one warp")
-        );
-        assert!(bad(Stage::S3, ElemType::F32, Op::Sum, Some(2048), None).contains("at most 1024"));
-        assert!(bad(Stage::S5, ElemType::F32, Op::Sum, Some(32), None).contains("built for"));
-        assert!(bad(Stage::S3, ElemType::F64, Op::Sum, None, None).contains("no kernel for f64"));
-        assert!(bad(Stage::S3, ElemType::F32, Op::Min, None, None).contains("sums only"));
-        assert!(
-            bad(Stage::S3, ElemType::F32, Op::Sum, None, Some(4)).contains("only stages 7 and 8")
-        );
-        assert!(bad(Stage::S8, ElemType::F32, Op::Sum, None, Some(0)).contains("1..=4096"));
-        assert!(bad(Stage::S8, ElemType::F32, Op::Sum, None, Some(5000)).contains("1..=4096"));
-        assert!(bad(Stage::S7, ElemType::I32, Op::Sum, None, Some(0)).contains("grid size 0"));
-    }
-
-    #[test]
-    fn every_kernel_the_host_can_name_is_in_the_embedded_ptx() {
-        let ptx = crate::backend::EMBEDDED_PTX;
-        let mut n = 0;
-        for stage in Stage::ALL {
-            for (ty, op, block) in stage.configs() {
-                let name = stage.kernel_name(ty, op, block);
-                assert!(
-                    ptx.contains(&format!(".entry {name}(")),
-                    "{name} is not in the PTX"
-                );
-                n += 1;
-            }
-        }
-        assert!(n > 100);
-    }
+    Ok(id.symbol().to_string())
 }
+
+#[cfg(test)]
+mod tests;

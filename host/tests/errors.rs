@@ -32,6 +32,7 @@ fn library_rejects_bad_arguments() {
         LaunchOverrides {
             block: Some(96),
             grid: None,
+            combine: None,
         },
     )
     .unwrap_err();

@@ -22,6 +22,7 @@ fn shapes() -> Vec<LaunchOverrides> {
         v.push(LaunchOverrides {
             block: Some(block),
             grid: Some(grid),
+            combine: None,
         });
     }
     v

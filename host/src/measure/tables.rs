@@ -25,7 +25,10 @@ fn sum_plan<T: Scalar>(
             ..overrides
         }
     } else {
-        overrides
+        LaunchOverrides {
+            combine: None,
+            ..overrides
+        }
     };
     crate::plan::plan(stage, T::TYPE, Op::Sum, n, o, backend.caps())
 }

@@ -189,6 +189,61 @@ fn reduce_into<T: Element, A: Element, O: ReduceOp, const BLOCK: usize, const UN
         thread::block_idx_x() as usize,
         thread::grid_dim_x() as usize,
     );
+    // SAFETY: `blockDim.x == BLOCK`, checked on entry.
+    let block_total = unsafe { block_partial::<T, A, O, BLOCK, UNROLL>(input, smem, one, vec) };
+    if grid == 1 {
+        if tid == 0 {
+            out.set(0, block_total);
+        }
+        return;
+    }
+
+    // Publish this block's partial, then take a ticket: the ticket's release half makes the
+    // partial visible to whoever acquires a later ticket (see the module docs).
+    let mut last_ticket = false;
+    if tid == 0 {
+        // SAFETY: `block < gridDim.x <= partials.len()` (checked on entry).
+        unsafe { partials.set_unchecked(block, block_total) };
+        last_ticket = counter.take_ticket() as usize == grid - 1;
+    }
+    // Every thread learns whether its block drew the last ticket. The barrier also orders thread
+    // 0's acquire before the other threads' loads below (and lets `smem` be reused).
+    if sync_threads_or(last_ticket) {
+        let total = combine_partials::<A, O, BLOCK>(partials, grid, smem);
+        if tid == 0 {
+            out.set(0, total);
+            counter.reset();
+        }
+    }
+}
+
+/// This block's share of the input, reduced to one value (thread 0 gets it; the other threads get
+/// a partial sum of their warp or less): the streaming loop of steps 1–3 and the block tree.
+/// Shared by [`reduce`] and the two-kernel form ([`crate::stages::s8_pdl`]), so both read the
+/// same elements in the same order. Every thread of the block must call it; `smem` should hold
+/// `BLOCK / 32` elements (a smaller one traps).
+///
+/// # Safety
+/// `blockDim.x == BLOCK` (the loads' bounds proofs use `threadIdx.x < BLOCK`); the kernels check
+/// it once on entry.
+#[inline(always)]
+pub(crate) unsafe fn block_partial<
+    T: Element,
+    A: Element,
+    O: ReduceOp,
+    const BLOCK: usize,
+    const UNROLL: usize,
+>(
+    input: Global<T>,
+    smem: Shared<A>,
+    one: impl Fn(T) -> A,
+    vec: impl Fn(Vec4) -> A,
+) -> A {
+    let tid = thread::thread_idx_x() as usize;
+    let (block, grid) = (
+        thread::block_idx_x() as usize,
+        thread::grid_dim_x() as usize,
+    );
     let n = input.len();
     let lanes = 16 / core::mem::size_of::<T>();
 
@@ -257,36 +312,26 @@ fn reduce_into<T: Element, A: Element, O: ReduceOp, const BLOCK: usize, const UN
         acc = O::combine(acc, one(unsafe { input.get_unchecked(tail + tid) }));
     }
 
-    let block_total = block_reduce::<A, O, BLOCK>(acc, smem);
-    if grid == 1 {
-        if tid == 0 {
-            out.set(0, block_total);
-        }
-        return;
-    }
+    block_reduce::<A, O, BLOCK>(acc, smem)
+}
 
-    // Publish this block's partial, then take a ticket: the ticket's release half makes the
-    // partial visible to whoever acquires a later ticket (see the module docs).
-    let mut last_ticket = false;
-    if tid == 0 {
-        // SAFETY: `block < gridDim.x <= partials.len()` (checked on entry).
-        unsafe { partials.set_unchecked(block, block_total) };
-        last_ticket = counter.take_ticket() as usize == grid - 1;
+/// The first `count` partials combined in a fixed order — thread `tid` folds partials `tid, tid +
+/// BLOCK, …`, then the block tree — so the result depends only on the partials, `count` and
+/// `BLOCK`, never on which block (or kernel) runs it. Thread 0 gets the result. Every thread of
+/// the block must call it, after the partials are visible to it; `count <= partials.len()`.
+#[inline(always)]
+pub(crate) fn combine_partials<A: Element, O: ReduceOp, const BLOCK: usize>(
+    partials: Coherent<A>,
+    count: usize,
+    smem: Shared<A>,
+) -> A {
+    let count = count.min(partials.len());
+    let mut acc = O::identity::<A>();
+    let mut i = thread::thread_idx_x() as usize;
+    while i < count {
+        // SAFETY: `i < count <= partials.len()` (loop condition, the `min` above).
+        acc = O::combine(acc, unsafe { partials.get_unchecked(i) });
+        i += BLOCK;
     }
-    // Every thread learns whether its block drew the last ticket. The barrier also orders thread
-    // 0's acquire before the other threads' loads below (and lets `smem` be reused).
-    if sync_threads_or(last_ticket) {
-        let mut acc = O::identity::<A>();
-        let mut i = tid;
-        while i < grid {
-            // SAFETY: `i < grid <= partials.len()` (loop condition, entry check).
-            acc = O::combine(acc, unsafe { partials.get_unchecked(i) });
-            i += BLOCK;
-        }
-        let total = block_reduce::<A, O, BLOCK>(acc, smem);
-        if tid == 0 {
-            out.set(0, total);
-            counter.reset();
-        }
-    }
+    block_reduce::<A, O, BLOCK>(acc, smem)
 }

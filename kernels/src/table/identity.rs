@@ -203,6 +203,10 @@ pub enum Family {
     AxisColumnsOnce,
     /// [`crate::axis::segments::rows_deep`]: one result per row, 8 loads in flight per lane.
     AxisRowsDeep,
+    /// [`crate::stages::s8_pdl::partials`]: stage 8's grid, one partial per block, no ticket.
+    S8PdlPartials,
+    /// [`crate::stages::s8_pdl::combine`]: stage 8's last step as a programmatic dependent launch.
+    S8PdlCombine,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).
@@ -242,6 +246,13 @@ pub enum Abi {
     /// whose last block finishes ([`crate::axis::columns_once`]); `partials` holds `gridDim.x ·
     /// len` elements.
     AxisTicket,
+    /// `(const T* input, size_t n, T* partials)` as [`Abi::MultiPass`], one partial per block,
+    /// but one kernel per operator (the operator is in the name): stage 8's PDL grid
+    /// ([`crate::stages::s8_pdl::partials`]).
+    SplitPartials,
+    /// `(const T* partials, size_t count, T* out)`: one block combines `count` partials
+    /// ([`crate::stages::s8_pdl::combine`], launched programmatically dependent on the grid).
+    PdlCombine,
 }
 
 /// One row of the table.

@@ -57,6 +57,8 @@ pub enum Body<T: Element> {
     ExactWords(fn(Global<T>, crate::exact::GlobalWords, Counter, GlobalMut<i64>)),
     /// [`Abi::ExactCombine`].
     ExactCombine(fn(Global<i64>, GlobalMut<T>)),
+    /// [`Abi::PdlCombine`] (an [`Abi::SplitPartials`] kernel is a [`Body::MultiPass`]).
+    Combine(fn(Coherent<T>, GlobalMut<T>)),
 }
 
 /// A transform kernel's Rust function: `(a, b, partials, counter, out)` ([`crate::transform`]).
@@ -85,6 +87,8 @@ pub type AxisTicketBody<T> =
 mod macros;
 
 // family  symbol stem  ABI  block  types  operators  block sizes  => function
+// (Stage 8's PDL pair is built for 512-thread blocks only, the block size stage 8's policy gives
+// every input of more than one block: 96 kernels instead of 288 in every binary's PTX and cubin.)
 kernel_table! {
     S1 reduce_s1_interleaved_divergent MultiPass any [f32, i32] [Sum] [32, 64, 128, 256, 512, 1024]
         => s1_interleaved_divergent::reduce;
@@ -168,6 +172,10 @@ kernel_table! {
         => columns_once::columns_once;
     AxisRowsDeep reduce_rows_deep Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => segments::rows_deep;
+    S8PdlPartials reduce_s8_pdl_partials SplitPartials const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [512]
+        => s8_pdl::partials;
+    S8PdlCombine reduce_s8_pdl_combine PdlCombine const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [512]
+        => s8_pdl::combine;
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 use clap::builder::TypedValueParser;
 use clap::{Parser, Subcommand, ValueEnum};
 use reduce_host::measure::Protocol;
-use reduce_host::{BackendChoice, ElemType, Op};
+use reduce_host::{BackendChoice, Combine, ElemType, LaunchOverrides, Op};
 use std::path::PathBuf;
 
 /// The largest `--runs`, `--warmup`, `--reps` … accepted.
@@ -139,6 +139,11 @@ pub struct Common {
     /// Blocks of the first pass, for stages 7 and 8.
     #[arg(long)]
     pub grid: Option<usize>,
+    /// Stage 8's cross-block combine: `ticket` (one kernel, an atomic ticket) or `pdl` (two
+    /// kernels joined by a programmatic dependent launch; CUDA 12+, sm_90) [default: the
+    /// policy's, ticket].
+    #[arg(long)]
+    pub combine: Option<Combine>,
     /// Stages to run, e.g. `1,3,8` [default: all].
     #[arg(long, value_delimiter = ',')]
     pub stages: Vec<usize>,
@@ -151,6 +156,17 @@ pub struct Common {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+}
+
+impl Common {
+    /// The launch-shape overrides these flags ask for.
+    pub fn overrides(&self) -> LaunchOverrides {
+        LaunchOverrides {
+            block: self.block,
+            grid: self.grid,
+            combine: self.combine,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -208,6 +224,10 @@ pub enum Cmd {
         /// Force stage 8's grid size.
         #[arg(long)]
         grid: Option<usize>,
+        /// Stage 8's cross-block combines to time, e.g. `ticket,pdl`: one row each (`rust_s8`,
+        /// `rust_s8_pdl`) on the same input in this process [default: the policy's].
+        #[arg(long, value_delimiter = ',')]
+        combine: Vec<Combine>,
         /// Also time stage 8 with its result in device memory, plus a copy (`rust_s8_devmem`) and
         /// without one (`rust_s8_kernel`).
         #[arg(long)]

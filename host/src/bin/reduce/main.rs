@@ -72,6 +72,7 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
             runs,
             block,
             grid,
+            combine,
             devmem,
             protocol,
             wide,
@@ -82,7 +83,12 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
                 stages: data::stages_of_listed(&stages)?,
                 warmup,
                 runs,
-                overrides: reduce_host::LaunchOverrides { block, grid },
+                overrides: reduce_host::LaunchOverrides {
+                    block,
+                    grid,
+                    combine: None,
+                },
+                combines: combine,
                 devmem,
                 protocol: protocol.into(),
             };

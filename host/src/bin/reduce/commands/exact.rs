@@ -91,6 +91,7 @@ fn run_typed<T: ExactFloat + Sync>(backend: &Backend, a: &ExactArgs) -> Result<b
     let overrides = LaunchOverrides {
         block: a.block,
         grid: a.grid,
+        combine: None,
     };
     let prepared = PreparedExact::<T>::new(backend, a.n, overrides)?;
     let got = prepared.run(backend, &input, 0)?;
@@ -222,6 +223,7 @@ fn run_policies<T: ExactFloat>(
         let overrides = LaunchOverrides {
             block: a.block,
             grid: a.grid,
+            combine: None,
         };
         let p = PreparedExact::<T>::with_policy(backend, a.n, overrides, policy)?;
         let got = p.run(backend, input, 0)?;

@@ -7,8 +7,8 @@ use crate::data::{default_n, make_data, stages_of};
 use crate::output::{banner, csv, text_table, verdict, Column};
 use reduce_host::measure::{self, ProfileRow};
 use reduce_host::{
-    matches_reference, reference, with_elem_type, Backend, HostInput, HostReducer, Lane,
-    LaunchOverrides, Op, PinnedBuffer, ReduceError, Scalar, Timeline,
+    matches_reference, reference, with_elem_type, Backend, HostInput, HostReducer, Lane, Op,
+    PinnedBuffer, ReduceError, Scalar, Timeline,
 };
 
 const COLUMNS: [Column; 8] = [
@@ -119,10 +119,7 @@ fn profile<T: Scalar>(backend: &Backend, c: &Common) -> Result<bool, ReduceError
     let n = default_n(backend, c.n);
     let stages = stages_of(&c.stages)?;
     let data = make_data::<T>(n, c.data, c.seed)?;
-    let overrides = LaunchOverrides {
-        block: c.block,
-        grid: c.grid,
-    };
+    let overrides = c.overrides();
     let mut rows: Vec<Row> = measure::profile(backend, &stages, &data, overrides)?
         .iter()
         .map(Row::from)

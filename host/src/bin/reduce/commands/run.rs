@@ -17,10 +17,7 @@ fn run_typed<T: Scalar>(backend: &Backend, c: &Common, op: Op) -> Result<bool, R
     let stages = stages_of(&c.stages)?;
     let data = make_data::<T>(n, c.data, c.seed)?;
     let input = backend.upload(&data)?;
-    let overrides = LaunchOverrides {
-        block: c.block,
-        grid: c.grid,
-    };
+    let overrides = c.overrides();
     let expected = Expected::of(op, &data);
     let mut ok = true;
     for stage in stages {

@@ -5,7 +5,7 @@ use crate::args::{Common, Format};
 use crate::data::{default_n, make_data, stages_of};
 use crate::output::{banner, csv, text_table, verdict, Column};
 use reduce_host::measure::{self, TableRow, TimingSpec};
-use reduce_host::{with_elem_type, Backend, ElemType, LaunchOverrides, ReduceError, Scalar};
+use reduce_host::{with_elem_type, Backend, ElemType, ReduceError, Scalar};
 
 const COLUMNS: [Column; 9] = [
     Column::left("#", 2),
@@ -69,10 +69,7 @@ fn table<T: Scalar>(
         });
     }
     let data = make_data::<T>(n, c.data, c.seed)?;
-    let overrides = LaunchOverrides {
-        block: c.block,
-        grid: c.grid,
-    };
+    let overrides = c.overrides();
     let rows = measure::table(backend, &stages, &data, overrides, spec)?;
     let torch = if no_torch {
         Err("skipped (--no-torch)".to_string())

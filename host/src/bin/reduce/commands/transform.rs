@@ -241,6 +241,7 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &TransformArgs) -> Result<bool, Re
                 let o = LaunchOverrides {
                     block: a.block,
                     grid: a.grid,
+                    ..LaunchOverrides::default()
                 };
                 e.insert(PreparedTransform::<T>::with_overrides(backend, kind, n, o)?);
             }
