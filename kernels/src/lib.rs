@@ -63,6 +63,7 @@ pub mod exports;
 pub mod gpu;
 pub mod half;
 mod memory;
+pub mod ops;
 pub mod porting;
 pub mod primitives;
 pub mod shared;
