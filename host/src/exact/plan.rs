@@ -44,7 +44,10 @@ pub struct ExactPolicy {
     pub lean_finish: bool,
     /// The rolling loads ([`reduce_kernels::exact::tile`]'s `stream_rolling`, the
     /// `*_lean_pipe` kernels): the next tile's loads issued while the current tile is added.
-    /// With `lean_finish` only. Off by default: a session-7 candidate, not yet measured.
+    /// With `lean_finish` only. ptxas (sm_90): 88 registers (f64), 90 (f32 fast), 76 (f32
+    /// plain), so two 256-thread blocks per SM fit (three for plain f32): pair it with
+    /// `blocks_per_sm = 2`. Off by default: a session-7 candidate, not yet measured
+    /// (`benches/s7b-exact-on-gpu.sh`).
     pub pipeline: bool,
 }
 

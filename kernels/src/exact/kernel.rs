@@ -41,7 +41,7 @@ use super::accumulator::{normalize_step, Format, GlobalWords, SharedWords, MAX_S
 use super::expansion::Expansion;
 use super::merge::{block_merge, warp_merge};
 use super::round::{round, round_warp};
-use super::tile::{add_one, add_tile, add_tile_fast, add_vec4, stream_rolling, widen};
+use super::tile::{add_one, add_partial_tile, add_tile, add_tile_fast, stream_rolling, widen};
 use crate::gpu::{fail, sync_threads_or, thread_fence, Counter, Global, GlobalMut};
 use crate::gpu::{Shared, Vec4, WARP_SIZE};
 use crate::{thread, warp, Element};
@@ -218,23 +218,7 @@ pub(super) fn sum_with<
         }
         t += tile;
     }
-    if t < end {
-        let mut loaded = [Vec4([0; 4]); UNROLL];
-        let mut valid = [false; UNROLL];
-        for u in 0..UNROLL {
-            let v = t + u * BLOCK + tid;
-            if v < end {
-                // SAFETY: `v < end <= vectors`, as above.
-                loaded[u] = unsafe { input.get_vec4_unchecked(head, v) };
-                valid[u] = true;
-            }
-        }
-        for u in 0..UNROLL {
-            if valid[u] {
-                add_vec4::<T, FAST>(loaded[u], &mut a, &mut b, &acc);
-            }
-        }
-    }
+    add_partial_tile::<T, BLOCK, UNROLL, FAST>(input, head, t, end, &mut a, &mut b, &acc);
     let tail = head + vectors * lanes;
     if block == grid - 1 && tail + tid < n {
         // SAFETY: `tail + tid < n`.

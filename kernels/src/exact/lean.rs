@@ -22,8 +22,11 @@
 //!    thread has one tile's loads in flight and then none while it adds them. The rolling loop
 //!    ([`super::tile::stream_rolling`]) refills each vector's register slot with the next tile's
 //!    vector as soon as it is read, before adding it: the next tile's four loads are in flight
-//!    while the current tile is added, with one vector more live (not a second tile's four,
-//!    which would cost 16 registers and a block per SM).
+//!    while the current tile is added. In the source one vector more is live, but ptxas schedules
+//!    the next tile's loads early, and the register counts show both tiles live: 88 (f64),
+//!    90 (f32 fast), 76 (f32 plain) against 66-80 (ptxas, sm_90) — two 256-thread
+//!    blocks per SM instead of three (`blocks_per_sm = 2`), each thread with two tiles in
+//!    flight: 512 × 8 vectors per SM against 768 × 4. The measurement decides.
 //!
 //! Why: Nsight Compute on the H200 (f32, 2^24, the fast kernel, 80 registers, 3 blocks per SM):
 //! 60% of the warp-state samples are the first use of a tile's loads (`long_sb` on the

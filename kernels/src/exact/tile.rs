@@ -169,8 +169,8 @@ pub(super) unsafe fn tile_slow<T: Element>(
 /// The rolling loads ([`super::lean::sum_lean_pipe`]): the whole 4-vector tiles of this thread's
 /// run `[t, end)` (vectors counted from element `head`, `BLOCK` threads), each vector's slot
 /// refilled with the **next** tile's vector as soon as it is read, before it is added — so the
-/// next tile's loads are in flight while this one is added, with one vector (4 registers) more
-/// live than the plain loop's four. The last whole tile reloads itself (an L1 hit) instead of
+/// next tile's loads are in flight while this one is added (ptxas schedules them early: two tiles
+/// live, 76-90 registers; see [`super::lean`]). The last whole tile reloads itself (an L1 hit) instead of
 /// branching. Returns the first vector not added (the partial tile's start). The additions, and
 /// so the bits, are the plain loop's ([`add_tile`], [`add_tile_fast`]).
 #[inline(always)]
@@ -220,4 +220,44 @@ pub(super) fn stream_rolling<T: Element, const BLOCK: usize, const FAST: bool>(
         t += tile;
     }
     t
+}
+
+/// The partial tile `[t, end)` (fewer than `BLOCK · UNROLL` vectors from element `head`; nothing
+/// when `t >= end`): this thread's vectors `t + u · BLOCK + tid` below `end`, all loaded before
+/// any is added.
+#[inline(always)]
+pub(super) fn add_partial_tile<
+    T: Element,
+    const BLOCK: usize,
+    const UNROLL: usize,
+    const FAST: bool,
+>(
+    input: Global<T>,
+    head: usize,
+    t: usize,
+    end: usize,
+    a: &mut Expansion,
+    b: &mut Expansion,
+    s: &SharedWords,
+) {
+    if t >= end {
+        return;
+    }
+    let tid = crate::thread::thread_idx_x() as usize;
+    let mut loaded = [Vec4([0; 4]); UNROLL];
+    let mut valid = [false; UNROLL];
+    for u in 0..UNROLL {
+        let v = t + u * BLOCK + tid;
+        if v < end {
+            // SAFETY: `v < end`, and `end` is at most the input's whole vectors from `head`
+            // (the caller's run), so the vector is inside the input and 16-byte aligned.
+            loaded[u] = unsafe { input.get_vec4_unchecked(head, v) };
+            valid[u] = true;
+        }
+    }
+    for u in 0..UNROLL {
+        if valid[u] {
+            add_vec4::<T, FAST>(loaded[u], a, b, s);
+        }
+    }
 }
