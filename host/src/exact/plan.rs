@@ -42,7 +42,7 @@ pub struct ExactPolicy {
     /// 7.4 / 7.6; `benches/results/h200-2026-12-01-s7/call1/exact/s7-exact.md`). Not with
     /// `block_merge` (whose kernels keep the fence: set `lean_finish=0` with it).
     pub lean_finish: bool,
-    /// The rolling loads ([`reduce_kernels::exact::tile`]'s `stream_rolling`, the
+    /// The rolling loads ([`reduce_kernels::exact::lean::sum_lean_pipe`], the
     /// `*_lean_pipe` kernels): the next tile's loads issued while the current tile is added.
     /// With `lean_finish` only. ptxas (sm_90): 88 registers (f64), 90 (f32 fast), 76 (f32
     /// plain), so two 256-thread blocks per SM fit (three for plain f32): pair it with

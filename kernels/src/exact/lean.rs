@@ -20,7 +20,7 @@
 //! 2. **The rolling loads** ([`sum_lean_pipe`], [`sum_fast_lean_pipe`], policy key `pipeline`):
 //!    the profile below says the loop waits on the first use of each tile's loads, because a
 //!    thread has one tile's loads in flight and then none while it adds them. The rolling loop
-//!    ([`super::tile::stream_rolling`]) refills each vector's register slot with the next tile's
+//!    (`tile::stream_rolling`) refills each vector's register slot with the next tile's
 //!    vector as soon as it is read, before adding it: the next tile's four loads are in flight
 //!    while the current tile is added. In the source one vector more is live, but ptxas schedules
 //!    the next tile's loads early, and the register counts show both tiles live: 88 (f64),
@@ -67,7 +67,7 @@ pub fn sum_fast_lean<T: Element, const BLOCK: usize, const UNROLL: usize>(
     sum_with::<T, BLOCK, UNROLL, true, false, true, false>(input, words, counter, round_into(out))
 }
 
-/// [`sum_lean`] with the rolling loads ([`super::tile::stream_rolling`]); the same launch
+/// [`sum_lean`] with the rolling loads (`tile::stream_rolling`); the same launch
 /// contract and the same bits.
 pub fn sum_lean_pipe<T: Element, const BLOCK: usize, const UNROLL: usize>(
     input: Global<T>,
