@@ -104,6 +104,8 @@ for r in recs:
         repro.setdefault((r["type"], r["data"]), set()).add(r["bits"])
         if not r.get("matches_reference", False):
             bad.append(("repro " + r["kernel"], r["type"], r["n"]))
+    elif "pass" not in r and "impl" not in r:
+        continue  # the repro runs' untimed records
     elif r.get("mode") == "time" and "impl" in r:
         k = (r["type"], r["n"])
         rows.setdefault(k, {}).setdefault(r["impl"], []).append((r["min_us"], r["median_us"]))

@@ -266,6 +266,21 @@ fn fast_kernels_on_inputs_that_defeat_the_fast_test() {
     check(&b, &d64, FAST, o);
     check(&b, &d64, merged, o);
     check(&b, &d64, lean, o);
+    // One block: the rolling loop runs over four whole tiles (the next tile's loads in flight
+    // while a tile is redone on the general path), then the partial tile.
+    let one = LaunchOverrides { grid: Some(1), ..o };
+    for p in [
+        FAST,
+        lean,
+        ExactPolicy {
+            fast_f32: false,
+            fast_f64: false,
+            ..lean
+        },
+    ] {
+        check(&b, &d, p, one);
+        check(&b, &d64, p, one);
+    }
     let cases: Vec<Vec<f64>> = vec![
         vec![],
         vec![-0.0; 70],
