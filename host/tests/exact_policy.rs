@@ -16,9 +16,8 @@ const FAST: ExactPolicy = ExactPolicy {
     fast_f32: true,
     fast_f64: true,
     block_merge: false,
-    lean_finish: false,
-    max_regs: 0,
-    prefetch: false,
+    lean_finish: true,
+    pipeline: false,
 };
 
 #[test]
@@ -35,15 +34,14 @@ fn settings_set_each_key_and_name_the_bad_one() {
             fast_f32: true,
             fast_f64: false,
             block_merge: false,
-            lean_finish: false,
-            max_regs: 0,
-            prefetch: false,
+            lean_finish: true,
+            pipeline: false,
         }
     );
     let p = ExactPolicy::default()
-        .with_settings("lean_finish=1,max_regs=64,blocks_per_sm=4")
+        .with_settings("lean_finish=0,pipeline=1,blocks_per_sm=6")
         .unwrap();
-    assert!(p.lean_finish && p.max_regs == 64 && p.blocks_per_sm == 4);
+    assert!(!p.lean_finish && p.pipeline && p.blocks_per_sm == 6);
     assert_eq!(
         ExactPolicy::default().with_settings("").unwrap(),
         ExactPolicy::default()
@@ -58,9 +56,9 @@ fn settings_set_each_key_and_name_the_bad_one() {
         ("fast_f64=yes", "fast_f64"),
         ("block_merge=-1", "block_merge"),
         ("lean_finish=2", "lean_finish"),
-        ("max_regs=40", "max_regs"),
-        ("max_regs=256", "max_regs"),
-        ("prefetch=2", "prefetch"),
+        ("pipeline=2", "pipeline"),
+        ("max_regs=64", "max_regs"),
+        ("prefetch=1", "prefetch"),
     ] {
         match ExactPolicy::default().with_settings(text) {
             Err(ReduceError::Policy { key: k, .. }) => assert_eq!(k, key, "{text}"),
@@ -74,21 +72,24 @@ fn plans_pick_the_variant_and_fewer_blocks_at_small_n() {
     let caps = emu().caps().clone();
     let o = LaunchOverrides::default();
     let d = ExactPolicy::default();
-    // The defaults: the fast path for f32 (measured faster at every N), the plain kernel for f64.
+    // The defaults: the fast path for f32 (measured faster at every N), the plain kernel for
+    // f64, both with the lean publish.
     let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, d).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_fast_sum_b256_f32");
+    assert_eq!(p.kernel, "reduce_exact_fast_lean_sum_b256_f32");
     let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, d).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_sum_b256_f64");
+    assert_eq!(p.kernel, "reduce_exact_lean_sum_b256_f64");
     let plain = ExactPolicy {
         fast_f32: false,
+        lean_finish: false,
         ..d
     };
     let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, plain).unwrap();
     assert_eq!(p.kernel, "reduce_exact_sum_b256_f32");
     let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, FAST).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_fast_sum_b256_f32");
+    assert_eq!(p.kernel, "reduce_exact_fast_lean_sum_b256_f32");
     let only32 = ExactPolicy {
         fast_f64: false,
+        lean_finish: false,
         ..FAST
     };
     let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, only32).unwrap();
@@ -102,97 +103,44 @@ fn plans_pick_the_variant_and_fewer_blocks_at_small_n() {
     assert_eq!(p.shared_bytes, 16 * (68 + 4 + 256 / 32));
     let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, merged).unwrap();
     assert_eq!(p.kernel, "reduce_exact_fast_merge_sum_b256_f32");
-    // The session-7 candidates: the lean publish and the 64-register cap, alone and together.
-    for (lean, regs, f32_kernel, f64_kernel) in [
-        (
-            true,
-            0,
-            "reduce_exact_fast_lean_sum_b256_f32",
-            "reduce_exact_lean_sum_b256_f64",
-        ),
-        (
-            false,
-            64,
-            "reduce_exact_fast_r64_sum_b256_f32",
-            "reduce_exact_r64_sum_b256_f64",
-        ),
-        (
-            true,
-            64,
-            "reduce_exact_fast_lean_r64_sum_b256_f32",
-            "reduce_exact_lean_r64_sum_b256_f64",
-        ),
-    ] {
-        let c = ExactPolicy {
-            lean_finish: lean,
-            max_regs: regs,
-            ..d
-        };
-        assert_eq!(
-            exact_plan(ElemType::F32, 1 << 20, o, &caps, c)
-                .unwrap()
-                .kernel,
-            f32_kernel
-        );
-        assert_eq!(
-            exact_plan(ElemType::F64, 1 << 20, o, &caps, c)
-                .unwrap()
-                .kernel,
-            f64_kernel
-        );
-        // No block-merge kernel is built with them: a typed error, not another kernel.
-        let m = ExactPolicy {
-            block_merge: true,
-            ..c
-        };
-        assert!(matches!(
-            exact_plan(ElemType::F32, 1 << 20, o, &caps, m),
-            Err(ReduceError::Policy { .. })
-        ));
-    }
-    let odd = ExactPolicy { max_regs: 40, ..d };
-    assert!(matches!(
-        exact_plan(ElemType::F64, 1 << 20, o, &caps, odd),
-        Err(ReduceError::Policy { .. })
-    ));
-    // 48 registers: built with the lean publish only.
-    let r48 = ExactPolicy { max_regs: 48, ..d };
-    assert!(matches!(
-        exact_plan(ElemType::F32, 1 << 20, o, &caps, r48),
-        Err(ReduceError::Policy { .. })
-    ));
-    let r48 = ExactPolicy {
-        lean_finish: true,
-        blocks_per_sm: 5,
-        ..r48
-    };
-    let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, r48).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_fast_lean_r48_sum_b256_f32");
-    let p = exact_plan(ElemType::F64, 1 << 26, o, &caps, r48).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_lean_r48_sum_b256_f64");
-    assert_eq!(p.grid, caps.sm_count * 5);
-    // L2 prefetch: with the lean publish, uncapped or at 64 registers.
-    let pf = ExactPolicy {
-        lean_finish: true,
-        prefetch: true,
+    // The rolling loads: with the lean publish only; no block-merge kernel is built with
+    // either (a typed error, not another kernel).
+    let pipe = ExactPolicy {
+        pipeline: true,
         ..d
     };
-    let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, pf).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_fast_lean_pf_sum_b256_f32");
-    let pf64 = ExactPolicy { max_regs: 64, ..pf };
-    let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, pf64).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_lean_pf_r64_sum_b256_f64");
-    for bad in [
-        ExactPolicy {
-            lean_finish: false,
-            ..pf
-        },
-        ExactPolicy { max_regs: 48, ..pf },
+    let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, pipe).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_fast_lean_pipe_sum_b256_f32");
+    let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, pipe).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_lean_pipe_sum_b256_f64");
+    for (bad, key) in [
+        (
+            ExactPolicy {
+                lean_finish: false,
+                ..pipe
+            },
+            "pipeline",
+        ),
+        (
+            ExactPolicy {
+                block_merge: true,
+                ..d
+            },
+            "block_merge",
+        ),
+        (
+            ExactPolicy {
+                block_merge: true,
+                lean_finish: false,
+                ..pipe
+            },
+            "block_merge",
+        ),
     ] {
-        assert!(matches!(
-            exact_plan(ElemType::F32, 1 << 20, o, &caps, bad),
-            Err(ReduceError::Policy { .. })
-        ));
+        match exact_plan(ElemType::F32, 1 << 20, o, &caps, bad) {
+            Err(ReduceError::Policy { key: k, .. }) => assert_eq!(k, key),
+            other => panic!("{bad:?}: {other:?}"),
+        }
     }
     // An input of exactly one tile (2^12 f64 = 2048 vectors = 512 threads × 4) is one block: no
     // global atomics, no ticket.
@@ -249,32 +197,25 @@ fn fast_kernels_match_the_reference_on_every_family() {
     let b = emu();
     let merged = ExactPolicy {
         block_merge: true,
+        lean_finish: false,
         ..FAST
     };
     let lean = ExactPolicy {
         lean_finish: true,
         ..FAST
     };
-    let lean_r64 = ExactPolicy {
-        max_regs: 64,
-        blocks_per_sm: 4,
+    let fenced = ExactPolicy {
+        lean_finish: false,
+        ..FAST
+    };
+    let pipe = ExactPolicy {
+        pipeline: true,
         ..lean
     };
-    let r64 = ExactPolicy {
-        max_regs: 64,
-        ..ExactPolicy::default()
-    };
-    let lean_r48 = ExactPolicy {
-        max_regs: 48,
-        ..lean
-    };
-    let pf = ExactPolicy {
-        prefetch: true,
-        ..lean
-    };
-    let pf_r64 = ExactPolicy {
-        prefetch: true,
-        ..lean_r64
+    let plain_pipe = ExactPolicy {
+        fast_f32: false,
+        fast_f64: false,
+        ..pipe
     };
     for data in ExactData::ALL {
         for n in [1usize, 5, 4099] {
@@ -284,7 +225,7 @@ fn fast_kernels_match_the_reference_on_every_family() {
                     grid,
                     combine: None,
                 };
-                for p in [FAST, merged, lean, lean_r64, r64, lean_r48, pf, pf_r64] {
+                for p in [FAST, merged, lean, fenced, pipe, plain_pipe] {
                     check(&b, &generate::<f32>(data, n, n as u64), p, o);
                     check(&b, &generate::<f64>(data, n, n as u64 + 1), p, o);
                 }
@@ -311,11 +252,11 @@ fn fast_kernels_on_inputs_that_defeat_the_fast_test() {
     d.push(-(2f32.powi(60)));
     let merged = ExactPolicy {
         block_merge: true,
+        lean_finish: false,
         ..FAST
     };
     let lean = ExactPolicy {
-        lean_finish: true,
-        max_regs: 64,
+        pipeline: true,
         ..FAST
     };
     check(&b, &d, FAST, o);
@@ -325,6 +266,21 @@ fn fast_kernels_on_inputs_that_defeat_the_fast_test() {
     check(&b, &d64, FAST, o);
     check(&b, &d64, merged, o);
     check(&b, &d64, lean, o);
+    // One block: the rolling loop runs over four whole tiles (the next tile's loads in flight
+    // while a tile is redone on the general path), then the partial tile.
+    let one = LaunchOverrides { grid: Some(1), ..o };
+    for p in [
+        FAST,
+        lean,
+        ExactPolicy {
+            fast_f32: false,
+            fast_f64: false,
+            ..lean
+        },
+    ] {
+        check(&b, &d, p, one);
+        check(&b, &d64, p, one);
+    }
     let cases: Vec<Vec<f64>> = vec![
         vec![],
         vec![-0.0; 70],
@@ -385,8 +341,8 @@ fn cli_policy_records_are_checked_and_bad_policies_rejected() {
     assert_eq!(recs.len(), 3, "{text}");
     let want = recs[0]["reference_bits"].clone();
     for (r, kernel) in recs[1..].iter().zip([
-        "reduce_exact_fast_sum_b256_f32",
-        "reduce_exact_fast_sum_b512_f32", // the default's fast path, in the policy's block
+        "reduce_exact_fast_lean_sum_b256_f32",
+        "reduce_exact_fast_lean_sum_b512_f32", // the default's fast path, in the policy's block
     ]) {
         assert_eq!(r["kind"], "exact_policy");
         assert_eq!(r["kernel"], kernel, "{r}");

@@ -203,17 +203,6 @@ impl<T: Element> Global<T> {
         // asserts the alignment).
         unsafe { imp::load_vec4((self.ptr.add(start) as *const Vec4).add(v)) }
     }
-
-    /// Ask L2 to fetch 16-byte vector `v` counted from element `start` (a hint:
-    /// `prefetch.global.L2`, no register result); nothing happens when the vector is not
-    /// wholly inside the array, so any arguments are safe.
-    #[inline(always)]
-    pub fn prefetch_vec4(&self, start: usize, v: usize) {
-        if start + (v + 1) * (16 / size_of::<T>()) <= self.len {
-            // SAFETY: in bounds (checked): an address inside the live input.
-            unsafe { imp::prefetch_l2((self.ptr.add(start) as *const Vec4).add(v) as *const u8) }
-        }
-    }
 }
 
 /// A writable array in device memory (`T* out`) that this kernel's threads write and nobody

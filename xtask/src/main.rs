@@ -15,7 +15,6 @@
 #[path = "../../host/build_env.rs"]
 mod build_env;
 mod bundle;
-mod directives;
 mod linker;
 mod prebuilt;
 mod ptx;

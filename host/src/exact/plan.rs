@@ -35,18 +35,20 @@ pub struct ExactPolicy {
     /// thread per warp with contended shared atomics (compare-and-swap loops on sm_90).
     pub block_merge: bool,
     /// The lean publish ([`reduce_kernels::exact::lean`]): no per-thread `fence.sc.gpu` after a
-    /// block adds its words into the grid's, before the ticket (thread 0's release orders them).
-    /// Not with `block_merge`.
+    /// block adds its words into the grid's, before the ticket (thread 0's release orders them),
+    /// and each warp's expansion added inline. On by default since session 7: on the H200 it
+    /// was never slower beyond noise and faster below 2^24 (min µs, lean / fenced: f32 2^20
+    /// 8.8 / 9.3, 2^24 25.8 / 25.8; f64 2^20 10.2 / 11.1, 2^24 41.9 / 42.5; 2^12 6.6 / 6.7 and
+    /// 7.4 / 7.6; `benches/results/h200-2026-12-01-s7/call1/exact/s7-exact.md`). Not with
+    /// `block_merge` (whose kernels keep the fence: set `lean_finish=0` with it).
     pub lean_finish: bool,
-    /// Registers per thread: 0 (ptxas' choice, 66–80 for these kernels: three 256-thread blocks
-    /// per SM), 64 (the `_r64` kernels, built with `.maxnreg 64`: four per SM — pair it with
-    /// `blocks_per_sm = 4`) or 48 (`_r48`, with `lean_finish` only: five per SM,
-    /// `blocks_per_sm = 5`). Not with `block_merge`.
-    pub max_regs: usize,
-    /// L2 prefetches two tiles ahead in the streaming loop
-    /// ([`reduce_kernels::exact::lean::sum_lean_pf`]); with `lean_finish` only, `max_regs` 0 or
-    /// 64.
-    pub prefetch: bool,
+    /// The rolling loads ([`reduce_kernels::exact::lean::sum_lean_pipe`], the
+    /// `*_lean_pipe` kernels): the next tile's loads issued while the current tile is added.
+    /// With `lean_finish` only. ptxas (sm_90): 88 registers (f64), 90 (f32 fast), 76 (f32
+    /// plain), so two 256-thread blocks per SM fit (three for plain f32): pair it with
+    /// `blocks_per_sm = 2`. Off by default: a session-7 candidate, not yet measured
+    /// (`benches/s7b-exact-on-gpu.sh`).
+    pub pipeline: bool,
 }
 
 impl Default for ExactPolicy {
@@ -58,9 +60,8 @@ impl Default for ExactPolicy {
             fast_f32: true,
             fast_f64: false,
             block_merge: false,
-            lean_finish: false,
-            max_regs: 0,
-            prefetch: false,
+            lean_finish: true,
+            pipeline: false,
         }
     }
 }
@@ -70,67 +71,39 @@ impl ExactPolicy {
     ///
     /// # Errors
     /// [`ReduceError::Policy`] for a combination no kernel is built for: `block_merge` with
-    /// `lean_finish` or `max_regs`, `max_regs = 48` without `lean_finish`, `max_regs` other
-    /// than 0, 48 and 64, or `prefetch` without `lean_finish` or with `max_regs = 48`.
+    /// `lean_finish` or `pipeline`, `pipeline` without `lean_finish`.
     pub fn family(&self, ty: ElemType) -> Result<Family> {
         let fast = match ty {
             ElemType::F32 => self.fast_f32,
             ElemType::F64 => self.fast_f64,
             _ => false,
         };
-        if self.prefetch {
-            return match (self.lean_finish && !self.block_merge, self.max_regs, fast) {
-                (true, 0, false) => Ok(Family::ExactLeanPf),
-                (true, 0, true) => Ok(Family::ExactFastLeanPf),
-                (true, 64, false) => Ok(Family::ExactLeanPfR64),
-                (true, 64, true) => Ok(Family::ExactFastLeanPfR64),
-                _ => Err(ReduceError::Policy {
-                    key: "prefetch".into(),
-                    why: "the prefetching kernels are built with lean_finish=1 (not block_merge) \
-                          and max_regs 0 or 64"
-                        .into(),
-                }),
-            };
-        }
-        let capped = match self.max_regs {
-            0 => false,
-            64 => true,
-            48 if self.lean_finish && !self.block_merge => {
-                return Ok(if fast {
-                    Family::ExactFastLeanR48
-                } else {
-                    Family::ExactLeanR48
-                });
-            }
-            r => {
-                return Err(ReduceError::Policy {
-                    key: "max_regs".into(),
-                    why: format!(
-                        "{r}: the kernels are built uncapped (0), for 64 registers, and for 48 \
-                         with lean_finish=1 (not block_merge)"
-                    ),
-                })
-            }
-        };
-        if self.block_merge && (capped || self.lean_finish) {
-            return Err(ReduceError::Policy {
-                key: "block_merge".into(),
-                why: "no block-merge kernel is built with lean_finish or max_regs".into(),
-            });
-        }
         use Family::*;
-        Ok(match (fast, self.block_merge, self.lean_finish, capped) {
-            (false, false, false, false) => Exact,
-            (true, false, false, false) => ExactFast,
-            (false, true, ..) => ExactMerge,
-            (true, true, ..) => ExactFastMerge,
-            (false, false, false, true) => ExactR64,
-            (true, false, false, true) => ExactFastR64,
-            (false, false, true, false) => ExactLean,
-            (true, false, true, false) => ExactFastLean,
-            (false, false, true, true) => ExactLeanR64,
-            (true, false, true, true) => ExactFastLeanR64,
-        })
+        Ok(
+            match (fast, self.block_merge, self.lean_finish, self.pipeline) {
+                (false, true, false, false) => ExactMerge,
+                (true, true, false, false) => ExactFastMerge,
+                (_, true, ..) => {
+                    return Err(ReduceError::Policy {
+                        key: "block_merge".into(),
+                        why: "the block-merge kernels are built with lean_finish=0 and pipeline=0"
+                            .into(),
+                    })
+                }
+                (_, false, false, true) => {
+                    return Err(ReduceError::Policy {
+                        key: "pipeline".into(),
+                        why: "the rolling-load kernels are built with lean_finish=1".into(),
+                    })
+                }
+                (false, false, false, false) => Exact,
+                (true, false, false, false) => ExactFast,
+                (false, false, true, false) => ExactLean,
+                (true, false, true, false) => ExactFastLean,
+                (false, false, true, true) => ExactLeanPipe,
+                (true, false, true, true) => ExactFastLeanPipe,
+            },
+        )
     }
 }
 

@@ -45,10 +45,10 @@ pub fn repro_grids(backend: &Backend, ty: crate::types::ElemType, n: usize) -> R
     Ok(g)
 }
 
-/// The kernel variants of the matrix: the fast path × the block merge, each off and on, then
-/// the fast path off and on with the lean publish and the 64-register cap, and the fast path
-/// with both and the L2 prefetch (the rest of the policy default).
-pub fn repro_variants() -> [ExactPolicy; 7] {
+/// The kernel variants of the matrix: the fast path × the block merge, each off and on (with the
+/// fenced publish, as the merge kernels are built), then the fast path off and on with the lean
+/// publish (the default), and with the rolling loads (the rest of the policy default).
+pub fn repro_variants() -> [ExactPolicy; 8] {
     [
         (false, false, false, false),
         (true, false, false, false),
@@ -56,15 +56,15 @@ pub fn repro_variants() -> [ExactPolicy; 7] {
         (true, true, false, false),
         (false, false, true, false),
         (true, false, true, false),
+        (false, false, true, true),
         (true, false, true, true),
     ]
-    .map(|(fast, block_merge, lean, prefetch)| ExactPolicy {
+    .map(|(fast, block_merge, lean, pipeline)| ExactPolicy {
         fast_f32: fast,
         fast_f64: fast,
         block_merge,
         lean_finish: lean,
-        max_regs: if lean { 64 } else { 0 },
-        prefetch,
+        pipeline,
         ..ExactPolicy::default()
     })
 }

@@ -7,7 +7,7 @@ use crate::policy_settings::{pairs, size, unknown};
 
 impl ExactPolicy {
     /// The keys [`ExactPolicy::set`] knows: the field names.
-    pub const KEYS: [&'static str; 9] = [
+    pub const KEYS: [&'static str; 8] = [
         "block",
         "blocks_per_sm",
         "min_tiles",
@@ -15,8 +15,7 @@ impl ExactPolicy {
         "fast_f64",
         "block_merge",
         "lean_finish",
-        "max_regs",
-        "prefetch",
+        "pipeline",
     ];
 
     /// Set the field named `key` from `value`.
@@ -24,8 +23,8 @@ impl ExactPolicy {
     /// # Errors
     /// [`ReduceError::Policy`] for an unknown key or a bad value: `block` one of the built
     /// blocks (256, 512), `blocks_per_sm` 1..=64, `min_tiles` 1..=2^20, `fast_f32`, `fast_f64`,
-    /// `block_merge`, `lean_finish` and `prefetch` 0 or 1, `max_regs` 0, 48 or 64 (the built caps; 48 only
-    /// with `lean_finish`, checked when a plan is made).
+    /// `block_merge`, `lean_finish` and `pipeline` 0 or 1 (the combinations are checked when a
+    /// plan is made: [`ExactPolicy::family`]).
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
         match key {
             "block" => {
@@ -44,17 +43,7 @@ impl ExactPolicy {
             "fast_f64" => self.fast_f64 = size(key, value, 0, 1)? == 1,
             "block_merge" => self.block_merge = size(key, value, 0, 1)? == 1,
             "lean_finish" => self.lean_finish = size(key, value, 0, 1)? == 1,
-            "prefetch" => self.prefetch = size(key, value, 0, 1)? == 1,
-            "max_regs" => {
-                let r = size(key, value, 0, 255)?;
-                if ![0, 48, 64].contains(&r) {
-                    return Err(ReduceError::Policy {
-                        key: key.into(),
-                        why: format!("{r}: the kernels are built uncapped (0) or for 48 or 64"),
-                    });
-                }
-                self.max_regs = r;
-            }
+            "pipeline" => self.pipeline = size(key, value, 0, 1)? == 1,
             _ => return Err(unknown(key, &Self::KEYS)),
         }
         Ok(())

@@ -131,8 +131,9 @@ pub fn exact_sum_of_2e30_floats() -> Result<(), Failed> {
     }
 }
 
-/// The fast-path, block-merge, lean-publish and 64-register kernels (and the small-N shapes of
-/// `min_tiles`): every family and the IEEE edge cases, bit for bit against the reference.
+/// The fast-path, block-merge, lean-publish (fenced and lean) and rolling-load kernels (and the
+/// small-N shapes of `min_tiles`): every family and the IEEE edge cases, bit for bit against the
+/// reference.
 pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
     let b = gpu();
     let fast = ExactPolicy {
@@ -142,21 +143,21 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
     };
     let merged = ExactPolicy {
         block_merge: true,
+        lean_finish: false,
         ..fast
     };
-    let lean = ExactPolicy {
-        lean_finish: true,
+    let fenced = ExactPolicy {
+        lean_finish: false,
         ..fast
     };
-    let lean_r64 = ExactPolicy {
-        max_regs: 64,
-        blocks_per_sm: 4,
-        ..lean
+    let pipe = ExactPolicy {
+        pipeline: true,
+        ..fast
     };
-    let plain_r64 = ExactPolicy {
-        max_regs: 64,
-        blocks_per_sm: 4,
-        ..ExactPolicy::default()
+    let plain_pipe = ExactPolicy {
+        fast_f32: false,
+        fast_f64: false,
+        ..pipe
     };
     for policy in [
         fast,
@@ -170,39 +171,12 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
             fast_f64: false,
             ..merged
         },
-        lean,
-        lean_r64,
-        plain_r64,
+        fenced,
+        pipe,
+        plain_pipe,
         ExactPolicy {
-            max_regs: 48,
-            blocks_per_sm: 5,
-            ..lean
-        },
-        ExactPolicy {
-            prefetch: true,
-            ..lean
-        },
-        ExactPolicy {
-            prefetch: true,
-            ..lean_r64
-        },
-        ExactPolicy {
-            fast_f32: false,
-            fast_f64: false,
-            prefetch: true,
-            ..lean_r64
-        },
-        ExactPolicy {
-            fast_f32: false,
-            fast_f64: false,
-            max_regs: 48,
-            blocks_per_sm: 5,
-            ..lean
-        },
-        ExactPolicy {
-            fast_f32: false,
-            fast_f64: false,
-            ..lean_r64
+            blocks_per_sm: 9,
+            ..pipe
         },
     ] {
         policy_families::<f32>(&b, policy)?;
@@ -219,7 +193,7 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
     ];
     for c in edges {
         let c32: Vec<f32> = c.iter().map(|&x| x as f32).collect();
-        for p in [fast, merged, lean_r64, plain_r64] {
+        for p in [fast, merged, fenced, pipe, plain_pipe] {
             check_one(&b, &c, p)?;
             check_one(&b, &c32, p)?;
         }

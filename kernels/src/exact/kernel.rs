@@ -39,10 +39,9 @@
 
 use super::accumulator::{normalize_step, Format, GlobalWords, SharedWords, MAX_SLOTS};
 use super::expansion::Expansion;
-use super::lean::prefetch_tile;
 use super::merge::{block_merge, warp_merge};
 use super::round::{round, round_warp};
-use super::tile::{add_one, add_tile, add_tile_fast, add_vec4, widen};
+use super::tile::{add_one, add_partial_tile, add_tile, add_tile_fast, stream_rolling, widen};
 use crate::gpu::{fail, sync_threads_or, thread_fence, Counter, Global, GlobalMut};
 use crate::gpu::{Shared, Vec4, WARP_SIZE};
 use crate::{thread, warp, Element};
@@ -132,9 +131,8 @@ pub(super) fn round_into<T: Element>(
 
 /// The kernel behind [`sum`], [`sum_fast`], [`sum_merge`], [`sum_fast_merge`],
 /// [`super::lean`]'s variants and [`accumulate`] (`FAST` picks the per-element addition, `MERGE`
-/// the block's combine, `LEAN` the publish step's ordering and `PREFETCH` L2 prefetches two
-/// tiles ahead — see [`super::lean`] — and `last` what warp 0 of the last block does with the
-/// grid's words).
+/// the block's combine, `LEAN` the publish step's ordering and `PIPE` the rolling loads — see
+/// [`super::lean`] — and `last` what warp 0 of the last block does with the grid's words).
 #[inline(always)]
 pub(super) fn sum_with<
     T: Element,
@@ -143,7 +141,7 @@ pub(super) fn sum_with<
     const FAST: bool,
     const MERGE: bool,
     const LEAN: bool,
-    const PREFETCH: bool,
+    const PIPE: bool,
 >(
     input: Global<T>,
     words: GlobalWords,
@@ -201,13 +199,10 @@ pub(super) fn sum_with<
         vectors
     };
     let mut t = start;
-    if PREFETCH {
-        prefetch_tile::<T, BLOCK, UNROLL>(input, head, t + tile, end, tid);
+    if PIPE && UNROLL == 4 {
+        t = stream_rolling::<T, BLOCK, FAST>(input, head, t, end, &mut a, &mut b, &acc);
     }
     while t + tile <= end {
-        if PREFETCH {
-            prefetch_tile::<T, BLOCK, UNROLL>(input, head, t + 2 * tile, end, tid);
-        }
         let mut loaded = [Vec4([0; 4]); UNROLL];
         #[allow(clippy::needless_range_loop)] // `u` is part of the address, not just an index
         for u in 0..UNROLL {
@@ -223,23 +218,7 @@ pub(super) fn sum_with<
         }
         t += tile;
     }
-    if t < end {
-        let mut loaded = [Vec4([0; 4]); UNROLL];
-        let mut valid = [false; UNROLL];
-        for u in 0..UNROLL {
-            let v = t + u * BLOCK + tid;
-            if v < end {
-                // SAFETY: `v < end <= vectors`, as above.
-                loaded[u] = unsafe { input.get_vec4_unchecked(head, v) };
-                valid[u] = true;
-            }
-        }
-        for u in 0..UNROLL {
-            if valid[u] {
-                add_vec4::<T, FAST>(loaded[u], &mut a, &mut b, &acc);
-            }
-        }
-    }
+    add_partial_tile::<T, BLOCK, UNROLL, FAST>(input, head, t, end, &mut a, &mut b, &acc);
     let tail = head + vectors * lanes;
     if block == grid - 1 && tail + tid < n {
         // SAFETY: `tail + tid < n`.

@@ -90,6 +90,26 @@ pub(super) fn fast_step(hi: &mut f64, x: f64) -> bool {
     exact
 }
 
+/// One vector on the fast path: [`fast_step`] for each element (lanes `0..L/2` into `a.hi`, the
+/// rest into `b.hi`); whether every addition was exact.
+#[inline(always)]
+pub(super) fn fast_vec4<T: Element>(v: Vec4, a: &mut Expansion, b: &mut Expansion) -> bool {
+    if T::KIND == ElemKind::F32 {
+        fast_step(&mut a.hi, f32::from_bits(v.0[0]) as f64)
+            & fast_step(&mut a.hi, f32::from_bits(v.0[1]) as f64)
+            & fast_step(&mut b.hi, f32::from_bits(v.0[2]) as f64)
+            & fast_step(&mut b.hi, f32::from_bits(v.0[3]) as f64)
+    } else {
+        fast_step(
+            &mut a.hi,
+            f64::from_bits(v.0[0] as u64 | (v.0[1] as u64) << 32),
+        ) & fast_step(
+            &mut b.hi,
+            f64::from_bits(v.0[2] as u64 | (v.0[3] as u64) << 32),
+        )
+    }
+}
+
 /// A whole tile (4 vectors) on the fast path with **no call in the loop**: every element is added
 /// with [`fast_step`] (three `add.f64`), the exactness bits are ANDed, and only if one addition
 /// was inexact (or special) is the tile redone from the saved expansions by [`tile_slow`], out of
@@ -110,21 +130,7 @@ pub(super) fn add_tile_fast<T: Element>(
     let (a0, b0) = (*a, *b);
     let mut ok = true;
     for v in loaded {
-        if T::KIND == ElemKind::F32 {
-            ok &= fast_step(&mut a.hi, f32::from_bits(v.0[0]) as f64);
-            ok &= fast_step(&mut a.hi, f32::from_bits(v.0[1]) as f64);
-            ok &= fast_step(&mut b.hi, f32::from_bits(v.0[2]) as f64);
-            ok &= fast_step(&mut b.hi, f32::from_bits(v.0[3]) as f64);
-        } else {
-            ok &= fast_step(
-                &mut a.hi,
-                f64::from_bits(v.0[0] as u64 | (v.0[1] as u64) << 32),
-            );
-            ok &= fast_step(
-                &mut b.hi,
-                f64::from_bits(v.0[2] as u64 | (v.0[3] as u64) << 32),
-            );
-        }
+        ok &= fast_vec4::<T>(*v, a, b);
     }
     if !ok {
         // SAFETY: the caller just loaded vectors `first + u * stride` (u < 4) from `head`: in
@@ -158,4 +164,100 @@ pub(super) unsafe fn tile_slow<T: Element>(
         add_vec4::<T, false>(v, &mut a, &mut b, s);
     }
     (a, b)
+}
+
+/// The rolling loads ([`super::lean::sum_lean_pipe`]): the whole 4-vector tiles of this thread's
+/// run `[t, end)` (vectors counted from element `head`, `BLOCK` threads), each vector's slot
+/// refilled with the **next** tile's vector as soon as it is read, before it is added — so the
+/// next tile's loads are in flight while this one is added (ptxas schedules them early: two tiles
+/// live, 76-90 registers; see [`super::lean`]). The last whole tile reloads itself (an L1 hit) instead of
+/// branching. Returns the first vector not added (the partial tile's start). The additions, and
+/// so the bits, are the plain loop's ([`add_tile`], [`add_tile_fast`]).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn stream_rolling<T: Element, const BLOCK: usize, const FAST: bool>(
+    input: Global<T>,
+    head: usize,
+    mut t: usize,
+    end: usize,
+    a: &mut Expansion,
+    b: &mut Expansion,
+    s: &SharedWords,
+) -> usize {
+    let tile = 4 * BLOCK;
+    if t + tile > end {
+        return t;
+    }
+    let tid = crate::thread::thread_idx_x() as usize;
+    // SAFETY (every call): `first + tile <= end`, `end` at most the input's whole vectors
+    // from `head` (the caller's run), so `first + u * BLOCK + tid` (`u < 4`, `tid < BLOCK`) is
+    // inside the input and 16-byte aligned.
+    let load =
+        |first: usize, u: usize| unsafe { input.get_vec4_unchecked(head, first + u * BLOCK + tid) };
+    let mut v = [load(t, 0), load(t, 1), load(t, 2), load(t, 3)];
+    while t + tile <= end {
+        let next = if t + 2 * tile <= end { t + tile } else { t };
+        let (a0, b0) = (*a, *b);
+        let mut ok = true;
+        let mut step = |slot: &mut Vec4, u: usize, a: &mut Expansion, b: &mut Expansion| {
+            let x = *slot;
+            *slot = load(next, u);
+            if FAST {
+                ok &= fast_vec4::<T>(x, a, b);
+            } else {
+                add_vec4::<T, false>(x, a, b, s);
+            }
+        };
+        let [v0, v1, v2, v3] = &mut v;
+        step(v0, 0, a, b);
+        step(v1, 1, a, b);
+        step(v2, 2, a, b);
+        step(v3, 3, a, b);
+        if FAST && !ok {
+            // SAFETY: tile `t` was just loaded from these addresses (see `load`).
+            (*a, *b) = unsafe { tile_slow(a0, b0, input, head, t + tid, BLOCK, s) };
+        }
+        t += tile;
+    }
+    t
+}
+
+/// The partial tile `[t, end)` (fewer than `BLOCK · UNROLL` vectors from element `head`; nothing
+/// when `t >= end`): this thread's vectors `t + u · BLOCK + tid` below `end`, all loaded before
+/// any is added.
+#[inline(always)]
+pub(super) fn add_partial_tile<
+    T: Element,
+    const BLOCK: usize,
+    const UNROLL: usize,
+    const FAST: bool,
+>(
+    input: Global<T>,
+    head: usize,
+    t: usize,
+    end: usize,
+    a: &mut Expansion,
+    b: &mut Expansion,
+    s: &SharedWords,
+) {
+    if t >= end {
+        return;
+    }
+    let tid = crate::thread::thread_idx_x() as usize;
+    let mut loaded = [Vec4([0; 4]); UNROLL];
+    let mut valid = [false; UNROLL];
+    for u in 0..UNROLL {
+        let v = t + u * BLOCK + tid;
+        if v < end {
+            // SAFETY: `v < end`, and `end` is at most the input's whole vectors from `head`
+            // (the caller's run), so the vector is inside the input and 16-byte aligned.
+            loaded[u] = unsafe { input.get_vec4_unchecked(head, v) };
+            valid[u] = true;
+        }
+    }
+    for u in 0..UNROLL {
+        if valid[u] {
+            add_vec4::<T, FAST>(loaded[u], a, b, s);
+        }
+    }
 }

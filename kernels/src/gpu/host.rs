@@ -74,9 +74,6 @@ pub unsafe fn store<T: Copy>(p: *mut T, v: T) {
     // SAFETY: the caller's contract (a live, aligned `T` nobody else accesses meanwhile).
     unsafe { p.write(v) }
 }
-/// # Safety
-/// None in the emulator (a prefetch is a hint: nothing happens); the signature is the GPU's.
-pub unsafe fn prefetch_l2(_p: *const u8) {}
 pub unsafe fn load_vec4(p: *const Vec4) -> Vec4 {
     assert!(
         (p as usize).is_multiple_of(16),

@@ -139,22 +139,6 @@ pub unsafe fn store<T: Copy>(p: *mut T, v: T) {
     // SAFETY: the caller's contract (a live, aligned `T` nobody else accesses meanwhile).
     unsafe { p.write(v) }
 }
-/// Ask the L2 cache to fetch the line holding `p` (`prefetch.global.L2`): a hint, no register
-/// result, no fault semantics the caller relies on.
-///
-/// # Safety
-/// `p` points into a live global allocation.
-#[inline(always)]
-pub unsafe fn prefetch_l2(p: *const u8) {
-    // SAFETY: the caller's contract (a global address); a prefetch reads nothing into the thread.
-    unsafe {
-        core::arch::asm!(
-            "{{ .reg .u64 g; cvta.to.global.u64 g, {p}; prefetch.global.L2 [g]; }}",
-            p = in(reg64) p,
-            options(nostack, readonly)
-        )
-    }
-}
 #[inline(always)]
 pub unsafe fn load_vec4(p: *const Vec4) -> Vec4 {
     // Read-only (non-coherent) path, 16 bytes per thread: the widest load a thread can issue.

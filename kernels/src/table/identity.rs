@@ -155,32 +155,17 @@ pub enum Family {
     ExactMerge,
     /// [`crate::exact::kernel::sum_fast_merge`]: the fast path and the block merge.
     ExactFastMerge,
-    /// [`crate::exact::kernel::sum`] capped at 64 registers (`.maxnreg 64`: four 256-thread
-    /// blocks per SM; [`crate::exact::lean`]).
-    ExactR64,
-    /// [`crate::exact::kernel::sum_fast`] capped at 64 registers.
-    ExactFastR64,
     /// [`crate::exact::lean::sum_lean`]: the correctly rounded sum, publish without per-thread
     /// fences.
     ExactLean,
     /// [`crate::exact::lean::sum_fast_lean`]: the fast path and the lean publish.
     ExactFastLean,
-    /// [`crate::exact::lean::sum_lean`] capped at 64 registers.
-    ExactLeanR64,
-    /// [`crate::exact::lean::sum_fast_lean`] capped at 64 registers.
-    ExactFastLeanR64,
-    /// [`crate::exact::lean::sum_lean`] capped at 48 registers (five 256-thread blocks per SM).
-    ExactLeanR48,
-    /// [`crate::exact::lean::sum_fast_lean`] capped at 48 registers.
-    ExactFastLeanR48,
-    /// [`crate::exact::lean::sum_lean_pf`]: the lean publish and L2 prefetches.
-    ExactLeanPf,
-    /// [`crate::exact::lean::sum_fast_lean_pf`]: the fast path, the lean publish, L2 prefetches.
-    ExactFastLeanPf,
-    /// [`crate::exact::lean::sum_lean_pf`] capped at 64 registers.
-    ExactLeanPfR64,
-    /// [`crate::exact::lean::sum_fast_lean_pf`] capped at 64 registers.
-    ExactFastLeanPfR64,
+    /// [`crate::exact::lean::sum_lean_pipe`]: the lean publish with the rolling loads (the next
+    /// tile's vector loaded as soon as the current one is read).
+    ExactLeanPipe,
+    /// [`crate::exact::lean::sum_fast_lean_pipe`]: the fast path, the lean publish, the rolling
+    /// loads.
+    ExactFastLeanPipe,
     /// [`crate::axis::columns::columns_deep`]: one result per column, 8 loads in flight.
     AxisColumnsDeep,
     /// [`crate::exact::words::sum_words`]: the exact sum's words, unrounded (multi-GPU).

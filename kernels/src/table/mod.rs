@@ -130,30 +130,14 @@ kernel_table! {
         => kernel::sum_merge;
     ExactFastMerge reduce_exact_fast_merge Exact const [f32, f64] [Sum] [256, 512]
         => kernel::sum_fast_merge;
-    ExactR64 reduce_exact_r64 Exact const [f32, f64] [Sum] [256, 512]
-        => kernel::sum;
-    ExactFastR64 reduce_exact_fast_r64 Exact const [f32, f64] [Sum] [256, 512]
-        => kernel::sum_fast;
     ExactLean reduce_exact_lean Exact const [f32, f64] [Sum] [256, 512]
         => lean::sum_lean;
     ExactFastLean reduce_exact_fast_lean Exact const [f32, f64] [Sum] [256, 512]
         => lean::sum_fast_lean;
-    ExactLeanR64 reduce_exact_lean_r64 Exact const [f32, f64] [Sum] [256, 512]
-        => lean::sum_lean;
-    ExactFastLeanR64 reduce_exact_fast_lean_r64 Exact const [f32, f64] [Sum] [256, 512]
-        => lean::sum_fast_lean;
-    ExactLeanR48 reduce_exact_lean_r48 Exact const [f32, f64] [Sum] [256, 512]
-        => lean::sum_lean;
-    ExactFastLeanR48 reduce_exact_fast_lean_r48 Exact const [f32, f64] [Sum] [256, 512]
-        => lean::sum_fast_lean;
-    ExactLeanPf reduce_exact_lean_pf Exact const [f32, f64] [Sum] [256, 512]
-        => lean::sum_lean_pf;
-    ExactFastLeanPf reduce_exact_fast_lean_pf Exact const [f32, f64] [Sum] [256, 512]
-        => lean::sum_fast_lean_pf;
-    ExactLeanPfR64 reduce_exact_lean_pf_r64 Exact const [f32, f64] [Sum] [256, 512]
-        => lean::sum_lean_pf;
-    ExactFastLeanPfR64 reduce_exact_fast_lean_pf_r64 Exact const [f32, f64] [Sum] [256, 512]
-        => lean::sum_fast_lean_pf;
+    ExactLeanPipe reduce_exact_lean_pipe Exact const [f32, f64] [Sum] [256, 512]
+        => lean::sum_lean_pipe;
+    ExactFastLeanPipe reduce_exact_fast_lean_pipe Exact const [f32, f64] [Sum] [256, 512]
+        => lean::sum_fast_lean_pipe;
     AxisColumnsDeep reduce_cols_deep Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => columns::columns_deep;
     ExactWords reduce_exact_words ExactWords const [f32, f64] [Sum] [256, 512]
