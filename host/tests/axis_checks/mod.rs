@@ -5,6 +5,9 @@
 
 use reduce_host::*;
 
+mod candidates;
+pub use candidates::*;
+
 /// Deterministic data: small integers (exact float sums), some negative, for every type.
 pub fn data<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
     XorShift64::new(seed)
@@ -221,6 +224,11 @@ pub fn policies() -> Vec<AxisPolicy> {
         "col_once_max_vcols=300",
         "col_once_max_vcols=300,col_tile=3,min_piece_rows=3",
         "finish_col_tile=2,min_piece_rows=3",
+        // The defaults before session 7: two column launches, one finishing tile, `AxisRows`.
+        "col_once_max_vcols=0,finish_col_tile=0,row_unroll=4,long_row_blocks_per_sm=16",
+        "col_once_max_vcols=0,min_piece_rows=3",
+        "col_once_max_vcols=0,col_short_rows=16,min_piece_rows=3",
+        "col_maxnreg=40",
     ]
     .iter()
     .map(|t| AxisPolicy::default().with_settings(t).unwrap())
@@ -253,7 +261,7 @@ pub fn check_unroll_depths<T: Scalar>(b: &Backend, op: Op, rows: usize, cols: us
     let mut bits = Vec::new();
     for unroll in ["col_unroll=4", "col_unroll=8"] {
         let policy = AxisPolicy::default()
-            .with_settings(&format!("{extra},{unroll}"))
+            .with_settings(&format!("{extra},{unroll},col_once_max_vcols=0"))
             .unwrap();
         let p = PreparedAxis::<T>::matrix(b, &policy, AxisKind::Cols, op, rows, cols).unwrap();
         let mut out = b.zeroed::<T>(p.results().max(1)).unwrap();
@@ -335,14 +343,16 @@ fn cols_bits<T: Scalar>(
 
 /// The one-launch column kernel (`col_once_max_vcols=2^40` on top of `extra`): against the CPU
 /// reference on [`data`], and on [`order_sensitive`] data bit for bit against the two-launch
-/// plan of the same settings whenever that plan cuts the rows into as many pieces as the
+/// plan of the same settings (and the first pass's tile in its finishing pass) whenever that plan cuts the rows into as many pieces as the
 /// one-launch kernel has blocks (then both visit every column in the same order). Returns
 /// whether the bits were compared.
 pub fn check_once<T: Scalar>(b: &Backend, op: Op, rows: usize, cols: usize, extra: &str) -> bool {
     let once = AxisPolicy::default()
         .with_settings(&format!("{extra},col_once_max_vcols=2^40"))
         .unwrap();
-    let two = AxisPolicy::default().with_settings(extra).unwrap();
+    let two = AxisPolicy::default()
+        .with_settings(&format!("{extra},col_once_max_vcols=0,finish_col_tile=0"))
+        .unwrap();
     let x = data::<T>(rows * cols, (rows * 17 + cols) as u64);
     let (got, what) = cols_bits(b, &once, op, &x, rows, cols);
     assert_eq!(got.len(), cols);
@@ -426,7 +436,7 @@ pub fn check_row_unroll_depths<T: Scalar>(
     let mut bits = Vec::new();
     for unroll in ["row_unroll=4", "row_unroll=8"] {
         let policy = AxisPolicy::default()
-            .with_settings(&format!("{extra},{unroll}"))
+            .with_settings(&format!("{extra},{unroll},col_once_max_vcols=0"))
             .unwrap();
         check_matrix_policy::<T>(b, op, rows, cols, &policy);
         let x = order_sensitive::<T>(rows * cols);
