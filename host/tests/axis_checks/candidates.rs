@@ -47,16 +47,14 @@ pub fn check_column_candidates<T: Scalar>(
             .with_settings(&format!("{base},{knob}"))
             .unwrap();
         let (got, what) = cols_bits(b, &p, op, &x, rows, cols);
-        assert_eq!(got.len(), cols);
-        for (c, &g) in got.iter().enumerate() {
-            let col: Vec<T> = (0..rows).map(|r| x[r * cols + c]).collect();
-            let want = expect(op, &col);
-            assert!(
-                same(g, want),
-                "{op} {} col {c} of {rows}x{cols} {knob} {extra} [{what}]: {g} vs {want}",
-                T::TYPE
-            );
-        }
+        check_col_results(
+            op,
+            &x,
+            rows,
+            cols,
+            &got,
+            &format!("{knob} {extra} [{what}]"),
+        );
         let (a, what) = cols_bits(b, &p, op, &y, rows, cols);
         assert_eq!(
             bits(&a),
