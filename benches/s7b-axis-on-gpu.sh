@@ -58,6 +58,7 @@ echo "ours (defaults): done ($(( $(date +%s) - t0 )) s)" >&2
 OLD="row_unroll=4,long_row_blocks_per_sm=16,col_once_max_vcols=0,col_once_blocks_per_sm=0,finish_col_tile=0"
 COLS="$OLD
 col_vec_store=1
+col_vec_store=1,col_blocks_per_sm=3
 col_short_rows=16
 col_short_rows=16,col_blocks_per_sm=3
 col_short_rows=16,col_blocks_per_sm=2
