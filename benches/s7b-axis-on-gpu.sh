@@ -20,10 +20,12 @@
 #       col_short_rows=16        + items of <= 16 rows loaded at once (AxisColumnsShort16)
 #       col_maxnreg=40           AxisColumnsVst and AxisColumnsOnce capped at 40 registers
 #     each with the grids its register count allows (col_blocks_per_sm / col_once_blocks_per_sm).
-# 3. The GPU tests of the new paths (bin/gpu-tests axis_column_candidates, axis_one_launch,
-#    axis_tuned: OUTDIR/s7b-axis-gpu-tests.txt) and compute-sanitizer memcheck / racecheck on
-#    small runs of the new kernels and the new defaults.
-# About 110 s of GPU time (an estimate: s7-axis-on-gpu.sh took 75 s with fewer shapes' steps).
+# 3. The GPU tests of the new paths and of the new defaults (bin/gpu-tests
+#    axis_column_candidates_agree, axis_rows_cols_segments_every_op_and_type:
+#    OUTDIR/s7b-axis-gpu-tests.txt) and compute-sanitizer memcheck / racecheck on small runs of
+#    the new kernels and the new defaults.
+# About 130 s of GPU time (an estimate, not measured: s7-axis-on-gpu.sh took 75 s, of which 31 s
+# its one GPU test; this one has the official table's 31 runs besides the candidates).
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="${1:-${OUT:-./results}}"
@@ -106,7 +108,7 @@ cat "$OUT/s7b-axis.md"
 
 # 3. Correctness on the GPU: the new paths' tests and compute-sanitizer on small runs.
 if [ -x "$HERE/bin/gpu-tests" ]; then
-    for t in axis_column_candidates axis_one_launch axis_tuned; do
+    for t in axis_column_candidates axis_rows_cols_segments_every_op_and_type; do
         "$HERE/bin/gpu-tests" "$t" >> "$OUT/s7b-axis-gpu-tests.txt" 2>&1 || { echo "GPU tests $t FAILED" >&2; status=1; }
     done
     grep "test result" "$OUT/s7b-axis-gpu-tests.txt" >&2
