@@ -224,10 +224,12 @@ impl<T: Scalar> PreparedAxis<T> {
                 });
             }
         }
-        let ticket = plan
-            .steps
-            .iter()
-            .any(|s| s.kernel.family == Family::AxisColumnsOnce);
+        let ticket = plan.steps.iter().any(|s| {
+            matches!(
+                s.kernel.family,
+                Family::AxisColumnsOnce | Family::AxisColumnsOnceR40
+            )
+        });
         Ok(PreparedAxis {
             partials: backend.zeroed(plan.partials)?,
             counter: if ticket {
@@ -325,9 +327,11 @@ impl<T: Scalar> PreparedAxis<T> {
                 let at = step.src_offset;
                 let rest = self.partials.len().saturating_sub(at);
                 let n = match step.kernel.family {
-                    Family::AxisColumns | Family::AxisColumnsDeep => {
-                        rest.min(step.count.saturating_mul(step.len))
-                    }
+                    Family::AxisColumns
+                    | Family::AxisColumnsDeep
+                    | Family::AxisColumnsVst
+                    | Family::AxisColumnsShort16
+                    | Family::AxisColumnsVstR40 => rest.min(step.count.saturating_mul(step.len)),
                     _ => rest,
                 };
                 (self.partials.try_addr(at)?, n)
@@ -354,7 +358,7 @@ impl<T: Scalar> PreparedAxis<T> {
                 }
             };
             let args = match (step.kernel.family, &self.counter) {
-                (Family::AxisColumnsOnce, Some(counter)) => {
+                (Family::AxisColumnsOnce | Family::AxisColumnsOnceR40, Some(counter)) => {
                     if self.partials.len() < step.grid.saturating_mul(step.len) {
                         return Err(ReduceError::InvalidArgument(
                             "the plan's workspace is smaller than its one-launch step".into(),

@@ -48,8 +48,13 @@ fn split_shapes_one_huge_row_and_a_tall_matrix() {
             .len()
             == 2
     );
+    // A tall narrow matrix: one launch of many blocks by default (`col_once_max_vcols`), two
+    // launches without it.
+    let once = p.cols(ElemType::F32, Op::Sum, 1 << 14, 3, caps).unwrap();
+    assert!(once.steps.len() == 1 && once.steps[0].grid > 1);
+    let two = p.with_settings("col_once_max_vcols=0").unwrap();
     assert!(
-        p.cols(ElemType::F32, Op::Sum, 1 << 14, 3, caps)
+        two.cols(ElemType::F32, Op::Sum, 1 << 14, 3, caps)
             .unwrap()
             .steps
             .len()
@@ -60,6 +65,8 @@ fn split_shapes_one_huge_row_and_a_tall_matrix() {
         check_matrix::<i64>(&b, op, 2, 40_000);
         check_matrix::<u32>(&b, op, 1 << 14, 3);
         check_matrix::<f64>(&b, op, 1 << 13, 6); // 16-byte vector columns, split over rows
+        check_matrix_policy::<u32>(&b, op, 1 << 14, 3, &two);
+        check_matrix_policy::<f64>(&b, op, 1 << 13, 6, &two);
     }
 }
 
@@ -229,6 +236,23 @@ fn column_unroll_depths_agree_bit_for_bit() {
 }
 
 #[test]
+fn column_candidates_agree_bit_for_bit() {
+    let b = emu();
+    for &(r, c) in CANDIDATE_SHAPES {
+        for op in [Op::Sum, Op::Min, Op::Max] {
+            check_column_candidates::<f32>(&b, op, r, c, "");
+            check_column_candidates::<f64>(&b, op, r, c, "");
+            check_column_candidates::<i32>(&b, op, r, c, "");
+            check_column_candidates::<u32>(&b, op, r, c, "");
+            check_column_candidates::<i64>(&b, op, r, c, "");
+            check_column_candidates::<u64>(&b, op, r, c, "");
+        }
+        check_column_candidates::<f32>(&b, Op::Sum, r, c, "min_piece_rows=3");
+        check_column_candidates::<f64>(&b, Op::Max, r, c, "col_tile=200");
+    }
+}
+
+#[test]
 fn one_launch_columns_match_the_reference_and_the_two_launch_plan() {
     let b = emu();
     let mut compared = 0;
@@ -238,6 +262,7 @@ fn one_launch_columns_match_the_reference_and_the_two_launch_plan() {
             "col_tile=3",
             "min_piece_rows=3",
             "col_tile=8,min_piece_rows=7",
+            "col_maxnreg=40,min_piece_rows=3",
         ] {
             for op in [Op::Sum, Op::Min, Op::Max] {
                 compared += check_once::<f32>(&b, op, r, c, extra) as usize;

@@ -241,6 +241,26 @@ impl<T: Element> GlobalMut<T> {
         // SAFETY: `i < len` was just checked.
         unsafe { self.set_unchecked(i, v) }
     }
+    /// Does element 0 lie on a 16-byte boundary (so that [`GlobalMut::set_vec4_unchecked`]
+    /// may be used)?
+    #[inline(always)]
+    pub fn vec4_aligned(&self) -> bool {
+        (self.ptr as usize).is_multiple_of(16)
+    }
+    /// Write the `v`-th 16-byte vector (elements `v·L .. (v+1)·L`, `L = 16 / size_of::<T>()`)
+    /// in one store; the emulator checks the bounds and the alignment.
+    ///
+    /// # Safety
+    /// `(v + 1) · L <= self.len()` and [`GlobalMut::vec4_aligned`].
+    #[inline(always)]
+    pub unsafe fn set_vec4_unchecked(&self, v: usize, x: Vec4) {
+        #[cfg(not(target_arch = "nvptx64"))]
+        if (v + 1) * (16 / size_of::<T>()) > self.len {
+            out_of_bounds("16-byte global write (unchecked)", v, self.len)
+        }
+        // SAFETY: in bounds and aligned (the caller's contract), and the constructor's.
+        unsafe { imp::store_vec4((self.ptr as *mut Vec4).add(v), x) }
+    }
     /// `out[i] = v` without the bounds check on the GPU (the emulator still checks).
     ///
     /// # Safety

@@ -15,6 +15,7 @@
 #[path = "../../host/build_env.rs"]
 mod build_env;
 mod bundle;
+mod directives;
 mod linker;
 mod prebuilt;
 mod ptx;

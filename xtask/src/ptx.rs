@@ -123,6 +123,8 @@ pub fn build_crate_ptx(package: &str, lib: &str, quiet: bool) -> Result<PathBuf>
         root.join(format!("target/ptx/{lib}.ptx"))
     };
     std::fs::create_dir_all(dest.parent().unwrap())?;
+    // The register caps Rust cannot express (`_r<N>_` entries: `.maxnreg N`).
+    let (text, _capped) = crate::directives::add_maxnreg(&text);
     std::fs::write(&dest, text)?;
     Ok(dest)
 }

@@ -22,7 +22,14 @@ impl AxisPolicy {
     ) -> Result<AxisPlan> {
         let op = device_op(op)?;
         check_shape(rows, cols)?;
-        let family = if self.col_unroll >= 8 {
+        // The candidates (`col_short_rows`, `col_maxnreg`, `col_vec_store`) before the depth.
+        let family = if self.col_short_rows > 0 {
+            Family::AxisColumnsShort16
+        } else if self.col_maxnreg > 0 {
+            Family::AxisColumnsVstR40
+        } else if self.col_vec_store > 0 {
+            Family::AxisColumnsVst
+        } else if self.col_unroll >= 8 {
             Family::AxisColumnsDeep
         } else {
             Family::AxisColumns
@@ -40,7 +47,10 @@ impl AxisPolicy {
         let tile = vcols.clamp(1, narrowed.min(self.col_tile).clamp(1, AXIS_BLOCK));
         let tiles = vcols.div_ceil(tile);
         if cols > 0 && vcols <= self.col_once_max_vcols {
-            let once = kernel(Family::AxisColumnsOnce, ty, op);
+            let once = match self.col_maxnreg {
+                0 => kernel(Family::AxisColumnsOnce, ty, op),
+                _ => kernel(Family::AxisColumnsOnceR40, ty, op),
+            };
             let step = self.cols_once(once, rows, cols, tile, caps);
             return Ok(AxisPlan {
                 kind: AxisKind::Cols,
@@ -120,7 +130,7 @@ impl AxisPolicy {
         tile: usize,
         caps: &DeviceCaps,
     ) -> AxisStep {
-        let resident = self.resident_for(Family::AxisColumnsOnce, AXIS_BLOCK, caps);
+        let resident = self.resident_for(id.family, AXIS_BLOCK, caps);
         let grid = (rows / self.min_piece_rows.max(1)).clamp(1, resident);
         AxisStep {
             offsets: Offsets::None,

@@ -78,6 +78,28 @@ pub struct AxisPolicy {
     /// 70.8 µs at 80% of DRAM bandwidth, 75% occupancy, 80% of warp stalls on the loads
     /// (its SASS issues the 4 loads of a lane one or two at a time).
     pub row_unroll: usize,
+    /// 1: the column kernel writes a thread's results (a 16-byte vector column) with one
+    /// 16-byte store (`AxisColumnsVst`) on its single-row-lane path; 0: four scalar stores.
+    /// Why: Nsight Compute on the H200 (16 × 2^24 `f32`, the default plan: 282.8 µs, level with
+    /// torch) counted 15% of its store sectors wasted by the 4-byte stores 16 bytes apart.
+    /// Bit-identical either way; a candidate (`benches/s7b-axis-on-gpu.sh`). ptxas 12.9: 70
+    /// registers for `f32` sum against the default kernel's 62 (3 blocks per SM: pair with
+    /// `col_blocks_per_sm=3`).
+    pub col_vec_store: usize,
+    /// 16: work items of at most 16 rows on the column kernel's single-row-lane path load all
+    /// their rows at once, at addresses formed once (`AxisColumnsShort16`, with the 16-byte
+    /// stores); 0: 4 loads at a time. Why: the same profile found ptxas keeping only 2–3 of the
+    /// 4 loads in flight (each address recomputed from the run-time stride), 91% of the stalls
+    /// on loads. Bit-identical either way; a candidate. ptxas 12.9: 70 registers for `f32` sum
+    /// (the 16 loads' 64 registers reuse the 4-deep loop's), 3 blocks per SM.
+    pub col_short_rows: usize,
+    /// 40: the column kernel with 16-byte stores, and the one-launch column kernel, capped at 40
+    /// registers per thread (`.maxnreg 40`: 6 blocks of 256 per SM instead of 4 at 62–63
+    /// registers; pair with `col_blocks_per_sm=6` / `col_once_blocks_per_sm=6`); 0: uncapped.
+    /// Bit-identical either way; a candidate. ptxas 12.9, `f32` sum: the capped column kernel
+    /// fits 40 without spilling; the capped one-launch kernel spills (300 bytes stored, 600
+    /// loaded per thread), so it is likely slower — measured to know.
+    pub col_maxnreg: usize,
 }
 
 /// The defaults are the H200 sweep's (`benches/tune-on-gpu.sh`, one device call, results in
@@ -99,6 +121,27 @@ pub struct AxisPolicy {
 ///   331.0 (330.4), 2^14 × 2^14 269.1 (281.9). Finishing a split in several passes
 ///   (`finish_piece_rows`) rescued one wide tile (2^16 × 1024: 88.2 µs) but cost 1–3 µs
 ///   wherever the tiles are narrowed, so it is off.
+/// * Session 7 (`benches/s7-axis-on-gpu.sh`, one H200 call, results in
+///   `benches/results/h200-2026-12-01-s7/call1/axis/s7-axis.md`, f32 sum of ones, min of 50
+///   runs, torch and CUB in the same call) changed four of them:
+///   - `row_unroll = 8` with `long_row_blocks_per_sm = 32` (was 4 and 16): the deep row kernel
+///     (`AxisRowsDeep`) for rows of a block each. Fastest or within noise on every row shape:
+///     2^12 × 2^14 65.5 µs (was 70.3; CUB 66.4), 2^14 × 2^14 239.2 (251.1; CUB 241.2),
+///     16 × 2^24 251.8 (260.4; torch 266.0), 256 × 2^20 243.5 (251.5); short rows (2^20 × 16,
+///     2^16 × 1024) do not use it and stay within 1%.
+///   - `col_once_max_vcols = 32`, `col_once_blocks_per_sm = 2` (was 0: off): matrices of at
+///     most 32 vector columns (128 `f32` columns) are reduced in one launch
+///     (`AxisColumnsOnce`). Measured: 2^20 × 16 (4 vector columns) 25.0 µs with 2 blocks per SM
+///     (264 blocks; median 26.2) and 24.9 with 4 (528; median 26.5), against 29.6 for the two
+///     launches (the roof: 20.8). 2^16 × 1024 (256 vector columns) was 2–12× slower in one
+///     launch (150–909 µs against 74.7), so it must stay narrow. Only 4 vector columns were
+///     measured; 32 is where a row still fits one tile of the kernel's compile-time widths
+///     (1..=32 vectors: its loads at constant offsets), the regime the 2^20 × 16 win comes from,
+///     while wider matrices need several tiles per block (the slow case). The fastest plan
+///     (24.6 µs, 256 blocks) came from `min_piece_rows = 4096`, which would also cut every
+///     two-launch split (2^16 × 1024: 909 µs), so it is not a default.
+///   - `finish_col_tile = 16` (was 0: the first pass's tile): 2^12 × 2^14 73.9 µs (was 75.5),
+///     2^14 × 2^14 251.8 (253.2), 2^16 × 1024 74.1 (74.7); 2^20 × 16 is unchanged (29.8).
 /// * Segments: `segment_piece = 2^14`, `segment_blocks_per_sm = 6`: 152.0 µs on the 2,000
 ///   log-uniform segments against 173.6 µs before (the read-only roof: 128.0 µs).
 impl Default for AxisPolicy {
@@ -116,13 +159,16 @@ impl Default for AxisPolicy {
             row_waves: 1,
             col_blocks_per_sm: 4,
             segment_blocks_per_sm: 6,
-            long_row_blocks_per_sm: 16,
+            long_row_blocks_per_sm: 32,
             min_col_tiles: 8,
             col_unroll: 4,
-            col_once_max_vcols: 0,
-            col_once_blocks_per_sm: 0,
-            finish_col_tile: 0,
-            row_unroll: 4,
+            col_once_max_vcols: 32,
+            col_once_blocks_per_sm: 2,
+            finish_col_tile: 16,
+            row_unroll: 8,
+            col_vec_store: 0,
+            col_short_rows: 0,
+            col_maxnreg: 0,
         }
     }
 }
@@ -135,11 +181,17 @@ impl AxisPolicy {
     /// Blocks the grid of kernel family `family` aims for, with groups of `group` threads.
     pub(super) fn resident_for(&self, family: Family, group: usize, caps: &DeviceCaps) -> usize {
         let own = match family {
-            Family::AxisColumns | Family::AxisColumnsDeep => self.col_blocks_per_sm,
-            Family::AxisColumnsOnce => match self.col_once_blocks_per_sm {
-                0 => self.col_blocks_per_sm,
-                b => b,
-            },
+            Family::AxisColumns
+            | Family::AxisColumnsDeep
+            | Family::AxisColumnsVst
+            | Family::AxisColumnsShort16
+            | Family::AxisColumnsVstR40 => self.col_blocks_per_sm,
+            Family::AxisColumnsOnce | Family::AxisColumnsOnceR40 => {
+                match self.col_once_blocks_per_sm {
+                    0 => self.col_blocks_per_sm,
+                    b => b,
+                }
+            }
             Family::AxisSegments => self.segment_blocks_per_sm,
             _ if group == AXIS_BLOCK => self.long_row_blocks_per_sm,
             _ => 0,

@@ -27,6 +27,9 @@ impl PolicySettings for AxisPolicy {
         "col_once_blocks_per_sm",
         "finish_col_tile",
         "row_unroll",
+        "col_vec_store",
+        "col_short_rows",
+        "col_maxnreg",
     ];
 
     /// Set the field named `key` from `value` (digits with an optional `K`/`M`/`G` suffix, or
@@ -39,10 +42,9 @@ impl PolicySettings for AxisPolicy {
     /// `vectors_per_lane` 1..=1024, `col_tile` 1..=256, `finish_col_tile` 0..=256 (0: the first
     /// pass's tile), `min_col_tiles` 1..=2^20, `col_unroll` and `row_unroll` 4 or 8,
     /// `col_once_max_vcols` 0 (off) or more, `min_piece`, `min_piece_rows`, `segment_piece` and
-    /// `max_col_parts` at least 1, `finish_piece_rows` 0 (off) or at least 2; every count at
-    /// most 2^40.
+    /// `max_col_parts` at least 1, `finish_piece_rows` 0 (off) or at least 2, `col_vec_store` 0
+    /// or 1, `col_short_rows` 0 or 16, `col_maxnreg` 0 or 40; every count at most 2^40.
     fn set(&mut self, key: &str, value: &str) -> Result<()> {
-        const BIG: usize = 1 << 40;
         match key {
             "blocks_per_sm" => self.blocks_per_sm = size(key, value, 1, 64)?,
             "vectors_per_lane" => self.vectors_per_lane = size(key, value, 1, 1024)?,
@@ -62,6 +64,9 @@ impl PolicySettings for AxisPolicy {
             "finish_col_tile" => self.finish_col_tile = size(key, value, 0, AXIS_BLOCK)?,
             "row_unroll" => self.row_unroll = unroll(key, value, "row")?,
             "col_unroll" => self.col_unroll = unroll(key, value, "column")?,
+            "col_vec_store" => self.col_vec_store = one_of(key, value, &[0, 1])?,
+            "col_short_rows" => self.col_short_rows = one_of(key, value, &[0, 16])?,
+            "col_maxnreg" => self.col_maxnreg = one_of(key, value, &[0, 40])?,
             "finish_piece_rows" => {
                 let v = size(key, value, 0, BIG)?;
                 if v == 1 {
@@ -77,6 +82,21 @@ impl PolicySettings for AxisPolicy {
         Ok(())
     }
 }
+
+/// A value the kernels are built for: one of `allowed`.
+fn one_of(key: &str, value: &str, allowed: &[usize]) -> Result<usize> {
+    let v = size(key, value, 0, BIG)?;
+    if !allowed.contains(&v) {
+        return Err(crate::ReduceError::Policy {
+            key: key.into(),
+            why: format!("{v}: the column kernels are built for {allowed:?}"),
+        });
+    }
+    Ok(v)
+}
+
+/// Largest count a setting takes.
+const BIG: usize = 1 << 40;
 
 /// An unroll depth: 4 or 8, the two each kernel is built with.
 fn unroll(key: &str, value: &str, kernel: &str) -> Result<usize> {
@@ -110,8 +130,17 @@ mod tests {
         );
         for key in AxisPolicy::KEYS {
             let mut q = AxisPolicy::default();
-            q.set(key, if key.ends_with("_unroll") { "8" } else { "2" })
-                .unwrap();
+            // A value other than the default's.
+            let v = match *key {
+                "row_unroll" => "4",
+                "col_unroll" => "8",
+                "col_vec_store" => "1",
+                "col_short_rows" => "16",
+                "col_maxnreg" => "40",
+                "col_once_blocks_per_sm" => "3", // (2 is the default)
+                _ => "2",
+            };
+            q.set(key, v).unwrap();
             assert!(q != AxisPolicy::default(), "{key} sets nothing");
         }
         for (text, key) in [
@@ -123,6 +152,9 @@ mod tests {
             ("col_unroll=6", "col_unroll"),
             ("col_unroll=16", "col_unroll"),
             ("row_unroll=5", "row_unroll"),
+            ("col_vec_store=2", "col_vec_store"),
+            ("col_short_rows=32", "col_short_rows"),
+            ("col_maxnreg=64", "col_maxnreg"),
             ("min_piece=x", "min_piece"),
             ("finish_piece_rows=1", "finish_piece_rows"),
             ("blocks_per_sm", "blocks_per_sm"),

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::backend::DeviceCaps;
+use crate::policy_settings::PolicySettings;
 
 fn h200() -> DeviceCaps {
     DeviceCaps {
@@ -26,8 +27,28 @@ fn shapes_pick_the_kernel_shape() {
     assert_eq!(long.steps[0].group, AXIS_BLOCK);
     assert_eq!(long.partials, 16 * long.steps[0].parts);
     assert_eq!(long.steps[1].len, long.steps[0].parts);
+    // The defaults (session 7): a block-per-row launch is the deep row kernel, 32 blocks per SM.
+    assert_eq!(long.steps[0].kernel.family, Family::AxisRowsDeep);
+    assert_eq!(long.steps[0].grid, 132 * 32);
+    // 2^20 × 16 (4 vector columns, at most `col_once_max_vcols`): one launch of 2 · 132 blocks.
+    let once = p.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
+    assert_eq!(once.steps.len(), 1);
+    assert_eq!(once.steps[0].kernel.family, Family::AxisColumnsOnce);
+    assert_eq!((once.steps[0].grid, once.partials), (264, 264 * 16));
+    // 33 vector columns (132 f32 columns) are past the limit: two launches, the finishing one
+    // in tiles of 16 vector columns (`finish_col_tile`).
+    let two = p.cols(ElemType::F32, Op::Sum, 1 << 16, 132, &c).unwrap();
+    assert_eq!(two.steps.len(), 2);
+    assert_eq!(two.steps[0].kernel.family, Family::AxisColumns);
+    assert_eq!((two.steps[0].group, two.steps[1].group), (32, 16));
+    let p = AxisPolicy {
+        col_once_max_vcols: 0,
+        finish_col_tile: 0,
+        ..p
+    };
     let tall = p.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
-    // 2^20 rows of 16 columns: one tile, split in 4 · 132 pieces, then one finishing pass; with
+    // Two launches: 2^20 rows of 16 columns: one tile, split in 4 · 132 pieces, then one
+    // finishing pass; with
     // `finish_piece_rows` the finish is split too (528 pieces → 16 → 1), each pass reading the
     // region the pass before wrote.
     assert_eq!(
@@ -92,6 +113,42 @@ fn shapes_pick_the_kernel_shape() {
         }
         assert!(b.describe().starts_with("cols-deep tile="));
     }
+    // The column candidates swap the family of every column pass, nothing else; `col_maxnreg`
+    // also swaps the one-launch kernel's.
+    for (knob, family, name) in [
+        ("col_vec_store=1", Family::AxisColumnsVst, "cols-vst "),
+        (
+            "col_short_rows=16",
+            Family::AxisColumnsShort16,
+            "cols-short16 ",
+        ),
+        ("col_maxnreg=40", Family::AxisColumnsVstR40, "cols-vst-r40 "),
+    ] {
+        let q = p.with_settings(knob).unwrap();
+        for (r, cols) in [(16, 1 << 24), (1 << 20, 16), (1 << 12, 1 << 14)] {
+            let a = p.cols(ElemType::F32, Op::Sum, r, cols, &c).unwrap();
+            let b = q.cols(ElemType::F32, Op::Sum, r, cols, &c).unwrap();
+            assert_eq!(a.steps.len(), b.steps.len());
+            for (x, y) in a.steps.iter().zip(&b.steps) {
+                assert_eq!(y.kernel.family, family, "{knob}");
+                assert_eq!(
+                    AxisStep {
+                        kernel: x.kernel,
+                        ..*y
+                    },
+                    *x
+                );
+            }
+            assert!(b.describe().starts_with(name), "{}", b.describe());
+        }
+    }
+    let capped = AxisPolicy::default()
+        .with_settings("col_maxnreg=40")
+        .unwrap();
+    let once = capped
+        .cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c)
+        .unwrap();
+    assert_eq!(once.steps[0].kernel.family, Family::AxisColumnsOnceR40);
     assert!(p.rows(ElemType::F32, Op::Mean, 1, 1, &c).is_err());
     assert!(p.rows(ElemType::F32, Op::Sum, usize::MAX, 2, &c).is_err());
     assert!(p

@@ -5,6 +5,11 @@
 
 use reduce_host::*;
 
+mod candidates;
+mod once;
+pub use candidates::*;
+pub use once::*;
+
 /// Deterministic data: small integers (exact float sums), some negative, for every type.
 pub fn data<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
     XorShift64::new(seed)
@@ -221,6 +226,11 @@ pub fn policies() -> Vec<AxisPolicy> {
         "col_once_max_vcols=300",
         "col_once_max_vcols=300,col_tile=3,min_piece_rows=3",
         "finish_col_tile=2,min_piece_rows=3",
+        // The defaults before session 7: two column launches, one finishing tile, `AxisRows`.
+        "col_once_max_vcols=0,finish_col_tile=0,row_unroll=4,long_row_blocks_per_sm=16",
+        "col_once_max_vcols=0,min_piece_rows=3",
+        "col_once_max_vcols=0,col_short_rows=16,min_piece_rows=3",
+        "col_maxnreg=40",
     ]
     .iter()
     .map(|t| AxisPolicy::default().with_settings(t).unwrap())
@@ -253,23 +263,14 @@ pub fn check_unroll_depths<T: Scalar>(b: &Backend, op: Op, rows: usize, cols: us
     let mut bits = Vec::new();
     for unroll in ["col_unroll=4", "col_unroll=8"] {
         let policy = AxisPolicy::default()
-            .with_settings(&format!("{extra},{unroll}"))
+            .with_settings(&format!("{extra},{unroll},col_once_max_vcols=0"))
             .unwrap();
         let p = PreparedAxis::<T>::matrix(b, &policy, AxisKind::Cols, op, rows, cols).unwrap();
         let mut out = b.zeroed::<T>(p.results().max(1)).unwrap();
         p.enqueue(b, &input, None, &mut out).unwrap();
         let got = b.download(&out, p.results()).unwrap();
-        assert_eq!(got.len(), cols);
-        for (c, &g) in got.iter().enumerate() {
-            let col: Vec<T> = (0..rows).map(|r| x[r * cols + c]).collect();
-            let want = expect(op, &col);
-            assert!(
-                same(g, want),
-                "{op} {} col {c} of {rows}x{cols} {unroll} {extra} [{}]: {g} vs {want}",
-                T::TYPE,
-                p.plan().describe()
-            );
-        }
+        let what = format!("{unroll} {extra} [{}]", p.plan().describe());
+        check_col_results(op, &x, rows, cols, &got, &what);
         bits.push(got.iter().map(|v| v.to_f64().to_bits()).collect::<Vec<_>>());
     }
     assert_eq!(
@@ -307,6 +308,28 @@ pub fn order_sensitive<T: Scalar>(n: usize) -> Vec<T> {
     }
 }
 
+/// `got` holds the column results of the `rows × cols` matrix `x` (the CPU reference of each
+/// column); `what` names the run in the message.
+pub fn check_col_results<T: Scalar>(
+    op: Op,
+    x: &[T],
+    rows: usize,
+    cols: usize,
+    got: &[T],
+    what: &str,
+) {
+    assert_eq!(got.len(), cols, "{what}");
+    for (c, &g) in got.iter().enumerate() {
+        let col: Vec<T> = (0..rows).map(|r| x[r * cols + c]).collect();
+        let want = expect(op, &col);
+        assert!(
+            same(g, want),
+            "{op} {} col {c} of {rows}x{cols} {what}: {g} vs {want}",
+            T::TYPE
+        );
+    }
+}
+
 /// Column results of `plan` on `x` (twice: the second run must give the same bits — the
 /// one-launch kernel's counter is back at 0).
 fn cols_bits<T: Scalar>(
@@ -333,85 +356,6 @@ fn cols_bits<T: Scalar>(
     (got, p.plan().describe())
 }
 
-/// The one-launch column kernel (`col_once_max_vcols=2^40` on top of `extra`): against the CPU
-/// reference on [`data`], and on [`order_sensitive`] data bit for bit against the two-launch
-/// plan of the same settings whenever that plan cuts the rows into as many pieces as the
-/// one-launch kernel has blocks (then both visit every column in the same order). Returns
-/// whether the bits were compared.
-pub fn check_once<T: Scalar>(b: &Backend, op: Op, rows: usize, cols: usize, extra: &str) -> bool {
-    let once = AxisPolicy::default()
-        .with_settings(&format!("{extra},col_once_max_vcols=2^40"))
-        .unwrap();
-    let two = AxisPolicy::default().with_settings(extra).unwrap();
-    let x = data::<T>(rows * cols, (rows * 17 + cols) as u64);
-    let (got, what) = cols_bits(b, &once, op, &x, rows, cols);
-    assert_eq!(got.len(), cols);
-    assert!(cols == 0 || what.starts_with("cols-once"), "{what}");
-    for (c, &g) in got.iter().enumerate() {
-        let col: Vec<T> = (0..rows).map(|r| x[r * cols + c]).collect();
-        let want = expect(op, &col);
-        assert!(
-            same(g, want),
-            "{op} {} col {c} of {rows}x{cols} {extra} [{what}]: {g} vs {want}",
-            T::TYPE
-        );
-    }
-    let caps = b.caps();
-    let blocks = once
-        .cols(T::TYPE, op, rows, cols, caps)
-        .unwrap()
-        .steps
-        .first()
-        .map(|s| s.grid);
-    let pieces = two
-        .cols(T::TYPE, op, rows, cols, caps)
-        .unwrap()
-        .steps
-        .first()
-        .map(|s| s.parts);
-    if blocks != pieces {
-        return false;
-    }
-    let x = order_sensitive::<T>(rows * cols);
-    let (a, wa) = cols_bits(b, &once, op, &x, rows, cols);
-    let (t, wt) = cols_bits(b, &two, op, &x, rows, cols);
-    let bits = |v: &[T]| v.iter().map(|x| x.to_f64().to_bits()).collect::<Vec<_>>();
-    assert_eq!(
-        bits(&a),
-        bits(&t),
-        "{op} {} {rows}x{cols} {extra}: [{wa}] vs [{wt}]",
-        T::TYPE
-    );
-    true
-}
-
-/// Shapes for [`check_once`]: the awkward edges (no rows, no columns, 1 × N, N × 1), primes,
-/// columns not a multiple of 4 (the scalar path), tall narrow matrices split over many blocks
-/// (16 and 12 columns: whole vectors; 3, 5 and 20), rows of 1, 2, 8, 16 and 32 vectors of `f32`
-/// in one tile (the kernel's compile-time widths; `f64`: 2, 4, …), and rows wider than a tile
-/// (several tiles per block: 1031, 1000 columns).
-pub const ONCE_SHAPES: &[(usize, usize)] = &[
-    (3001, 4),
-    (1500, 8),
-    (999, 32),
-    (700, 64),
-    (333, 128),
-    (0, 7),
-    (7, 0),
-    (0, 0),
-    (1, 1),
-    (1, 1000),
-    (1000, 1),
-    (13, 17),
-    (97, 5),
-    (4099, 12),
-    (2003, 16),
-    (5000, 3),
-    (777, 20),
-    (8, 1031),
-    (300, 1000),
-];
-
 /// Row results of a `rows × cols` matrix with the block-per-row kernel's two unroll depths
 /// (`row_unroll` 4 and 8, on top of `extra`): against the CPU reference on [`data`], and bit
 /// for bit against each other on [`order_sensitive`] data (a lane adds its vectors in the same
@@ -426,7 +370,7 @@ pub fn check_row_unroll_depths<T: Scalar>(
     let mut bits = Vec::new();
     for unroll in ["row_unroll=4", "row_unroll=8"] {
         let policy = AxisPolicy::default()
-            .with_settings(&format!("{extra},{unroll}"))
+            .with_settings(&format!("{extra},{unroll},col_once_max_vcols=0"))
             .unwrap();
         check_matrix_policy::<T>(b, op, rows, cols, &policy);
         let x = order_sensitive::<T>(rows * cols);

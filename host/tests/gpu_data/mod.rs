@@ -16,6 +16,7 @@ pub fn tests() -> Vec<(&'static str, Test)> {
         axis_tuned_policies_and_registered_host_input,
         axis_column_unroll_depths_agree,
         axis_one_launch_columns_and_finishing_tiles,
+        axis_column_candidates_agree,
     ]
 }
 
@@ -201,6 +202,40 @@ pub fn axis_one_launch_columns_and_finishing_tiles() -> Result<(), Failed> {
             axis_checks::check_matrix_policy::<f32>(&b, Op::Sum, r, c, &p);
         }
         axis_checks::check_matrix_policy::<i64>(&b, Op::Max, 1 << 14, 1000, &p);
+    }
+    Ok(())
+}
+
+/// The column candidates (`col_vec_store=1`, `col_short_rows=16`, `col_maxnreg=40`): on the
+/// emulator's awkward shapes in every op and type, and on wide matrices of 16 and fewer rows
+/// (the short path) and a split tall one (the capped one-launch kernel), each against the CPU
+/// reference and bit for bit against the default column kernel.
+pub fn axis_column_candidates_agree() -> Result<(), Failed> {
+    let b = gpu();
+    for &(r, c) in axis_checks::CANDIDATE_SHAPES {
+        for op in [Op::Sum, Op::Min, Op::Max] {
+            axis_checks::check_column_candidates::<f32>(&b, op, r, c, "");
+            axis_checks::check_column_candidates::<f64>(&b, op, r, c, "");
+            axis_checks::check_column_candidates::<i32>(&b, op, r, c, "");
+            axis_checks::check_column_candidates::<u32>(&b, op, r, c, "");
+            axis_checks::check_column_candidates::<i64>(&b, op, r, c, "");
+            axis_checks::check_column_candidates::<u64>(&b, op, r, c, "");
+        }
+        axis_checks::check_column_candidates::<f32>(&b, Op::Sum, r, c, "min_piece_rows=3");
+    }
+    for (r, c) in [
+        (16, 1 << 22),
+        (7, 1 << 20),
+        (17, 1 << 20),
+        (1 << 20, 16),
+        (1 << 16, 1024),
+    ] {
+        axis_checks::check_column_candidates::<f32>(&b, Op::Sum, r, c, "");
+        axis_checks::check_column_candidates::<f64>(&b, Op::Max, r, c, "");
+    }
+    for (r, c) in [(1 << 20, 16), (1 << 18, 12), (3001, 4)] {
+        axis_checks::check_once::<f32>(&b, Op::Sum, r, c, "col_maxnreg=40");
+        axis_checks::check_once::<i64>(&b, Op::Max, r, c, "col_maxnreg=40");
     }
     Ok(())
 }

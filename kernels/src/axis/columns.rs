@@ -224,7 +224,7 @@ pub(super) fn fold_warp<T: Element, O: ReduceOp>(mut v: T, w: usize) -> T {
 /// loads in flight. The caller guarantees `vc < vcols`, `r1 <= count` with `count · vcols`
 /// vectors in `input`, and `input` on a 16-byte boundary (checked by [`columns`]).
 #[inline(always)]
-fn vec_column_total<T: Element, O: ReduceOp, const U: usize>(
+pub(super) fn vec_column_total<T: Element, O: ReduceOp, const U: usize>(
     input: Global<T>,
     vcols: usize,
     vc: usize,
@@ -268,7 +268,7 @@ fn vec_column_total<T: Element, O: ReduceOp, const U: usize>(
 
 /// Element `k` of a 16-byte vector of `T`s.
 #[inline(always)]
-fn element<T: Element>(v: Vec4, k: usize) -> T {
+pub(super) fn element<T: Element>(v: Vec4, k: usize) -> T {
     let w = v.0;
     if core::mem::size_of::<T>() == 4 {
         T::from_bits64(w[k] as u64)

@@ -8,6 +8,8 @@
 //! |---|---|---|
 //! | [`segments`] | contiguous runs: the rows of a row-major matrix, or `[begin[i], end[i])` | row / segment |
 //! | [`columns`] | strided runs: the columns of a row-major matrix | column |
+//! | [`columns_once`] | the same in one launch (the last block finishes) | column |
+//! | [`columns_short`] | candidates: 16-byte result stores, short columns loaded at once | column |
 //!
 //! Both split their work into **work items** that a *group* of threads (a sub-warp, a warp or a
 //! block) reduces to one value. A long run can be cut into `parts` work items whose partial
@@ -23,6 +25,7 @@
 
 pub mod columns;
 pub mod columns_once;
+pub mod columns_short;
 pub mod segments;
 
 /// The scalars of an axis launch (what each kernel reads them as is in its docs).

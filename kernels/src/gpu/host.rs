@@ -74,6 +74,21 @@ pub unsafe fn store<T: Copy>(p: *mut T, v: T) {
     // SAFETY: the caller's contract (a live, aligned `T` nobody else accesses meanwhile).
     unsafe { p.write(v) }
 }
+/// The emulator's 16-byte store: four relaxed 4-byte stores, after checking the alignment.
+///
+/// # Safety
+/// `p` points to 16 live bytes that nobody else accesses meanwhile.
+pub unsafe fn store_vec4(p: *mut Vec4, v: Vec4) {
+    assert!(
+        (p as usize).is_multiple_of(16),
+        "misaligned 16-byte global store at {p:p}"
+    );
+    for (k, w) in v.0.into_iter().enumerate() {
+        // SAFETY: the caller's contract (16 live bytes); word `k` lies inside them. Relaxed
+        // atomic stores, as `GlobalMut::set_unchecked` (blocks run on several OS threads).
+        unsafe { store_coherent((p as *mut u32).add(k), w) }
+    }
+}
 pub unsafe fn load_vec4(p: *const Vec4) -> Vec4 {
     assert!(
         (p as usize).is_multiple_of(16),

@@ -129,6 +129,25 @@ pub fn dynamic_shared<T>() -> *mut T {
     // Only the address of the block's dynamic shared memory; nothing is read or written.
     core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<T>()
 }
+/// One 16-byte store (`st.global.v4.u32`): a thread's four neighbouring results in one
+/// transaction instead of four scalar stores 4 bytes apart.
+///
+/// # Safety
+/// `p` points to 16 live, 16-byte aligned bytes of global memory that nobody else accesses
+/// while the kernel runs.
+#[inline(always)]
+pub unsafe fn store_vec4(p: *mut Vec4, v: Vec4) {
+    let [a, b, c, d] = v.0;
+    // SAFETY: the caller's contract.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .u64 g; cvta.to.global.u64 g, {p}; st.global.v4.u32 [g], {{{a}, {b}, {c}, {d}}}; }}",
+            a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, d = in(reg32) d,
+            p = in(reg64) p,
+            options(nostack)
+        )
+    };
+}
 #[inline(always)]
 pub unsafe fn load<T: Copy>(p: *const T) -> T {
     // SAFETY: the caller's contract (a live, aligned `T` nobody writes meanwhile).

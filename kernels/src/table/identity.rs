@@ -188,6 +188,16 @@ pub enum Family {
     AxisColumnsOnce,
     /// [`crate::axis::segments::rows_deep`]: one result per row, 8 loads in flight per lane.
     AxisRowsDeep,
+    /// [`crate::axis::columns_short::columns_vst`]: the column kernel with 16-byte result
+    /// stores (a candidate, `col_vec_store=1`).
+    AxisColumnsVst,
+    /// [`crate::axis::columns_short::columns_short16`]: 16-byte stores and items of at most 16
+    /// rows loaded at once (a candidate, `col_short_rows=16`).
+    AxisColumnsShort16,
+    /// [`crate::axis::columns_short::columns_vst`] capped at 40 registers (`col_maxnreg=40`).
+    AxisColumnsVstR40,
+    /// [`crate::axis::columns_once::columns_once`] capped at 40 registers (`col_maxnreg=40`).
+    AxisColumnsOnceR40,
     /// [`crate::stages::s8_pdl::partials`]: stage 8's grid, one partial per block, no ticket.
     S8PdlPartials,
     /// [`crate::stages::s8_pdl::combine`]: stage 8's last step as a programmatic dependent launch.

@@ -1,0 +1,66 @@
+//! The column candidates of session 7b (`col_vec_store`, `col_short_rows`, `col_maxnreg`):
+//! each against the CPU reference and bit for bit against the default column kernel.
+
+use super::*;
+
+/// The candidates, each a policy on top of the two-launch column kernels.
+pub const COLUMN_CANDIDATES: &[&str] = &["col_vec_store=1", "col_short_rows=16", "col_maxnreg=40"];
+
+/// Shapes for [`check_column_candidates`]: a single row lane (at least 129 vector columns) with
+/// items of 1, 3, 7, 15, 16 and 17 rows (the short path's edge), tiles wider than half the block
+/// (threads without a column), a split into pieces of a few rows (`min_piece_rows=3` in the
+/// test), a scalar row (not whole vectors) and the narrow shapes of several row lanes.
+pub const CANDIDATE_SHAPES: &[(usize, usize)] = &[
+    (1, 1024),
+    (3, 1028),
+    (7, 804),
+    (15, 2048),
+    (16, 1024),
+    (17, 1024),
+    (40, 1024),
+    (16, 1030),
+    (2, 5003),
+    (0, 1024),
+    (5, 0),
+    (1003, 16),
+    (97, 5),
+];
+
+/// Column results of `rows × cols` under each of [`COLUMN_CANDIDATES`] (on top of `extra`, the
+/// one-launch kernel off): against the CPU reference on [`data`], and on [`order_sensitive`]
+/// data bit for bit against the default column kernel with the same `extra`.
+pub fn check_column_candidates<T: Scalar>(
+    b: &Backend,
+    op: Op,
+    rows: usize,
+    cols: usize,
+    extra: &str,
+) {
+    let base = format!("{extra},col_once_max_vcols=0");
+    let default = AxisPolicy::default().with_settings(&base).unwrap();
+    let x = data::<T>(rows * cols, (rows * 7 + cols) as u64);
+    let y = order_sensitive::<T>(rows * cols);
+    let bits = |v: &[T]| v.iter().map(|x| x.to_f64().to_bits()).collect::<Vec<_>>();
+    let (want_bits, _) = cols_bits(b, &default, op, &y, rows, cols);
+    for knob in COLUMN_CANDIDATES {
+        let p = AxisPolicy::default()
+            .with_settings(&format!("{base},{knob}"))
+            .unwrap();
+        let (got, what) = cols_bits(b, &p, op, &x, rows, cols);
+        check_col_results(
+            op,
+            &x,
+            rows,
+            cols,
+            &got,
+            &format!("{knob} {extra} [{what}]"),
+        );
+        let (a, what) = cols_bits(b, &p, op, &y, rows, cols);
+        assert_eq!(
+            bits(&a),
+            bits(&want_bits),
+            "{op} {} {rows}x{cols} {knob} {extra} [{what}]: differs from the default kernel",
+            T::TYPE
+        );
+    }
+}
