@@ -17,7 +17,7 @@ use crate::buffer::Buffer;
 use crate::custom::{ItemCode, ItemWorkspace};
 use crate::error::{ReduceError, Result};
 use crate::reducer::Reducer;
-use crate::types::Scalar;
+use crate::types::{ElemType, Scalar};
 use reduce_kernels::argreduce::{fits_positions, ArgItem, DEEP_UNROLL, NO_INDEX};
 use reduce_kernels::primitives::{Item, Policy, DEFAULT_POLICY};
 use reduce_kernels::table::{Family, KernelId, OpKind};
@@ -72,6 +72,12 @@ impl ArgOp {
         matches!(self, ArgOp::NanArgMin | ArgOp::NanArgMax)
     }
 }
+
+/// Up to this many `f32` elements [`ArgPolicy::tuned`] keeps the default shape (2^16).
+pub const TUNED_SMALL: usize = 1 << 16;
+/// From this many elements [`ArgPolicy::tuned`] takes the 512-thread, 2-blocks-per-SM shape
+/// (2^23).
+pub const TUNED_LARGE: usize = 1 << 23;
 
 /// The launch shape of an arg-reduction: threads per block (a built variant: 256 or 512),
 /// resident blocks per SM the grid is sized for (`sm_count * blocks_per_sm` blocks at most), and
@@ -168,6 +174,43 @@ impl ArgPolicy {
         }
         t
     }
+    /// The measured default for `n` elements of `ty` (what [`PreparedArg::new`] and `reduce arg`
+    /// without `--policy` launch). H200, session 7, min of 50 CUDA-event runs, argmax and argmin
+    /// alike (`benches/results/h200-2026-12-01-s7/call1/arg/s7-arg.md`):
+    ///
+    /// * `f32`: up to 2^16 the default shape (2^12: 7.7 µs, `unroll=8` 7.8); below 2^23
+    ///   `unroll=8` (2^20: 11.1 µs against the default's 11.9); from 2^23
+    ///   `block=512,bps=2,unroll=8,lane=loop` (2^26: 74.7 µs against 77.8; 2^30: 951.5 against
+    ///   970.9);
+    /// * `f64`: below 2^23 `unroll=8` (2^12: 7.3 µs against 10.2; 2^20: 12.6 against 14.8); from
+    ///   2^23 `block=512,bps=2,unroll=8` (2^26: 136.3 µs, the lean form 135.6, the default 136.9;
+    ///   2^30: 1892.4 against 1902.0);
+    /// * every other type: the default shape (the candidates are built for `f32` and `f64` only).
+    ///
+    /// Only 2^12, 2^20, 2^26 and 2^30 were measured: the switches at 2^16 and 2^23 lie between
+    /// two measured sizes (geometric middles), not at a measured crossover.
+    pub fn tuned(ty: ElemType, n: usize) -> ArgPolicy {
+        let deep = ArgPolicy {
+            unroll: DEEP_UNROLL,
+            ..ArgPolicy::default()
+        };
+        let wide = ArgPolicy {
+            block: 512,
+            blocks_per_sm: 2,
+            ..deep
+        };
+        match ty {
+            ElemType::F32 if n <= TUNED_SMALL => ArgPolicy::default(),
+            ElemType::F32 if n < TUNED_LARGE => deep,
+            ElemType::F32 => ArgPolicy {
+                lane_in_loop: true,
+                ..wide
+            },
+            ElemType::F64 if n < TUNED_LARGE => deep,
+            ElemType::F64 => wide,
+            _ => ArgPolicy::default(),
+        }
+    }
     /// The kernel family this policy launches.
     pub fn family(&self) -> Family {
         match (self.unroll == DEEP_UNROLL, self.lane_in_loop) {
@@ -229,6 +272,7 @@ pub fn arg_kernel_for<T: Scalar>(op: ArgOp, policy: ArgPolicy) -> KernelId {
 /// An arg-reduction of `n` elements of `T` with its workspace: for repeated (timed) runs.
 pub struct PreparedArg<T: Scalar> {
     op: ArgOp,
+    policy: ArgPolicy,
     n: usize,
     code: ItemCode<T>,
     ws: ItemWorkspace,
@@ -236,9 +280,9 @@ pub struct PreparedArg<T: Scalar> {
 
 impl<T: Scalar> PreparedArg<T> {
     /// Plan `op` over `n` elements on `backend` (`n == 0` is [`ReduceError::EmptyArgInput`]),
-    /// with the default [`ArgPolicy`].
+    /// with the measured default for `T` and `n` ([`ArgPolicy::tuned`]).
     pub fn new(backend: &Backend, op: ArgOp, n: usize) -> Result<Self> {
-        Self::with_policy(backend, op, n, ArgPolicy::default())
+        Self::with_policy(backend, op, n, ArgPolicy::tuned(T::TYPE, n))
     }
     /// [`PreparedArg::new`] launched as `policy` says (a block size that is not built is
     /// [`ReduceError::Policy`]).
@@ -272,6 +316,7 @@ impl<T: Scalar> PreparedArg<T> {
         }
         Ok(PreparedArg {
             op,
+            policy,
             n,
             code: ItemCode::Library(id.symbol().to_string()),
             ws,
@@ -280,6 +325,10 @@ impl<T: Scalar> PreparedArg<T> {
     /// The operation.
     pub fn op(&self) -> ArgOp {
         self.op
+    }
+    /// The launch shape and kernel.
+    pub fn policy(&self) -> ArgPolicy {
+        self.policy
     }
     /// Blocks per launch.
     pub fn grid(&self) -> usize {

@@ -146,3 +146,36 @@ fn nanarg_skips_nan_and_all_nan_is_a_typed_error() {
         Err(ReduceError::AllNanArg { op: "nanargmin" })
     ));
 }
+
+/// The measured defaults (`ArgPolicy::tuned`, H200 session 7) per type and size, and that
+/// `PreparedArg::new` launches them.
+#[test]
+fn tuned_defaults_follow_the_measurements() {
+    use reduce_host::ElemType;
+    let t = |ty, n: usize| ArgPolicy::tuned(ty, n).text();
+    assert_eq!(t(ElemType::F32, 1 << 12), "block=256,bps=4");
+    assert_eq!(t(ElemType::F32, 1 << 16), "block=256,bps=4");
+    assert_eq!(t(ElemType::F32, (1 << 16) + 1), "block=256,bps=4,unroll=8");
+    assert_eq!(t(ElemType::F32, 1 << 20), "block=256,bps=4,unroll=8");
+    assert_eq!(t(ElemType::F32, (1 << 23) - 1), "block=256,bps=4,unroll=8");
+    for n in [1 << 23, 1 << 26, 1 << 30] {
+        assert_eq!(t(ElemType::F32, n), "block=512,bps=2,unroll=8,lane=loop");
+        assert_eq!(t(ElemType::F64, n), "block=512,bps=2,unroll=8");
+    }
+    for n in [1, 1 << 12, 1 << 20, (1 << 23) - 1] {
+        assert_eq!(t(ElemType::F64, n), "block=256,bps=4,unroll=8");
+    }
+    for ty in [ElemType::F16, ElemType::BF16, ElemType::I32, ElemType::U64] {
+        for n in [1 << 12, 1 << 20, 1 << 26] {
+            assert_eq!(ArgPolicy::tuned(ty, n), ArgPolicy::default(), "{ty}");
+        }
+    }
+    // `PreparedArg::new` launches the tuned shape.
+    let b = emu();
+    for n in [1usize << 12, 1 << 20, 1 << 23] {
+        let p = PreparedArg::<f32>::new(&b, ArgOp::ArgMax, n).unwrap();
+        assert_eq!(p.policy(), ArgPolicy::tuned(ElemType::F32, n));
+        let p = PreparedArg::<f64>::new(&b, ArgOp::ArgMin, n).unwrap();
+        assert_eq!(p.policy(), ArgPolicy::tuned(ElemType::F64, n));
+    }
+}
