@@ -130,7 +130,7 @@ impl ArgPolicy {
         }
         t
     }
-    /// The measured default for `n` elements of `ty` (what [`PreparedArg::new`] and `reduce arg`
+    /// The measured default for `n` elements of `ty` (what [`PreparedArg::new`](super::PreparedArg::new) and `reduce arg`
     /// without `--policy` launch). H200, session 7, min of 50 CUDA-event runs, argmax and argmin
     /// alike (`benches/results/h200-2026-12-01-s7/call1/arg/s7-arg.md`):
     ///
