@@ -36,11 +36,19 @@ pub const DEEP_UNROLL: usize = 8;
 
 /// Argmin/argmax of `input` into `out`, the lane resolved in the loop (see the module docs):
 /// same launch contract and result as [`super::reduce`].
-pub fn reduce_lean<T: Element, D: Direction, const BLOCK: usize, const UNROLL: usize>(
+/// `SPLIT` as for [`super::reduce`].
+pub fn reduce_lean<
+    T: Element,
+    D: Direction,
+    const BLOCK: usize,
+    const UNROLL: usize,
+    const SPLIT: bool,
+>(
     input: Global<T>,
     ws: Workspace,
     out: GlobalMut<u32>,
 ) {
+    super::pdl::start::<SPLIT>();
     let l = Layout::of(&input);
     let (lanes, head, tid) = (l.lanes, l.head, l.tid);
     let load = |v: usize| -> Vec4 {
@@ -81,12 +89,12 @@ pub fn reduce_lean<T: Element, D: Direction, const BLOCK: usize, const UNROLL: u
     }
     // The elements outside whole vectors: the first threads of block 0, after the loop.
     let acc = Arg::<T, D>::combine(l.seed::<T, D>(&input), acc);
-    device::finish::<Arg<T, D>, BLOCK>(acc, ws, out)
+    super::pdl::finish::<T, D, BLOCK, SPLIT>(acc, ws, out)
 }
 
-/// One candidate's raw entry point (the item ABI of [`item_pass`], as [`super::entry`]).
+/// One candidate's raw entry point (also the two-kernel form's grid kernels, [`super::pdl`]) (the item ABI of [`item_pass`], as [`super::entry`]).
 macro_rules! candidate {
-    ($(#[$doc:meta])* $name:ident => $body:ident, $unroll:expr) => {
+    ($(#[$doc:meta])* $name:ident => $body:ident, $unroll:expr, $split:expr) => {
         $(#[$doc])*
         ///
         /// # Safety
@@ -101,7 +109,7 @@ macro_rules! candidate {
             // SAFETY: this function's contract.
             unsafe {
                 item_pass::<T, ArgItem<T>>(
-                    $body::<T, D, BLOCK, { $unroll }>,
+                    $body::<T, D, BLOCK, { $unroll }, { $split }>,
                     input,
                     n,
                     partials,
@@ -115,13 +123,13 @@ macro_rules! candidate {
 
 candidate!(
     /// The default loop ([`super::reduce`]) with 8 loads in flight (`reduce arg --policy unroll=8`).
-    entry_u8 => reduce, DEEP_UNROLL
+    entry_u8 => reduce, DEEP_UNROLL, false
 );
 candidate!(
     /// [`reduce_lean`] with 4 loads in flight (`reduce arg --policy lane=loop`).
-    entry_lean => reduce_lean, super::UNROLL
+    entry_lean => reduce_lean, super::UNROLL, false
 );
 candidate!(
     /// [`reduce_lean`] with 8 loads in flight (`reduce arg --policy unroll=8,lane=loop`).
-    entry_lean8 => reduce_lean, DEEP_UNROLL
+    entry_lean8 => reduce_lean, DEEP_UNROLL, false
 );

@@ -230,11 +230,21 @@ impl Layout {
 /// threads, `UNROLL` vector loads in flight per thread (see [`device::reduce`] for the launch
 /// contract). An empty input writes the identity (`index == NO_INDEX`), which the host never
 /// asks for.
-pub fn reduce<T: Element, D: Direction, const BLOCK: usize, const UNROLL: usize>(
+///
+/// `SPLIT`: end as the first kernel of the two-kernel form ([`pdl`]: each block stores its item,
+/// a second launch combines them) instead of with the ticket ([`device::finish`]).
+pub fn reduce<
+    T: Element,
+    D: Direction,
+    const BLOCK: usize,
+    const UNROLL: usize,
+    const SPLIT: bool,
+>(
     input: Global<T>,
     ws: Workspace,
     out: GlobalMut<u32>,
 ) {
+    pdl::start::<SPLIT>();
     let l = Layout::of(&input);
     let (lanes, head, vectors, tid, block, grid) =
         (l.lanes, l.head, l.vectors, l.tid, l.block, l.grid);
@@ -276,7 +286,7 @@ pub fn reduce<T: Element, D: Direction, const BLOCK: usize, const UNROLL: usize>
         };
         acc = Arg::<T, D>::combine(acc, mine);
     }
-    device::finish::<Arg<T, D>, BLOCK>(acc, ws, out)
+    pdl::finish::<T, D, BLOCK, SPLIT>(acc, ws, out)
 }
 
 /// The raw entry point of an argmin/argmax kernel (the kernel table's [`Abi::Item`] rows): the item
@@ -296,7 +306,7 @@ pub unsafe fn entry<T: Element, D: Direction, const BLOCK: usize>(
     // SAFETY: this function's contract.
     unsafe {
         item_pass::<T, ArgItem<T>>(
-            reduce::<T, D, BLOCK, UNROLL>,
+            reduce::<T, D, BLOCK, UNROLL, false>,
             input,
             n,
             partials,
@@ -308,9 +318,11 @@ pub unsafe fn entry<T: Element, D: Direction, const BLOCK: usize>(
 
 mod lean;
 mod order;
+pub mod pdl;
 mod vector;
 
 pub use lean::{entry_lean, entry_lean8, entry_u8, reduce_lean, DEEP_UNROLL};
+pub use pdl::{entry_pdl_combine, entry_pdl_lean8, entry_pdl_u8};
 
 #[cfg(test)]
 mod tests;

@@ -107,19 +107,44 @@ pub fn finish<C: Combine, const BLOCK: usize>(acc: C::Item, ws: Workspace, out: 
     // The barrier tells every thread whether its block was last, orders thread 0's acquire before
     // the other threads' loads, and lets `smem` be reused.
     if sync_threads_or(last) {
-        // Thread t combines partials t, t + BLOCK, … in order; the block tree is fixed.
-        let mut acc = C::identity();
-        let mut p = tid;
-        while p < grid {
-            acc = C::combine(acc, load_item::<C::Item>(&ws.partials, p));
-            p += BLOCK;
-        }
-        let total = block::reduce::<C, BLOCK>(acc, ws.smem);
+        let total = combine_stored::<C, BLOCK>(&ws.partials, grid, ws.smem);
         if tid == 0 {
             store_item(&out, 0, total);
             ws.counter.reset();
         }
     }
+}
+
+/// The first half of [`finish`]'s two-kernel form (argmin/argmax's `combine=pdl` candidates,
+/// [`crate::argreduce::pdl`]): the block reduces its threads' items and thread 0 stores the
+/// block's item in `ws.partials[blockIdx.x]` — no ticket, no counter, no last block. A second
+/// kernel ([`combine_stored`], one block) folds them once this grid has completed. Same contract
+/// as [`finish`] (call [`check`] first; all threads of every block call it).
+#[inline(always)]
+pub fn finish_split<C: Combine, const BLOCK: usize>(acc: C::Item, ws: Workspace) {
+    let block_total = block::reduce::<C, BLOCK>(acc, ws.smem);
+    if thread::thread_idx_x() == 0 {
+        store_item(&ws.partials, thread::block_idx_x() as usize, block_total);
+    }
+}
+
+/// The items `partials[0..count]` folded in [`finish`]'s fixed order: thread `t` combines items
+/// `t, t + BLOCK, …` in turn, then the block tree (so [`finish`]'s last block and the two-kernel
+/// form's combine kernel give the same bits). All `BLOCK` threads of one block call it; `smem`
+/// holds [`block::shared_words`]`(BLOCK, WORDS)` words; the result is thread 0's.
+#[inline(always)]
+pub fn combine_stored<C: Combine, const BLOCK: usize>(
+    partials: &Coherent<u32>,
+    count: usize,
+    smem: Shared<u32>,
+) -> C::Item {
+    let mut acc = C::identity();
+    let mut p = thread::thread_idx_x() as usize;
+    while p < count {
+        acc = C::combine(acc, load_item::<C::Item>(partials, p));
+        p += BLOCK;
+    }
+    block::reduce::<C, BLOCK>(acc, smem)
 }
 
 /// An item kernel's raw entry point, `(input, n, partials, counter, out)` (see [`item_pass`]): the

@@ -183,6 +183,15 @@ pub enum Family {
     ArgReduceLean,
     /// [`crate::argreduce::entry_lean8`]: both candidates' changes (`--policy unroll=8,lane=loop`).
     ArgReduceLean8,
+    /// [`crate::argreduce::entry_pdl_u8`]: argmin / argmax's grid kernel of the two-kernel form,
+    /// one item per block, no ticket (`--policy unroll=8,combine=pdl`).
+    ArgPdlU8,
+    /// [`crate::argreduce::entry_pdl_lean8`]: as [`Family::ArgPdlU8`] over the lean loop
+    /// (`--policy unroll=8,lane=loop,combine=pdl`).
+    ArgPdlLean8,
+    /// [`crate::argreduce::entry_pdl_combine`]: the two-kernel form's one-block combine, a
+    /// programmatic dependent launch.
+    ArgPdlCombine,
     /// [`crate::axis::columns_once::columns_once`]: one result per column in one launch (the
     /// last block finishes).
     AxisColumnsOnce,

@@ -152,6 +152,12 @@ kernel_table! {
         => argreduce::entry_lean;
     ArgReduceLean8 reduce_lean8 Item const [f32, f64] [ArgMin, ArgMax, NanArgMin, NanArgMax] [256, 512]
         => argreduce::entry_lean8;
+    ArgPdlU8 reduce_pdl_u8 Item const [f32, f64] [ArgMin, ArgMax, NanArgMin, NanArgMax] [256, 512]
+        => argreduce::entry_pdl_u8;
+    ArgPdlLean8 reduce_pdl_lean8 Item const [f32, f64] [ArgMin, ArgMax, NanArgMin, NanArgMax] [256, 512]
+        => argreduce::entry_pdl_lean8;
+    ArgPdlCombine reduce_pdl_combine Item const [f32, f64] [ArgMin, ArgMax, NanArgMin, NanArgMax] [256, 512]
+        => argreduce::entry_pdl_combine;
     AxisColumnsOnce reduce_cols_once AxisTicket const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => columns_once::columns_once;
     AxisRowsDeep reduce_rows_deep Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]

@@ -368,8 +368,9 @@ pub enum Cmd {
         /// Output format (`json`: one object per line; `csv` prints JSON too).
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
-        /// Launch shapes to run, each `block=256|512,bps=N` (blocks per SM); `;` separates
-        /// several (each is checked and timed). Empty: the default.
+        /// Launch shapes to run, each `block=256|512,bps=N,unroll=4|8,lane=reload|loop,
+        /// combine=ticket|pdl`, or `tuned` (the measured default of each type and size); `;`
+        /// separates several (each is checked and timed). Empty: `tuned`.
         #[arg(long, default_value = "")]
         policy: String,
     },

@@ -21,19 +21,24 @@ pub struct ArgCmd {
     pub warmup: usize,
     pub runs: usize,
     pub format: Format,
-    /// `;`-separated [`ArgPolicy`] texts (empty: the default).
+    /// `;`-separated [`ArgPolicy`] texts, `tuned` for the measured default of each type and size
+    /// (empty: `tuned`).
     pub policy: String,
 }
 
 pub fn run(backend: &Backend, cmd: &ArgCmd) -> Result<bool, ReduceError> {
+    // `None`: the measured default for each type and size (`ArgPolicy::tuned`), spelled `tuned`.
     let mut policies = cmd
         .policy
         .split(';')
         .filter(|p| !p.trim().is_empty())
-        .map(ArgPolicy::parse)
+        .map(|p| match p.trim() {
+            "tuned" => Ok(None),
+            text => ArgPolicy::parse(text).map(Some),
+        })
         .collect::<Result<Vec<_>, _>>()?;
     if policies.is_empty() {
-        policies.push(ArgPolicy::default());
+        policies.push(None);
     }
     let mut ok = true;
     for &e in &cmd.exps {
@@ -48,7 +53,7 @@ fn one<T: Scalar>(
     backend: &Backend,
     cmd: &ArgCmd,
     n: usize,
-    policies: &[ArgPolicy],
+    policies: &[Option<ArgPolicy>],
 ) -> Result<bool, ReduceError> {
     let data = make_data::<T>(n, cmd.data, cmd.seed)?;
     let input = backend.upload(&data)?;
@@ -68,11 +73,12 @@ fn shapes<T: Scalar>(
     op: ArgOp,
     input: &reduce_host::Buffer<T>,
     want: (usize, T),
-    policies: &[ArgPolicy],
+    policies: &[Option<ArgPolicy>],
 ) -> Result<bool, ReduceError> {
     let n = input.len();
     let mut ok = true;
     for &policy in policies {
+        let policy = policy.unwrap_or_else(|| ArgPolicy::tuned(T::TYPE, n));
         let p = PreparedArg::<T>::with_policy(backend, op, n, policy)?;
         let got = p.run(backend, input, 0)?;
         let good = got.0 == want.0 && got.1.to_bits64() == want.1.to_bits64();

@@ -18,10 +18,15 @@ use crate::custom::{ItemCode, ItemWorkspace};
 use crate::error::{ReduceError, Result};
 use crate::reducer::Reducer;
 use crate::types::Scalar;
-use reduce_kernels::argreduce::{fits_positions, ArgItem, DEEP_UNROLL, NO_INDEX};
+use reduce_kernels::argreduce::{fits_positions, ArgItem, NO_INDEX};
 use reduce_kernels::primitives::{Item, Policy, DEFAULT_POLICY};
 use reduce_kernels::table::{Family, KernelId, OpKind};
 use std::fmt;
+
+mod pdl;
+mod policy;
+
+pub use policy::{ArgPolicy, TUNED_LARGE, TUNED_SMALL};
 
 /// Which arg-reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -73,112 +78,6 @@ impl ArgOp {
     }
 }
 
-/// The launch shape of an arg-reduction: threads per block (a built variant: 256 or 512),
-/// resident blocks per SM the grid is sized for (`sm_count * blocks_per_sm` blocks at most), and
-/// which kernel: loads in flight per thread (`unroll`, 4 or 8) and where the winning lane is found
-/// (`lane`: re-loaded after the loop, or in the loop) — the candidates of
-/// `reduce_kernels::argreduce::reduce_lean`'s module docs, built for `f32` and `f64`.
-/// Text form: `block=256,bps=4,unroll=8,lane=loop` (any key may be left out).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ArgPolicy {
-    /// Threads per block: 256 or 512 (the kernel table's built variants).
-    pub block: usize,
-    /// Blocks per SM in the grid, 1..=32.
-    pub blocks_per_sm: usize,
-    /// 16-byte loads in flight per thread: 4 (every type) or 8 (`f32`, `f64`).
-    pub unroll: usize,
-    /// The winning lane is found in the loop, when the best changes (`f32`, `f64`), instead of
-    /// by re-loading the winning vector after it.
-    pub lane_in_loop: bool,
-}
-
-impl Default for ArgPolicy {
-    /// 256 threads, 4 blocks per SM, 4 loads in flight, the lane re-loaded ([`DEFAULT_POLICY`]).
-    fn default() -> Self {
-        ArgPolicy {
-            block: DEFAULT_POLICY.block,
-            blocks_per_sm: DEFAULT_POLICY.blocks_per_sm,
-            unroll: DEFAULT_POLICY.unroll,
-            lane_in_loop: false,
-        }
-    }
-}
-
-impl ArgPolicy {
-    /// The block sizes built into the kernel table.
-    pub const BLOCKS: [usize; 2] = [256, 512];
-    /// The default with the `key=value` settings of `text` applied (`block`, `bps`); a bad key or
-    /// value is [`ReduceError::Policy`] naming it.
-    pub fn parse(text: &str) -> Result<Self> {
-        use crate::policy_settings::{pairs, size};
-        let mut p = ArgPolicy::default();
-        for (key, value) in pairs(text)? {
-            match key {
-                "block" => {
-                    let b = size(key, value, 32, 1024)?;
-                    if !Self::BLOCKS.contains(&b) {
-                        return Err(ReduceError::Policy {
-                            key: key.into(),
-                            why: format!("{b} is not a built block size (256 or 512)"),
-                        });
-                    }
-                    p.block = b;
-                }
-                "bps" | "blocks_per_sm" => p.blocks_per_sm = size(key, value, 1, 32)?,
-                "unroll" => {
-                    p.unroll = size(key, value, 1, 64)?;
-                    if p.unroll != DEFAULT_POLICY.unroll && p.unroll != DEEP_UNROLL {
-                        return Err(ReduceError::Policy {
-                            key: key.into(),
-                            why: format!("{} is not a built unroll (4 or 8)", p.unroll),
-                        });
-                    }
-                }
-                "lane" => {
-                    p.lane_in_loop = match value {
-                        "reload" => false,
-                        "loop" => true,
-                        _ => {
-                            return Err(ReduceError::Policy {
-                                key: key.into(),
-                                why: format!("`{value}` is not `reload` or `loop`"),
-                            })
-                        }
-                    }
-                }
-                _ => {
-                    return Err(ReduceError::Policy {
-                        key: key.into(),
-                        why: "not a key of the arg policy (block, bps, unroll, lane)".into(),
-                    })
-                }
-            }
-        }
-        Ok(p)
-    }
-    /// `block=…,bps=…`, then `,unroll=8` and `,lane=loop` where they differ from the default
-    /// (what [`ArgPolicy::parse`] reads back).
-    pub fn text(&self) -> String {
-        let mut t = format!("block={},bps={}", self.block, self.blocks_per_sm);
-        if self.unroll != DEFAULT_POLICY.unroll {
-            t += &format!(",unroll={}", self.unroll);
-        }
-        if self.lane_in_loop {
-            t += ",lane=loop";
-        }
-        t
-    }
-    /// The kernel family this policy launches.
-    pub fn family(&self) -> Family {
-        match (self.unroll == DEEP_UNROLL, self.lane_in_loop) {
-            (false, false) => Family::ArgReduce,
-            (true, false) => Family::ArgReduceU8,
-            (false, true) => Family::ArgReduceLean,
-            (true, true) => Family::ArgReduceLean8,
-        }
-    }
-}
-
 impl fmt::Display for ArgOp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -206,39 +105,43 @@ pub fn arg_kernel<T: Scalar>(op: ArgOp) -> KernelId {
 
 /// The kernel for `op` over `T` with `block` threads per block (built: [`ArgPolicy::BLOCKS`]).
 pub fn arg_kernel_block<T: Scalar>(op: ArgOp, block: usize) -> KernelId {
-    arg_kernel_for::<T>(
-        op,
-        ArgPolicy {
-            block,
-            ..ArgPolicy::default()
-        },
-    )
+    kernel_of::<T>(op, Family::ArgReduce, block)
 }
 
-/// The kernel `policy` launches for `op` over `T` (its family and block size; not every
-/// combination is built: see [`KernelId::is_built`]).
-pub fn arg_kernel_for<T: Scalar>(op: ArgOp, policy: ArgPolicy) -> KernelId {
+/// The kernel `policy` launches for `op` over `T` (its family and block size; with
+/// `combine=pdl` the grid kernel); `None` for a policy no family is built for, and not every
+/// returned one is built either: see [`KernelId::is_built`].
+pub fn arg_kernel_for<T: Scalar>(op: ArgOp, policy: ArgPolicy) -> Option<KernelId> {
+    policy
+        .family()
+        .map(|family| kernel_of::<T>(op, family, policy.block))
+}
+
+fn kernel_of<T: Scalar>(op: ArgOp, family: Family, block: usize) -> KernelId {
     KernelId {
-        family: policy.family(),
+        family,
         ty: T::TYPE.kind(),
         op: op.kind(),
-        block: policy.block,
+        block,
     }
 }
 
 /// An arg-reduction of `n` elements of `T` with its workspace: for repeated (timed) runs.
 pub struct PreparedArg<T: Scalar> {
     op: ArgOp,
+    policy: ArgPolicy,
     n: usize,
     code: ItemCode<T>,
+    /// The two-kernel form's combine kernel (`combine=pdl` on more than one block).
+    combine: Option<String>,
     ws: ItemWorkspace,
 }
 
 impl<T: Scalar> PreparedArg<T> {
     /// Plan `op` over `n` elements on `backend` (`n == 0` is [`ReduceError::EmptyArgInput`]),
-    /// with the default [`ArgPolicy`].
+    /// with the measured default for `T` and `n` ([`ArgPolicy::tuned`]).
     pub fn new(backend: &Backend, op: ArgOp, n: usize) -> Result<Self> {
-        Self::with_policy(backend, op, n, ArgPolicy::default())
+        Self::with_policy(backend, op, n, ArgPolicy::tuned(T::TYPE, n))
     }
     /// [`PreparedArg::new`] launched as `policy` says (a block size that is not built is
     /// [`ReduceError::Policy`]).
@@ -246,13 +149,13 @@ impl<T: Scalar> PreparedArg<T> {
         if n == 0 {
             return Err(ReduceError::EmptyArgInput { op: op.name() });
         }
-        let id = arg_kernel_for::<T>(op, policy);
-        if !id.is_built() || policy.blocks_per_sm == 0 {
+        let built = |p: ArgPolicy| arg_kernel_for::<T>(op, p).filter(KernelId::is_built);
+        let (Some(id), true) = (built(policy), policy.blocks_per_sm > 0) else {
             return Err(ReduceError::Policy {
                 key: policy.text(),
                 why: format!("no {} kernel for {} with this shape", op, T::TYPE),
             });
-        }
+        };
         let shape = Policy {
             block: policy.block,
             unroll: policy.unroll,
@@ -270,16 +173,38 @@ impl<T: Scalar> PreparedArg<T> {
                 ws.grid, ws.block
             )));
         }
+        // The two-kernel form on one block has nothing to combine: the ticket form's kernel (the
+        // same loop) writes the result itself, the same bits, without a second launch.
+        let (id, combine) = match (policy.pdl, ws.grid > 1) {
+            (true, true) => (
+                id,
+                Some(kernel_of::<T>(op, Family::ArgPdlCombine, id.block)),
+            ),
+            (true, false) => (built(policy.with_ticket()).unwrap_or(id), None),
+            (false, _) => (id, None),
+        };
+        if combine.is_some_and(|c| !c.is_built()) {
+            return Err(ReduceError::Policy {
+                key: policy.text(),
+                why: format!("no {op} combine kernel for {}", T::TYPE),
+            });
+        }
         Ok(PreparedArg {
             op,
+            policy,
             n,
             code: ItemCode::Library(id.symbol().to_string()),
+            combine: combine.map(|c| c.symbol().to_string()),
             ws,
         })
     }
     /// The operation.
     pub fn op(&self) -> ArgOp {
         self.op
+    }
+    /// The launch shape and kernel.
+    pub fn policy(&self) -> ArgPolicy {
+        self.policy
     }
     /// Blocks per launch.
     pub fn grid(&self) -> usize {
@@ -290,7 +215,18 @@ impl<T: Scalar> PreparedArg<T> {
         // SAFETY: the symbol is the table's arg-reduction kernel for `T` (an item kernel of
         // `ArgItem<T>` with the policy's block), and the workspace was made for that item and
         // block.
-        unsafe { self.ws.enqueue(backend, &self.code, input, offset, self.n) }
+        unsafe {
+            self.ws
+                .enqueue(backend, &self.code, input, offset, self.n)?
+        };
+        match &self.combine {
+            // SAFETY: the symbol is the table's combine kernel for this op, `T` and block (an
+            // item-ABI kernel of `ArgItem<T>` that reads the grid's items after
+            // `griddepcontrol.wait`), and the launch just queued is its grid kernel on this
+            // workspace.
+            Some(symbol) => unsafe { self.ws.enqueue_combine::<T>(backend, symbol) },
+            None => Ok(()),
+        }
     }
     /// Wait for the last run and read `(index, value)` (the index relative to `offset`); an
     /// all-NaN input to `nanargmin`/`nanargmax` is [`ReduceError::AllNanArg`].
