@@ -85,7 +85,10 @@ pub(crate) fn bundle() -> Result<()> {
     std::fs::create_dir_all(dest.join("python"))?;
     for e in std::fs::read_dir(root.join("benches/python"))? {
         let e = e?;
-        std::fs::copy(e.path(), dest.join("python").join(e.file_name()))?;
+        // Files only: running a report here leaves a `__pycache__/` beside them.
+        if e.file_type()?.is_file() {
+            std::fs::copy(e.path(), dest.join("python").join(e.file_name()))?;
+        }
     }
     // Nsight Compute counters per stage: `bash explain/ncu-ladder.sh OUTDIR` (uses bin/reduce).
     std::fs::create_dir_all(dest.join("explain"))?;
