@@ -121,6 +121,9 @@ macro_rules! candidate {
     };
 }
 
+/// Also the PDL form's grid kernels ([`super::pdl`]).
+pub(super) use candidate;
+
 candidate!(
     /// The default loop ([`super::reduce`]) with 8 loads in flight (`reduce arg --policy unroll=8`).
     entry_u8 => reduce, DEEP_UNROLL, false

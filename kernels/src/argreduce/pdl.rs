@@ -22,7 +22,8 @@
 //! last-block step). The emulator runs the two launches one after the other (both
 //! `griddepcontrol` instructions are no-ops there), and the tests compare the two forms' results.
 
-use super::{lean::reduce_lean, reduce, Arg, ArgItem, Direction, DEEP_UNROLL};
+use super::lean::{candidate, reduce_lean};
+use super::{reduce, Arg, ArgItem, Direction, DEEP_UNROLL};
 use crate::gpu::{
     fail, griddepcontrol_launch_dependents, griddepcontrol_wait, Coherent, GlobalMut, Shared,
 };
@@ -54,56 +55,17 @@ pub(super) fn finish<T: Element, D: Direction, const BLOCK: usize, const SPLIT: 
     }
 }
 
-/// The grid kernel of the two-kernel form over [`super::reduce`]'s loop, 8 loads in flight
-/// (`--policy unroll=8,combine=pdl`). Item ABI ([`item_pass`]); `counter` and `out` are not
-/// touched: each block writes `partials[blockIdx.x]`.
-///
-/// # Safety
-/// [`item_pass`]'s contract, with `I = ArgItem<T>`.
-pub unsafe fn entry_pdl_u8<T: Element, D: Direction, const BLOCK: usize>(
-    input: *const T,
-    n: usize,
-    partials: *mut u32,
-    counter: *mut u32,
-    out: *mut u32,
-) {
-    // SAFETY: this function's contract.
-    unsafe {
-        item_pass::<T, ArgItem<T>>(
-            reduce::<T, D, BLOCK, DEEP_UNROLL, true>,
-            input,
-            n,
-            partials,
-            counter,
-            out,
-        )
-    }
-}
-
-/// The grid kernel over [`reduce_lean`]'s loop, 8 loads in flight
-/// (`--policy unroll=8,lane=loop,combine=pdl`); as [`entry_pdl_u8`].
-///
-/// # Safety
-/// [`item_pass`]'s contract, with `I = ArgItem<T>`.
-pub unsafe fn entry_pdl_lean8<T: Element, D: Direction, const BLOCK: usize>(
-    input: *const T,
-    n: usize,
-    partials: *mut u32,
-    counter: *mut u32,
-    out: *mut u32,
-) {
-    // SAFETY: this function's contract.
-    unsafe {
-        item_pass::<T, ArgItem<T>>(
-            reduce_lean::<T, D, BLOCK, DEEP_UNROLL, true>,
-            input,
-            n,
-            partials,
-            counter,
-            out,
-        )
-    }
-}
+candidate!(
+    /// The grid kernel of the two-kernel form over [`super::reduce`]'s loop, 8 loads in flight
+    /// (`--policy unroll=8,combine=pdl`). Item ABI ([`item_pass`]); `counter` and `out` are not
+    /// touched: each block writes `partials[blockIdx.x]`.
+    entry_pdl_u8 => reduce, DEEP_UNROLL, true
+);
+candidate!(
+    /// The grid kernel over [`reduce_lean`]'s loop, 8 loads in flight
+    /// (`--policy unroll=8,lane=loop,combine=pdl`); as [`entry_pdl_u8`].
+    entry_pdl_lean8 => reduce_lean, DEEP_UNROLL, true
+);
 
 /// The combine kernel: one block of `BLOCK` threads (the grid kernel's `BLOCK`: the fold's order
 /// depends on it) waits for the grid launched before it on the stream, folds the `n` items in
