@@ -227,7 +227,7 @@ impl<T: Scalar> PreparedAxis<T> {
         let ticket = plan.steps.iter().any(|s| {
             matches!(
                 s.kernel.family,
-                Family::AxisColumnsOnce | Family::AxisColumnsOnceR40
+                Family::AxisColumnsOnce | Family::AxisColumnsOnceDeep
             )
         });
         Ok(PreparedAxis {
@@ -330,8 +330,7 @@ impl<T: Scalar> PreparedAxis<T> {
                     Family::AxisColumns
                     | Family::AxisColumnsDeep
                     | Family::AxisColumnsVst
-                    | Family::AxisColumnsShort16
-                    | Family::AxisColumnsVstR40 => rest.min(step.count.saturating_mul(step.len)),
+                    | Family::AxisColumnsShort16 => rest.min(step.count.saturating_mul(step.len)),
                     _ => rest,
                 };
                 (self.partials.try_addr(at)?, n)
@@ -358,7 +357,7 @@ impl<T: Scalar> PreparedAxis<T> {
                 }
             };
             let args = match (step.kernel.family, &self.counter) {
-                (Family::AxisColumnsOnce | Family::AxisColumnsOnceR40, Some(counter)) => {
+                (Family::AxisColumnsOnce | Family::AxisColumnsOnceDeep, Some(counter)) => {
                     if self.partials.len() < step.grid.saturating_mul(step.len) {
                         return Err(ReduceError::InvalidArgument(
                             "the plan's workspace is smaller than its one-launch step".into(),

@@ -22,11 +22,9 @@ impl AxisPolicy {
     ) -> Result<AxisPlan> {
         let op = device_op(op)?;
         check_shape(rows, cols)?;
-        // The candidates (`col_short_rows`, `col_maxnreg`, `col_vec_store`) before the depth.
+        // The candidates (`col_short_rows`, `col_vec_store`) before the depth.
         let family = if self.col_short_rows > 0 {
             Family::AxisColumnsShort16
-        } else if self.col_maxnreg > 0 {
-            Family::AxisColumnsVstR40
         } else if self.col_vec_store > 0 {
             Family::AxisColumnsVst
         } else if self.col_unroll >= 8 {
@@ -34,7 +32,6 @@ impl AxisPolicy {
         } else {
             Family::AxisColumns
         };
-        let id = kernel(family, ty, op);
         let resident = self.resident_for(family, AXIS_BLOCK, caps);
         // The kernel loads 16-byte vector columns when a row is a whole number of vectors.
         let lanes = if (cols * ty.size()).is_multiple_of(16) {
@@ -47,9 +44,9 @@ impl AxisPolicy {
         let tile = vcols.clamp(1, narrowed.min(self.col_tile).clamp(1, AXIS_BLOCK));
         let tiles = vcols.div_ceil(tile);
         if cols > 0 && vcols <= self.col_once_max_vcols {
-            let once = match self.col_maxnreg {
-                0 => kernel(Family::AxisColumnsOnce, ty, op),
-                _ => kernel(Family::AxisColumnsOnceR40, ty, op),
+            let once = match self.col_once_unroll {
+                8 => kernel(Family::AxisColumnsOnceDeep, ty, op),
+                _ => kernel(Family::AxisColumnsOnce, ty, op),
             };
             let step = self.cols_once(once, rows, cols, tile, caps);
             return Ok(AxisPlan {
@@ -61,6 +58,18 @@ impl AxisPolicy {
                 steps: vec![step],
             });
         }
+        // Enough tiles to fill the grid: one pass, no split — the wide matrices'
+        // [`AxisPolicy::wide_col_short_rows`] kernel and grid.
+        let (id, resident) = if tiles >= resident && self.wide_col_short_rows > 0 {
+            let family = Family::AxisColumnsShort16;
+            let resident = match self.wide_col_blocks_per_sm {
+                0 => resident,
+                b => (caps.sm_count * b).max(1),
+            };
+            (kernel(family, ty, op), resident)
+        } else {
+            (kernel(family, ty, op), resident)
+        };
         // The finishing passes' own tile ([`AxisPolicy::finish_col_tile`]).
         let finish_tile = match self.finish_col_tile {
             0 => tile,

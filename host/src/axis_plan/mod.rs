@@ -51,8 +51,8 @@ pub struct AxisStep {
     /// The offsets it reads.
     pub offsets: Offsets,
     /// Kernel family (`AxisRows`, `AxisRowsDeep`, `AxisSegments`, `AxisColumns`,
-    /// `AxisColumnsDeep`, `AxisColumnsOnce` or a column candidate: `AxisColumnsVst`,
-    /// `AxisColumnsShort16`, `AxisColumnsVstR40`, `AxisColumnsOnceR40`).
+    /// `AxisColumnsDeep`, `AxisColumnsOnce`, `AxisColumnsShort16` (unsplit plans) or a column
+    /// candidate: `AxisColumnsVst`, `AxisColumnsOnceDeep`).
     #[serde(skip)]
     pub kernel: KernelId,
     /// Does it read the caller's input (`false`: the previous step's partials)?
@@ -108,9 +108,8 @@ impl AxisPlan {
                 Family::AxisColumns => format!("cols tile={}", st.group),
                 Family::AxisColumnsDeep => format!("cols-deep tile={}", st.group),
                 Family::AxisColumnsOnce => format!("cols-once tile={}", st.group),
-                Family::AxisColumnsOnceR40 => format!("cols-once-r40 tile={}", st.group),
+                Family::AxisColumnsOnceDeep => format!("cols-once-deep tile={}", st.group),
                 Family::AxisColumnsVst => format!("cols-vst tile={}", st.group),
-                Family::AxisColumnsVstR40 => format!("cols-vst-r40 tile={}", st.group),
                 Family::AxisColumnsShort16 => format!("cols-short16 tile={}", st.group),
                 Family::AxisSegments => format!("segments g={}", st.group),
                 Family::AxisRowsDeep => format!("rows-deep g={}", st.group),

@@ -93,13 +93,21 @@ pub struct AxisPolicy {
     /// on loads. Bit-identical either way; a candidate. ptxas 12.9: 70 registers for `f32` sum
     /// (the 16 loads' 64 registers reuse the 4-deep loop's), 3 blocks per SM.
     pub col_short_rows: usize,
-    /// 40: the column kernel with 16-byte stores, and the one-launch column kernel, capped at 40
-    /// registers per thread (`.maxnreg 40`: 6 blocks of 256 per SM instead of 4 at 62–63
-    /// registers; pair with `col_blocks_per_sm=6` / `col_once_blocks_per_sm=6`); 0: uncapped.
-    /// Bit-identical either way; a candidate. ptxas 12.9, `f32` sum: the capped column kernel
-    /// fits 40 without spilling; the capped one-launch kernel spills (300 bytes stored, 600
-    /// loaded per thread), so it is likely slower — measured to know.
-    pub col_maxnreg: usize,
+    /// Loads in flight per thread of the one-launch column kernel on the input: 4
+    /// (`AxisColumnsOnce`) or 8 (`AxisColumnsOnceDeep`, more registers: pair with
+    /// `col_once_blocks_per_sm`). Bit-identical either way; a candidate (session 8).
+    pub col_once_unroll: usize,
+    /// 16: a column plan that needs no split — enough tiles for the whole grid, as 16 × 2^24 and
+    /// 256 × 2^20 have — runs `AxisColumnsShort16` (items of at most 16 rows loaded at once,
+    /// 16-byte result stores) on a grid of [`AxisPolicy::wide_col_blocks_per_sm`]; 0: the
+    /// plain column kernel. Why: session 7 (call 3) measured that kernel with 3 blocks per SM
+    /// at 268.3 µs on 16 × 2^24 against 283.5 µs (torch: 281.9), and level on 256 × 2^20
+    /// (250.6 against 251.4), but 22–53% slower on every split plan (its 70 registers, 3 blocks
+    /// per SM, fewer row lanes in flight) — so it is chosen for unsplit plans only.
+    pub wide_col_short_rows: usize,
+    /// Resident blocks per SM of the unsplit plans' grid ([`AxisPolicy::wide_col_short_rows`]);
+    /// 0: [`AxisPolicy::col_blocks_per_sm`].
+    pub wide_col_blocks_per_sm: usize,
 }
 
 /// The defaults are the H200 sweep's (`benches/tune-on-gpu.sh`, one device call, results in
@@ -142,6 +150,15 @@ pub struct AxisPolicy {
 ///     two-launch split (2^16 × 1024: 909 µs), so it is not a default.
 ///   - `finish_col_tile = 16` (was 0: the first pass's tile): 2^12 × 2^14 73.9 µs (was 75.5),
 ///     2^14 × 2^14 251.8 (253.2), 2^16 × 1024 74.1 (74.7); 2^20 × 16 is unchanged (29.8).
+/// * Session 7, call 3 (`benches/s7b-axis-on-gpu.sh`, results in
+///   `benches/results/h200-2026-12-01-s7/call3/s7b-axis/s7b-axis.md`) changed two more:
+///   - `col_once_blocks_per_sm = 4` (was 2): 2^20 × 16 24.4 µs against 24.7 and 26.0 for the
+///     two runs of 2 in the same call (call 1: 24.9 against 25.0); the split shapes do not use
+///     it and measured within 0.8%.
+///   - `wide_col_short_rows = 16`, `wide_col_blocks_per_sm = 3` (new): unsplit column plans
+///     run `AxisColumnsShort16` on 3 blocks per SM — 16 × 2^24 268.3 µs against 283.5 (torch
+///     281.9), 256 × 2^20 250.6 against 251.4; as a default for every plan that kernel was
+///     22–53% slower on the split shapes, which keep the plain kernel.
 /// * Segments: `segment_piece = 2^14`, `segment_blocks_per_sm = 6`: 152.0 µs on the 2,000
 ///   log-uniform segments against 173.6 µs before (the read-only roof: 128.0 µs).
 impl Default for AxisPolicy {
@@ -163,12 +180,14 @@ impl Default for AxisPolicy {
             min_col_tiles: 8,
             col_unroll: 4,
             col_once_max_vcols: 32,
-            col_once_blocks_per_sm: 2,
+            col_once_blocks_per_sm: 4,
             finish_col_tile: 16,
             row_unroll: 8,
             col_vec_store: 0,
             col_short_rows: 0,
-            col_maxnreg: 0,
+            col_once_unroll: 4,
+            wide_col_short_rows: 16,
+            wide_col_blocks_per_sm: 3,
         }
     }
 }
@@ -184,9 +203,8 @@ impl AxisPolicy {
             Family::AxisColumns
             | Family::AxisColumnsDeep
             | Family::AxisColumnsVst
-            | Family::AxisColumnsShort16
-            | Family::AxisColumnsVstR40 => self.col_blocks_per_sm,
-            Family::AxisColumnsOnce | Family::AxisColumnsOnceR40 => {
+            | Family::AxisColumnsShort16 => self.col_blocks_per_sm,
+            Family::AxisColumnsOnce | Family::AxisColumnsOnceDeep => {
                 match self.col_once_blocks_per_sm {
                     0 => self.col_blocks_per_sm,
                     b => b,

@@ -30,11 +30,63 @@ fn shapes_pick_the_kernel_shape() {
     // The defaults (session 7): a block-per-row launch is the deep row kernel, 32 blocks per SM.
     assert_eq!(long.steps[0].kernel.family, Family::AxisRowsDeep);
     assert_eq!(long.steps[0].grid, 132 * 32);
-    // 2^20 × 16 (4 vector columns, at most `col_once_max_vcols`): one launch of 2 · 132 blocks.
+    // 2^20 × 16 (4 vector columns, at most `col_once_max_vcols`): one launch of 4 · 132 blocks.
     let once = p.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
     assert_eq!(once.steps.len(), 1);
     assert_eq!(once.steps[0].kernel.family, Family::AxisColumnsOnce);
-    assert_eq!((once.steps[0].grid, once.partials), (264, 264 * 16));
+    assert_eq!((once.steps[0].grid, once.partials), (528, 528 * 16));
+    let deep_once = AxisPolicy {
+        col_once_unroll: 8,
+        ..p
+    };
+    let once8 = deep_once
+        .cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c)
+        .unwrap();
+    assert_eq!(once8.steps[0].kernel.family, Family::AxisColumnsOnceDeep);
+    assert_eq!(
+        AxisStep {
+            kernel: once.steps[0].kernel,
+            ..once8.steps[0]
+        },
+        once.steps[0]
+    );
+    assert!(once8.describe().starts_with("cols-once-deep tile=4 "));
+    // Unsplit column plans (enough tiles for the grid: 16 × 2^24, 256 × 2^20) run the
+    // short-column kernel on 3 blocks per SM (`wide_col_*`); split plans keep the plain kernel.
+    for (r, cols) in [(16, 1 << 24), (256, 1 << 20)] {
+        let w = p.cols(ElemType::F32, Op::Sum, r, cols, &c).unwrap();
+        assert_eq!(w.steps.len(), 1);
+        assert_eq!(w.steps[0].kernel.family, Family::AxisColumnsShort16);
+        assert_eq!((w.steps[0].grid, w.steps[0].parts), (132 * 3, 1));
+        let plain = AxisPolicy {
+            wide_col_short_rows: 0,
+            ..p
+        }
+        .cols(ElemType::F32, Op::Sum, r, cols, &c)
+        .unwrap();
+        assert_eq!(plain.steps[0].kernel.family, Family::AxisColumns);
+        assert_eq!(plain.steps[0].grid, 132 * 4);
+        let own_grid = AxisPolicy {
+            wide_col_blocks_per_sm: 0,
+            ..p
+        }
+        .cols(ElemType::F32, Op::Sum, r, cols, &c)
+        .unwrap();
+        assert_eq!(own_grid.steps[0].grid, 132 * 4, "0: col_blocks_per_sm");
+    }
+    for (r, cols) in [(1 << 12, 1 << 14), (1 << 14, 1 << 14), (1 << 16, 1024)] {
+        let split = p.cols(ElemType::F32, Op::Sum, r, cols, &c).unwrap();
+        assert!(split.steps.len() > 1, "{r} x {cols} is split");
+        assert!(split
+            .steps
+            .iter()
+            .all(|s| s.kernel.family == Family::AxisColumns));
+    }
+    // The tests below compare kernel families pass by pass: without the wide rule.
+    let p = AxisPolicy {
+        wide_col_short_rows: 0,
+        ..p
+    };
     // 33 vector columns (132 f32 columns) are past the limit: two launches, the finishing one
     // in tiles of 16 vector columns (`finish_col_tile`).
     let two = p.cols(ElemType::F32, Op::Sum, 1 << 16, 132, &c).unwrap();
@@ -113,8 +165,7 @@ fn shapes_pick_the_kernel_shape() {
         }
         assert!(b.describe().starts_with("cols-deep tile="));
     }
-    // The column candidates swap the family of every column pass, nothing else; `col_maxnreg`
-    // also swaps the one-launch kernel's.
+    // The column candidates swap the family of every column pass, nothing else.
     for (knob, family, name) in [
         ("col_vec_store=1", Family::AxisColumnsVst, "cols-vst "),
         (
@@ -122,7 +173,6 @@ fn shapes_pick_the_kernel_shape() {
             Family::AxisColumnsShort16,
             "cols-short16 ",
         ),
-        ("col_maxnreg=40", Family::AxisColumnsVstR40, "cols-vst-r40 "),
     ] {
         let q = p.with_settings(knob).unwrap();
         for (r, cols) in [(16, 1 << 24), (1 << 20, 16), (1 << 12, 1 << 14)] {
@@ -142,13 +192,6 @@ fn shapes_pick_the_kernel_shape() {
             assert!(b.describe().starts_with(name), "{}", b.describe());
         }
     }
-    let capped = AxisPolicy::default()
-        .with_settings("col_maxnreg=40")
-        .unwrap();
-    let once = capped
-        .cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c)
-        .unwrap();
-    assert_eq!(once.steps[0].kernel.family, Family::AxisColumnsOnceR40);
     assert!(p.rows(ElemType::F32, Op::Mean, 1, 1, &c).is_err());
     assert!(p.rows(ElemType::F32, Op::Sum, usize::MAX, 2, &c).is_err());
     assert!(p

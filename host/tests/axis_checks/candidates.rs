@@ -1,10 +1,15 @@
-//! The column candidates of session 7b (`col_vec_store`, `col_short_rows`, `col_maxnreg`):
-//! each against the CPU reference and bit for bit against the default column kernel.
+//! The column candidates (`col_vec_store`, `col_short_rows`, and `wide_col_short_rows`, the
+//! default that runs the short kernel on unsplit plans): each against the CPU reference and bit
+//! for bit against the plain column kernel.
 
 use super::*;
 
 /// The candidates, each a policy on top of the two-launch column kernels.
-pub const COLUMN_CANDIDATES: &[&str] = &["col_vec_store=1", "col_short_rows=16", "col_maxnreg=40"];
+pub const COLUMN_CANDIDATES: &[&str] = &[
+    "col_vec_store=1",
+    "col_short_rows=16",
+    "wide_col_short_rows=16",
+];
 
 /// Shapes for [`check_column_candidates`]: a single row lane (at least 129 vector columns) with
 /// items of 1, 3, 7, 15, 16 and 17 rows (the short path's edge), tiles wider than half the block
@@ -27,8 +32,8 @@ pub const CANDIDATE_SHAPES: &[(usize, usize)] = &[
 ];
 
 /// Column results of `rows × cols` under each of [`COLUMN_CANDIDATES`] (on top of `extra`, the
-/// one-launch kernel off): against the CPU reference on [`data`], and on [`order_sensitive`]
-/// data bit for bit against the default column kernel with the same `extra`.
+/// one-launch kernel and the wide rule off): against the CPU reference on [`data`], and on
+/// [`order_sensitive`] data bit for bit against the plain column kernel with the same `extra`.
 pub fn check_column_candidates<T: Scalar>(
     b: &Backend,
     op: Op,
@@ -36,7 +41,7 @@ pub fn check_column_candidates<T: Scalar>(
     cols: usize,
     extra: &str,
 ) {
-    let base = format!("{extra},col_once_max_vcols=0");
+    let base = format!("{extra},col_once_max_vcols=0,wide_col_short_rows=0");
     let default = AxisPolicy::default().with_settings(&base).unwrap();
     let x = data::<T>(rows * cols, (rows * 7 + cols) as u64);
     let y = order_sensitive::<T>(rows * cols);

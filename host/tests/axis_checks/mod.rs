@@ -230,7 +230,10 @@ pub fn policies() -> Vec<AxisPolicy> {
         "col_once_max_vcols=0,finish_col_tile=0,row_unroll=4,long_row_blocks_per_sm=16",
         "col_once_max_vcols=0,min_piece_rows=3",
         "col_once_max_vcols=0,col_short_rows=16,min_piece_rows=3",
-        "col_maxnreg=40",
+        "col_once_unroll=8",
+        "col_once_unroll=8,col_once_blocks_per_sm=1,min_piece_rows=3",
+        "wide_col_short_rows=0",
+        "wide_col_blocks_per_sm=1,min_col_tiles=1",
     ]
     .iter()
     .map(|t| AxisPolicy::default().with_settings(t).unwrap())

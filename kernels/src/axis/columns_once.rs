@@ -29,7 +29,8 @@ use crate::gpu::{block_dim, block_idx, fail, grid_dim, sync_threads, sync_thread
 use crate::gpu::{thread_fence, thread_idx, Coherent, Counter, Global, GlobalMut, Shared};
 use crate::{Element, ReduceOp};
 
-/// Independent loads (16-byte vectors, or elements) in flight per thread.
+/// Independent loads (16-byte vectors, or elements) in flight per thread: [`columns_once`]'s
+/// (and every finishing pass's); [`columns_once_deep`] reads the input with 8.
 const UNROLL: usize = 4;
 
 /// Elements per unit a thread owns: a 16-byte vector of `T` (`VEC`) or one element.
@@ -104,7 +105,14 @@ impl<T: Element> Units<T> for Coherent<T> {
 /// caller guarantees `units == w == W` (one tile), a compile-time constant.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn tile_totals<T: Element, O: ReduceOp, const BLOCK: usize, const VEC: bool, const W: usize>(
+fn tile_totals<
+    T: Element,
+    O: ReduceOp,
+    const BLOCK: usize,
+    const VEC: bool,
+    const W: usize,
+    const U: usize,
+>(
     src: &impl Units<T>,
     units: usize,
     w: usize,
@@ -121,22 +129,22 @@ fn tile_totals<T: Element, O: ReduceOp, const BLOCK: usize, const VEC: bool, con
     let mut acc = [O::identity::<T>(); 4];
     if vc < units && row_lane < row_lanes {
         let mut r = r0 + row_lane;
-        while r + (UNROLL - 1) * row_lanes < r1 {
-            let mut v = [[O::identity::<T>(); 4]; UNROLL];
+        while r + (U - 1) * row_lanes < r1 {
+            let mut v = [[O::identity::<T>(); 4]; U];
             for (u, x) in v.iter_mut().enumerate() {
                 // SAFETY: row `r + u·L < r1 <= rows` and `vc < units`: the unit ends at or before
                 // `rows · units · n`, within the array (the caller's guarantee).
                 *x = unsafe { src.unit::<VEC>((r + u * row_lanes) * units + vc, O::identity()) };
             }
             #[allow(clippy::needless_range_loop)] // indexing keeps the arrays in registers
-            for u in 0..UNROLL {
+            for u in 0..U {
                 for k in 0..4 {
                     if k < n {
                         acc[k] = O::combine(acc[k], v[u][k]);
                     }
                 }
             }
-            r += UNROLL * row_lanes;
+            r += U * row_lanes;
         }
         while r < r1 {
             // SAFETY: `r < r1`, as above.
@@ -186,7 +194,14 @@ fn tile_totals<T: Element, O: ReduceOp, const BLOCK: usize, const VEC: bool, con
 /// [`unit_len`]), each column total handed to `write(column, total)` by row lane 0. Returns
 /// whether this thread wrote any. `W > 0`: the caller guarantees one tile of `W` units.
 #[inline(always)]
-fn all_tiles<T: Element, O: ReduceOp, const BLOCK: usize, const VEC: bool, const W: usize>(
+fn all_tiles<
+    T: Element,
+    O: ReduceOp,
+    const BLOCK: usize,
+    const VEC: bool,
+    const W: usize,
+    const U: usize,
+>(
     src: &impl Units<T>,
     cols: usize,
     group: usize,
@@ -205,7 +220,7 @@ fn all_tiles<T: Element, O: ReduceOp, const BLOCK: usize, const VEC: bool, const
     // `units` is the same for the whole block: every thread reaches every barrier.
     for tile in 0..units.div_ceil(w) {
         let vc = tile * w + col_off;
-        let t = tile_totals::<T, O, BLOCK, VEC, W>(src, units, w, vc, r0, r1, smem);
+        let t = tile_totals::<T, O, BLOCK, VEC, W, U>(src, units, w, vc, r0, r1, smem);
         if row_lane == 0 && vc < units {
             #[allow(clippy::needless_range_loop)]
             for k in 0..4 {
@@ -220,15 +235,43 @@ fn all_tiles<T: Element, O: ReduceOp, const BLOCK: usize, const VEC: bool, const
 }
 
 /// Column results of a row-major `count × len` matrix in one launch: `out[column]`, tiles of
-/// `min(group, BLOCK)` (vector) columns (see the module docs for the launch).
+/// `min(group, BLOCK)` (vector) columns (see the module docs for the launch), [`UNROLL`] loads
+/// in flight per thread.
 ///
 /// Every kernel-table row exports its own function: LLVM inlines a function into an entry only
-/// while that entry is its one caller. When `reduce_cols_once_r40` exported this same function,
-/// the body stayed out of line and both entries called it through local memory — 32.1 µs
-/// instead of 25.0 µs on 2^20 × 16 (H200, `benches/results/h200-2026-12-01-s7/call2/s7b-axis/`
-/// against `call1/axis/`). Hence [`columns_once_r40`], and `#[inline(always)]` here.
-#[inline(always)]
+/// while that entry is its one caller. When a register-capped twin row exported this same
+/// function, the body stayed out of line and both entries called it through local memory —
+/// 32.1 µs instead of 25.0 µs on 2^20 × 16 (H200, `benches/results/h200-2026-12-01-s7/call2/
+/// s7b-axis/` against `call1/axis/`). Hence [`columns_once_deep`] has its own body, and both
+/// call [`once_body`], which is `#[inline(always)]`.
 pub fn columns_once<T: Element, O: ReduceOp, const BLOCK: usize>(
+    input: Global<T>,
+    partials: Coherent<T>,
+    counter: Counter,
+    out: GlobalMut<T>,
+    p: AxisParams,
+) {
+    once_body::<T, O, BLOCK, UNROLL>(input, partials, counter, out, p)
+}
+
+/// [`columns_once`] with 8 loads in flight per thread on the input (the finishing block keeps
+/// [`UNROLL`]): twice the bytes in flight per thread, at more registers (ptxas decides how many
+/// blocks then fit an SM; pair with `col_once_blocks_per_sm`). Bit-identical to
+/// [`columns_once`]: a thread adds its rows in the same order, only more loads wait at once.
+/// A candidate (`col_once_unroll=8`).
+pub fn columns_once_deep<T: Element, O: ReduceOp, const BLOCK: usize>(
+    input: Global<T>,
+    partials: Coherent<T>,
+    counter: Counter,
+    out: GlobalMut<T>,
+    p: AxisParams,
+) {
+    once_body::<T, O, BLOCK, 8>(input, partials, counter, out, p)
+}
+
+/// The one-launch body with `U` loads in flight per thread on the input.
+#[inline(always)]
+fn once_body<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize>(
     input: Global<T>,
     partials: Coherent<T>,
     counter: Counter,
@@ -264,23 +307,23 @@ pub fn columns_once<T: Element, O: ReduceOp, const BLOCK: usize>(
         }
     };
     // A row of 1, 2, 4, …, 32 vectors in one tile (16 `f32` columns: 4) gets a body with the
-    // width a compile-time constant: then the `UNROLL` loads of a thread are at constant offsets
+    // width a compile-time constant: then the `U` loads of a thread are at constant offsets
     // from one address, and ptxas keeps them in flight together (with a run-time width it
     // issues them about two at a time).
     let units = cols / lanes;
     let one_tile = vec_rows && input.misaligned_head() == 0 && units <= p.group.clamp(1, BLOCK);
     let g = p.group;
     let wrote = match (one_tile, units) {
-        (true, 1) => all_tiles::<T, O, BLOCK, true, 1>(&input, cols, g, mine, put),
-        (true, 2) => all_tiles::<T, O, BLOCK, true, 2>(&input, cols, g, mine, put),
-        (true, 4) => all_tiles::<T, O, BLOCK, true, 4>(&input, cols, g, mine, put),
-        (true, 8) => all_tiles::<T, O, BLOCK, true, 8>(&input, cols, g, mine, put),
-        (true, 16) => all_tiles::<T, O, BLOCK, true, 16>(&input, cols, g, mine, put),
-        (true, 32) => all_tiles::<T, O, BLOCK, true, 32>(&input, cols, g, mine, put),
+        (true, 1) => all_tiles::<T, O, BLOCK, true, 1, U>(&input, cols, g, mine, put),
+        (true, 2) => all_tiles::<T, O, BLOCK, true, 2, U>(&input, cols, g, mine, put),
+        (true, 4) => all_tiles::<T, O, BLOCK, true, 4, U>(&input, cols, g, mine, put),
+        (true, 8) => all_tiles::<T, O, BLOCK, true, 8, U>(&input, cols, g, mine, put),
+        (true, 16) => all_tiles::<T, O, BLOCK, true, 16, U>(&input, cols, g, mine, put),
+        (true, 32) => all_tiles::<T, O, BLOCK, true, 32, U>(&input, cols, g, mine, put),
         _ if vec_rows && input.misaligned_head() == 0 => {
-            all_tiles::<T, O, BLOCK, true, 0>(&input, cols, g, mine, put)
+            all_tiles::<T, O, BLOCK, true, 0, U>(&input, cols, g, mine, put)
         }
-        _ => all_tiles::<T, O, BLOCK, false, 0>(&input, cols, g, mine, put),
+        _ => all_tiles::<T, O, BLOCK, false, 0, U>(&input, cols, g, mine, put),
     };
     if grid == 1 {
         return;
@@ -303,24 +346,12 @@ pub fn columns_once<T: Element, O: ReduceOp, const BLOCK: usize>(
         let rows_of = (0, grid);
         let put = |c: usize, v: T| out.set(c, v);
         if vec_rows {
-            all_tiles::<T, O, BLOCK, true, 0>(&partials, cols, p.group, rows_of, put);
+            all_tiles::<T, O, BLOCK, true, 0, UNROLL>(&partials, cols, p.group, rows_of, put);
         } else {
-            all_tiles::<T, O, BLOCK, false, 0>(&partials, cols, p.group, rows_of, put);
+            all_tiles::<T, O, BLOCK, false, 0, UNROLL>(&partials, cols, p.group, rows_of, put);
         }
         if thread_idx() == 0 {
             counter.reset();
         }
     }
-}
-
-/// [`columns_once`] under its own name for the register-capped row (`reduce_cols_once_r40`):
-/// its own caller, so that each entry inlines the body (see [`columns_once`]).
-pub fn columns_once_r40<T: Element, O: ReduceOp, const BLOCK: usize>(
-    input: Global<T>,
-    partials: Coherent<T>,
-    counter: Counter,
-    out: GlobalMut<T>,
-    p: AxisParams,
-) {
-    columns_once::<T, O, BLOCK>(input, partials, counter, out, p)
 }

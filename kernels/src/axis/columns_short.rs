@@ -34,8 +34,8 @@ const SHORT: usize = 16;
 
 /// [`super::columns`] with 16-byte result stores on the single-row-lane vector path.
 ///
-/// Launch as [`super::columns`]. `#[inline(always)]`, and [`columns_vst_r40`] for the capped
-/// row: one caller per entry (why: [`super::columns_once::columns_once`]).
+/// Launch as [`super::columns`]. `#[inline(always)]`: one caller per entry (why:
+/// [`super::columns_once::columns_once`]).
 #[inline(always)]
 pub fn columns_vst<T: Element, O: ReduceOp, const BLOCK: usize>(
     input: Global<T>,
@@ -45,17 +45,6 @@ pub fn columns_vst<T: Element, O: ReduceOp, const BLOCK: usize>(
     p: AxisParams,
 ) {
     columns_lean::<T, O, BLOCK, 0>(input, begin, end, out, p)
-}
-
-/// [`columns_vst`] under its own name for the register-capped row (`reduce_cols_vst_r40`).
-pub fn columns_vst_r40<T: Element, O: ReduceOp, const BLOCK: usize>(
-    input: Global<T>,
-    begin: Global<u64>,
-    end: Global<u64>,
-    out: GlobalMut<T>,
-    p: AxisParams,
-) {
-    columns_vst::<T, O, BLOCK>(input, begin, end, out, p)
 }
 
 /// [`columns_vst`], and work items of at most 16 rows loaded in one step (16 loads in flight).

@@ -203,10 +203,9 @@ pub enum Family {
     /// [`crate::axis::columns_short::columns_short16`]: 16-byte stores and items of at most 16
     /// rows loaded at once (a candidate, `col_short_rows=16`).
     AxisColumnsShort16,
-    /// [`crate::axis::columns_short::columns_vst`] capped at 40 registers (`col_maxnreg=40`).
-    AxisColumnsVstR40,
-    /// [`crate::axis::columns_once::columns_once`] capped at 40 registers (`col_maxnreg=40`).
-    AxisColumnsOnceR40,
+    /// [`crate::axis::columns_once::columns_once_deep`]: the one-launch column kernel with 8
+    /// loads in flight per thread (a candidate, `col_once_unroll=8`).
+    AxisColumnsOnceDeep,
     /// [`crate::stages::s8_pdl::partials`]: stage 8's grid, one partial per block, no ticket.
     S8PdlPartials,
     /// [`crate::stages::s8_pdl::combine`]: stage 8's last step as a programmatic dependent launch.

@@ -166,10 +166,8 @@ kernel_table! {
         => columns_short::columns_vst;
     AxisColumnsShort16 reduce_cols_short16 Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => columns_short::columns_short16;
-    AxisColumnsVstR40 reduce_cols_vst_r40 Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
-        => columns_short::columns_vst_r40;
-    AxisColumnsOnceR40 reduce_cols_once_r40 AxisTicket const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
-        => columns_once::columns_once_r40;
+    AxisColumnsOnceDeep reduce_cols_once_deep AxisTicket const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
+        => columns_once::columns_once_deep;
     S8PdlPartials reduce_s8_pdl_partials SplitPartials const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [512]
         => s8_pdl::partials;
     S8PdlCombine reduce_s8_pdl_combine PdlCombine const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [512]
