@@ -7,8 +7,9 @@
 #
 # Session 8's defaults (host/src/axis_plan/policy.rs): unsplit column plans (16 x 2^24,
 # 256 x 2^20) run AxisColumnsShort16 on 3 blocks per SM (`wide_col_short_rows=16`,
-# `wide_col_blocks_per_sm=3`); the one-launch column kernel (2^20 x 16) runs 4 blocks per SM
-# (`col_once_blocks_per_sm=4`).
+# `wide_col_blocks_per_sm=3`); narrow matrices of 1, 2, 4, ..., 32 whole vectors per row
+# (2^20 x 16) run the flat one-launch kernel AxisColumnsFlat on 6 blocks per SM
+# (`col_once_flat=1`, `col_flat_blocks_per_sm=6`).
 #
 # 1. The official table, as s7b-axis-on-gpu.sh: the six shapes of the issue, both axes, f32 sum
 #    of ones; max f32 on both axes and sum f64 on rows per shape; the ragged segments (2,000,
@@ -17,13 +18,16 @@
 #    median of 50 CUDA-event runs: OUTDIR/axis.jsonl, OUTDIR/axis.md, OUTDIR/axis_bandwidth.png.
 # 2. The column candidates on the shapes they touch, the default first and last (each policy on
 #    the same input, step 1's baselines): OUTDIR/s8-axis.jsonl, OUTDIR/s8-axis.md.
-#      2^20 x 16:            col_once_unroll=8 (AxisColumnsOnceDeep) with 2, 3 and 4 blocks per
-#                            SM; the session 7 default (col_once_blocks_per_sm=2).
-#      16 x 2^24, 256 x 2^20: the session 7 default (wide_col_short_rows=0), 2 blocks per SM.
+#      2^20 x 16:            the flat kernel on 4 and 8 blocks per SM; the tile kernel
+#                            (col_once_flat=0: AxisColumnsOnce, 4 and 2 blocks per SM); sum and
+#                            max (OUTDIR/s8-axis-max.jsonl).
+#      16 x 2^24, 256 x 2^20: the plain kernel (wide_col_short_rows=0), 2 blocks per SM; sum
+#                            and, on 16 x 2^24, max (the short kernel's float min/max need 109
+#                            registers, ptxas 12.9: 2 blocks per SM, not 3).
 # 3. The GPU tests of the column paths (bin/gpu-tests axis_column_candidates,
 #    axis_rows_cols_segments_every_op_and_type) and compute-sanitizer memcheck / racecheck on
 #    small runs of the new defaults and the new candidate.
-# About 110 s of GPU time (s7b-axis-on-gpu.sh, with twice the candidates: 90-110 s).
+# About 90 s of GPU time (this script's first version, session 8 call 1: 74 s).
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="${1:-${OUT:-./results}}"
@@ -63,20 +67,23 @@ done
 echo "ours (defaults): done ($(( $(date +%s) - t0 )) s)" >&2
 
 # 2. The candidates, default first and last.
-candidates() { # rows cols policies...
-    local r="$1" c="$2"; shift 2
+candidates() { # op rows cols policies...
+    local op="$1" r="$2" c="$3"; shift 3
+    local to="$CJ"; [ "$op" = sum ] || to="$OUT/s8-axis-$op.jsonl"
     local args=(--policy "")
     for p in "$@"; do args+=(--policy "$p"); done
     args+=(--policy "")
-    "$R" --backend gpu axis --rows "$r" --cols "$c" --axis cols --runs $RUNS --format json \
-        "${args[@]}" >> "$CJ" 2>> "$OUT/logs/candidates.log" \
+    "$R" --backend gpu axis --rows "$r" --cols "$c" --axis cols --op "$op" --runs $RUNS --format json \
+        "${args[@]}" >> "$to" 2>> "$OUT/logs/candidates.log" \
         || { echo "candidates cols $r x $c failed" >&2; status=1; }
 }
-candidates 1048576 16 "col_once_unroll=8" "col_once_unroll=8,col_once_blocks_per_sm=3" \
-    "col_once_unroll=8,col_once_blocks_per_sm=2" "col_once_blocks_per_sm=2"
-for s in 16:16777216 256:1048576; do
-    candidates "${s%%:*}" "${s##*:}" "wide_col_short_rows=0" "wide_col_blocks_per_sm=2"
+for op in sum max; do
+    candidates $op 1048576 16 "col_flat_blocks_per_sm=4" "col_flat_blocks_per_sm=8" \
+        "col_once_flat=0" "col_once_flat=0,col_once_blocks_per_sm=2"
 done
+candidates sum 16 16777216 "wide_col_short_rows=0" "wide_col_blocks_per_sm=2"
+candidates max 16 16777216 "wide_col_short_rows=0" "wide_col_blocks_per_sm=2"
+candidates sum 256 1048576 "wide_col_short_rows=0" "wide_col_blocks_per_sm=2"
 echo "ours (candidates): done ($(( $(date +%s) - t0 )) s)" >&2
 
 wait
@@ -100,6 +107,10 @@ cat "$OUT/axis.md" 2>/dev/null
 grep '"impl"' "$J" >> "$CJ"
 python3 "$HERE/python/s7_axis_report.py" "$CJ" > "$OUT/s8-axis.md" || status=1
 cat "$OUT/s8-axis.md"
+# The max candidates against the roof only (torch and CUB were timed on sums).
+grep 'read_roof' "$J" >> "$OUT/s8-axis-max.jsonl"
+python3 "$HERE/python/s7_axis_report.py" "$OUT/s8-axis-max.jsonl" > "$OUT/s8-axis-max.md" || status=1
+cat "$OUT/s8-axis-max.md"
 
 # 3. Correctness on the GPU: the column paths' tests and compute-sanitizer on small runs.
 if [ -x "$HERE/bin/gpu-tests" ]; then
@@ -115,9 +126,9 @@ if command -v compute-sanitizer > /dev/null 2>&1; then
         for a in "--rows 16 --cols 135168 --axis cols --policy wide_col_blocks_per_sm=1" \
                  "--rows 23 --cols 135172 --axis cols --policy wide_col_blocks_per_sm=1" \
                  "--rows 5 --cols 135171 --axis cols --policy wide_col_blocks_per_sm=1" \
-                 "--rows 20000 --cols 16 --axis cols --policy col_once_unroll=8" \
-                 "--rows 20001 --cols 12 --axis cols --policy col_once_unroll=8,col_once_blocks_per_sm=3" \
-                 "--rows 20000 --cols 16 --axis cols" \
+                 "--rows 20000 --cols 16 --axis cols --op max" \
+                 "--rows 20001 --cols 12 --axis cols --policy col_once_unroll=8" \
+                 "--rows 30001 --cols 128 --axis cols" \
                  "--rows 600 --cols 3000 --axis cols" \
                  "--rows 7 --cols 20001 --axis rows"; do
             compute-sanitizer --tool "$tool" --error-exitcode 9 "$R" --backend gpu axis $a --runs 0 \

@@ -27,7 +27,7 @@ def main():
         k = (r["axis"], r["rows"], r["cols"])
         if k not in shapes:
             shapes.append(k)
-    out = ["# Session 7 axis variants (f32 sum of ones, min / median of 50 CUDA-event runs)", "",
+    out = ["# Axis variants (f32 of ones, min / median of 50 CUDA-event runs)", "",
            "% of roof: bandwidth on read + written bytes over the read-only kernel's. vs default: "
            "time / the default's (below 1: faster). torch/ours, CUB/ours: above 1, ours is faster.",
            ""]

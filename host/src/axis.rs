@@ -227,7 +227,7 @@ impl<T: Scalar> PreparedAxis<T> {
         let ticket = plan.steps.iter().any(|s| {
             matches!(
                 s.kernel.family,
-                Family::AxisColumnsOnce | Family::AxisColumnsOnceDeep
+                Family::AxisColumnsOnce | Family::AxisColumnsOnceDeep | Family::AxisColumnsFlat
             )
         });
         Ok(PreparedAxis {
@@ -357,7 +357,10 @@ impl<T: Scalar> PreparedAxis<T> {
                 }
             };
             let args = match (step.kernel.family, &self.counter) {
-                (Family::AxisColumnsOnce | Family::AxisColumnsOnceDeep, Some(counter)) => {
+                (
+                    Family::AxisColumnsOnce | Family::AxisColumnsOnceDeep | Family::AxisColumnsFlat,
+                    Some(counter),
+                ) => {
                     if self.partials.len() < step.grid.saturating_mul(step.len) {
                         return Err(ReduceError::InvalidArgument(
                             "the plan's workspace is smaller than its one-launch step".into(),

@@ -44,11 +44,18 @@ impl AxisPolicy {
         let tile = vcols.clamp(1, narrowed.min(self.col_tile).clamp(1, AXIS_BLOCK));
         let tiles = vcols.div_ceil(tile);
         if cols > 0 && vcols <= self.col_once_max_vcols {
-            let once = match self.col_once_unroll {
-                8 => kernel(Family::AxisColumnsOnceDeep, ty, op),
+            // Whole-vector rows of 1, 2, 4, …, 32 vectors: the flat kernel's vector path.
+            let flat = self.col_once_flat > 0
+                && lanes > 1
+                && vcols.is_power_of_two()
+                && vcols <= 32
+                && cols <= AXIS_BLOCK;
+            let once = match (flat, self.col_once_unroll) {
+                (true, _) => kernel(Family::AxisColumnsFlat, ty, op),
+                (false, 8) => kernel(Family::AxisColumnsOnceDeep, ty, op),
                 _ => kernel(Family::AxisColumnsOnce, ty, op),
             };
-            let step = self.cols_once(once, rows, cols, tile, caps);
+            let step = self.cols_once(once, rows, cols, (tile, lanes), caps);
             return Ok(AxisPlan {
                 kind: AxisKind::Cols,
                 ty,
@@ -129,18 +136,25 @@ impl AxisPolicy {
     }
 
     /// The one-launch column step ([`AxisPolicy::col_once_max_vcols`]): `grid` blocks, each a
-    /// piece of at least [`AxisPolicy::min_piece_rows`] rows, the last one finishing; it needs
+    /// piece of at least [`AxisPolicy::min_piece_rows`] rows (the flat kernel: a share of the
+    /// `rows · cols / lanes` vectors, at least a tile each), the last one finishing; it needs
     /// `grid · cols` partials.
     fn cols_once(
         &self,
         id: reduce_kernels::table::KernelId,
         rows: usize,
         cols: usize,
-        tile: usize,
+        (tile, lanes): (usize, usize),
         caps: &DeviceCaps,
     ) -> AxisStep {
         let resident = self.resident_for(id.family, AXIS_BLOCK, caps);
-        let grid = (rows / self.min_piece_rows.max(1)).clamp(1, resident);
+        let grid = if id.family == Family::AxisColumnsFlat {
+            // Stage 8's grid: at most one block per tile of `AXIS_BLOCK · 4` vectors.
+            let vectors = rows.saturating_mul(cols) / lanes;
+            vectors.div_ceil(AXIS_BLOCK * 4).clamp(1, resident)
+        } else {
+            (rows / self.min_piece_rows.max(1)).clamp(1, resident)
+        };
         AxisStep {
             offsets: Offsets::None,
             kernel: id,

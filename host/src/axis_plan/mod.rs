@@ -51,8 +51,9 @@ pub struct AxisStep {
     /// The offsets it reads.
     pub offsets: Offsets,
     /// Kernel family (`AxisRows`, `AxisRowsDeep`, `AxisSegments`, `AxisColumns`,
-    /// `AxisColumnsDeep`, `AxisColumnsOnce`, `AxisColumnsShort16` (unsplit plans) or a column
-    /// candidate: `AxisColumnsVst`, `AxisColumnsOnceDeep`).
+    /// `AxisColumnsDeep`, `AxisColumnsOnce`, `AxisColumnsFlat` (narrow matrices),
+    /// `AxisColumnsShort16` (unsplit plans) or a column candidate: `AxisColumnsVst`,
+    /// `AxisColumnsOnceDeep`).
     #[serde(skip)]
     pub kernel: KernelId,
     /// Does it read the caller's input (`false`: the previous step's partials)?
@@ -109,6 +110,7 @@ impl AxisPlan {
                 Family::AxisColumnsDeep => format!("cols-deep tile={}", st.group),
                 Family::AxisColumnsOnce => format!("cols-once tile={}", st.group),
                 Family::AxisColumnsOnceDeep => format!("cols-once-deep tile={}", st.group),
+                Family::AxisColumnsFlat => "cols-flat".to_string(),
                 Family::AxisColumnsVst => format!("cols-vst tile={}", st.group),
                 Family::AxisColumnsShort16 => format!("cols-short16 tile={}", st.group),
                 Family::AxisSegments => format!("segments g={}", st.group),

@@ -97,6 +97,18 @@ pub struct AxisPolicy {
     /// (`AxisColumnsOnce`) or 8 (`AxisColumnsOnceDeep`, more registers: pair with
     /// `col_once_blocks_per_sm`). Bit-identical either way; a candidate (session 8).
     pub col_once_unroll: usize,
+    /// 1: a one-launch column plan whose rows are 1, 2, 4, 8, 16 or 32 whole 16-byte vectors
+    /// (at most `AXIS_BLOCK` columns) runs `AxisColumnsFlat` — the matrix read as one flat run
+    /// of vectors in stage 8's schedule, each thread one vector column, on a grid of
+    /// [`AxisPolicy::col_flat_blocks_per_sm`]; 0: `AxisColumnsOnce`. Why: Nsight Compute on the
+    /// H200 (session 8) measured `AxisColumnsOnce` on 2^20 × 16 at 56% of DRAM bandwidth, 63
+    /// registers and 50% occupancy, 84% of the read-only roof in the benchmark — the one
+    /// shape of issue #13 below its 85% target.
+    pub col_once_flat: usize,
+    /// Resident blocks per SM the flat column kernel's grid aims for; 0:
+    /// [`AxisPolicy::col_once_blocks_per_sm`]. 6: its 40 registers per thread (`f32` sum, ptxas
+    /// 12.9) fit 6 blocks of 256 on an SM.
+    pub col_flat_blocks_per_sm: usize,
     /// 16: a column plan that needs no split — enough tiles for the whole grid, as 16 × 2^24 and
     /// 256 × 2^20 have — runs `AxisColumnsShort16` (items of at most 16 rows loaded at once,
     /// 16-byte result stores) on a grid of [`AxisPolicy::wide_col_blocks_per_sm`]; 0: the
@@ -186,6 +198,8 @@ impl Default for AxisPolicy {
             col_vec_store: 0,
             col_short_rows: 0,
             col_once_unroll: 4,
+            col_once_flat: 1,
+            col_flat_blocks_per_sm: 6,
             wide_col_short_rows: 16,
             wide_col_blocks_per_sm: 3,
         }
@@ -208,6 +222,12 @@ impl AxisPolicy {
                 match self.col_once_blocks_per_sm {
                     0 => self.col_blocks_per_sm,
                     b => b,
+                }
+            }
+            Family::AxisColumnsFlat => {
+                match (self.col_flat_blocks_per_sm, self.col_once_blocks_per_sm) {
+                    (0, 0) => self.col_blocks_per_sm,
+                    (0, b) | (b, _) => b,
                 }
             }
             Family::AxisSegments => self.segment_blocks_per_sm,

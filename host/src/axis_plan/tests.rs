@@ -30,7 +30,34 @@ fn shapes_pick_the_kernel_shape() {
     // The defaults (session 7): a block-per-row launch is the deep row kernel, 32 blocks per SM.
     assert_eq!(long.steps[0].kernel.family, Family::AxisRowsDeep);
     assert_eq!(long.steps[0].grid, 132 * 32);
-    // 2^20 × 16 (4 vector columns, at most `col_once_max_vcols`): one launch of 4 · 132 blocks.
+    // 2^20 × 16 (4 vector columns, at most `col_once_max_vcols`, a power of two): one launch of
+    // the flat kernel, 6 · 132 blocks; rows of 3 vectors take the one-launch tile kernel.
+    let flat = p.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
+    assert_eq!(flat.steps.len(), 1);
+    assert_eq!(flat.steps[0].kernel.family, Family::AxisColumnsFlat);
+    assert_eq!((flat.steps[0].grid, flat.partials), (792, 792 * 16));
+    assert_eq!(flat.describe(), "cols-flat parts=792 grid=792");
+    // A small matrix: one block per tile of 1024 vectors (100 × 16 f32: 400 vectors, 1 block).
+    let small = p.cols(ElemType::F32, Op::Sum, 100, 16, &c).unwrap();
+    assert_eq!(small.steps[0].grid, 1);
+    for (ty, r, cols) in [
+        (ElemType::F32, 1 << 20, 12),
+        (ElemType::F32, 1 << 20, 15),
+        (ElemType::F64, 1 << 20, 6),
+    ] {
+        let odd = p.cols(ty, Op::Sum, r, cols, &c).unwrap();
+        assert_eq!(
+            odd.steps[0].kernel.family,
+            Family::AxisColumnsOnce,
+            "{cols}"
+        );
+    }
+    let f64_flat = p.cols(ElemType::F64, Op::Max, 1 << 20, 64, &c).unwrap();
+    assert_eq!(f64_flat.steps[0].kernel.family, Family::AxisColumnsFlat);
+    let p = AxisPolicy {
+        col_once_flat: 0,
+        ..p
+    };
     let once = p.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
     assert_eq!(once.steps.len(), 1);
     assert_eq!(once.steps[0].kernel.family, Family::AxisColumnsOnce);

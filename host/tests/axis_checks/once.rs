@@ -9,10 +9,12 @@ use super::*;
 /// whether the bits were compared.
 pub fn check_once<T: Scalar>(b: &Backend, op: Op, rows: usize, cols: usize, extra: &str) -> bool {
     let once = AxisPolicy::default()
-        .with_settings(&format!("{extra},col_once_max_vcols=2^40"))
+        .with_settings(&format!("col_once_flat=0,{extra},col_once_max_vcols=2^40"))
         .unwrap();
     let two = AxisPolicy::default()
-        .with_settings(&format!("{extra},col_once_max_vcols=0,finish_col_tile=0"))
+        .with_settings(&format!(
+            "col_once_flat=0,{extra},col_once_max_vcols=0,finish_col_tile=0"
+        ))
         .unwrap();
     let x = data::<T>(rows * cols, (rows * 17 + cols) as u64);
     let (got, what) = cols_bits(b, &once, op, &x, rows, cols);

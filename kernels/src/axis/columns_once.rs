@@ -27,6 +27,7 @@ use super::columns::{fold_warp, folds};
 use super::{piece, AxisParams};
 use crate::gpu::{block_dim, block_idx, fail, grid_dim, sync_threads, sync_threads_or};
 use crate::gpu::{thread_fence, thread_idx, Coherent, Counter, Global, GlobalMut, Shared};
+use crate::primitives::tiles::unrolled;
 use crate::{Element, ReduceOp};
 
 /// Independent loads (16-byte vectors, or elements) in flight per thread: [`columns_once`]'s
@@ -131,19 +132,20 @@ fn tile_totals<
         let mut r = r0 + row_lane;
         while r + (U - 1) * row_lanes < r1 {
             let mut v = [[O::identity::<T>(); 4]; U];
-            for (u, x) in v.iter_mut().enumerate() {
+            // Written out ([`unrolled`]): as a loop, `min`/`max` with 8 loads kept `v` in
+            // local memory (`columns_short` measured what that costs).
+            unrolled::<U>(|u| {
                 // SAFETY: row `r + u·L < r1 <= rows` and `vc < units`: the unit ends at or before
                 // `rows · units · n`, within the array (the caller's guarantee).
-                *x = unsafe { src.unit::<VEC>((r + u * row_lanes) * units + vc, O::identity()) };
-            }
-            #[allow(clippy::needless_range_loop)] // indexing keeps the arrays in registers
-            for u in 0..U {
+                v[u] = unsafe { src.unit::<VEC>((r + u * row_lanes) * units + vc, O::identity()) };
+            });
+            unrolled::<U>(|u| {
                 for k in 0..4 {
                     if k < n {
                         acc[k] = O::combine(acc[k], v[u][k]);
                     }
                 }
-            }
+            });
             r += U * row_lanes;
         }
         while r < r1 {

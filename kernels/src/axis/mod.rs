@@ -9,6 +9,7 @@
 //! | [`segments`] | contiguous runs: the rows of a row-major matrix, or `[begin[i], end[i])` | row / segment |
 //! | [`columns`] | strided runs: the columns of a row-major matrix | column |
 //! | [`columns_once`] | the same in one launch (the last block finishes) | column |
+//! | [`columns_flat`] | a narrow matrix's columns in one launch, read as one flat vector | column |
 //! | [`columns_short`] | candidates: 16-byte result stores, short columns loaded at once | column |
 //!
 //! Both split their work into **work items** that a *group* of threads (a sub-warp, a warp or a
@@ -24,6 +25,7 @@
 //! size_t count, size_t len, size_t parts, size_t group)`, read into [`AxisParams`].
 
 pub mod columns;
+pub mod columns_flat;
 pub mod columns_once;
 pub mod columns_short;
 pub mod segments;

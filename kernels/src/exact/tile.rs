@@ -189,11 +189,12 @@ pub(super) fn stream_rolling<T: Element, const BLOCK: usize, const FAST: bool>(
         return t;
     }
     let tid = crate::thread::thread_idx_x() as usize;
-    // SAFETY (every call): `first + tile <= end`, `end` at most the input's whole vectors
-    // from `head` (the caller's run), so `first + u * BLOCK + tid` (`u < 4`, `tid < BLOCK`) is
-    // inside the input and 16-byte aligned.
-    let load =
-        |first: usize, u: usize| unsafe { input.get_vec4_unchecked(head, first + u * BLOCK + tid) };
+    let load = |first: usize, u: usize| {
+        // SAFETY: every call has `first + tile <= end`, `end` at most the input's whole vectors
+        // from `head` (the caller's run), so `first + u * BLOCK + tid` (`u < 4`, `tid < BLOCK`)
+        // is inside the input and 16-byte aligned.
+        unsafe { input.get_vec4_unchecked(head, first + u * BLOCK + tid) }
+    };
     let mut v = [load(t, 0), load(t, 1), load(t, 2), load(t, 3)];
     while t + tile <= end {
         let next = if t + 2 * tile <= end { t + tile } else { t };

@@ -106,7 +106,7 @@ pub fn for_each<V: Copy, const BLOCK: usize, const UNROLL: usize>(
     }
 }
 
-/// `f(0), f(1), …, f(N - 1)`, written out (for `N <= 8`): each call sees its `u` as a constant
+/// `f(0), f(1), …, f(N - 1)`, written out (for `N <= 16`): each call sees its `u` as a constant
 /// once inlined, whatever the size of `f`. A `for u in 0..N` loop is unrolled only while its
 /// body is small; a body that is not (a branch with a lane lookup, [`for_each_unrolled`]'s
 /// callers) stays a loop, and an array indexed by its `u` goes to local memory.
@@ -116,16 +116,16 @@ pub fn unrolled<const N: usize>(mut f: impl FnMut(usize)) {
     macro_rules! step {
         ($($u:literal)*) => { $( if $u < N { f($u) } )* };
     }
-    step!(0 1 2 3 4 5 6 7);
+    step!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
 }
 
-/// Compile-time check that [`unrolled`]'s `N` is at most 8.
+/// Compile-time check that [`unrolled`]'s `N` is at most 16.
 struct UnrollCheck<const N: usize>;
 impl<const N: usize> UnrollCheck<N> {
-    const OK: () = assert!(N <= 8, "unrolled::<N> writes out at most 8 steps");
+    const OK: () = assert!(N <= 16, "unrolled::<N> writes out at most 16 steps");
 }
 
-/// [`for_each`] with both of its per-step loops written out by [`unrolled`] (`UNROLL <= 8`):
+/// [`for_each`] with both of its per-step loops written out by [`unrolled`] (`UNROLL <= 16`):
 /// the same items, the same order, the same `load` contract. For a `visit` too large for the
 /// compiler to unroll on its own (see [`unrolled`]); the loaded items then stay in registers.
 #[inline(always)]

@@ -203,6 +203,9 @@ pub enum Family {
     /// [`crate::axis::columns_short::columns_short16`]: 16-byte stores and items of at most 16
     /// rows loaded at once (a candidate, `col_short_rows=16`).
     AxisColumnsShort16,
+    /// [`crate::axis::columns_flat::columns_flat`]: a narrow matrix's columns in one launch,
+    /// read as one flat run of 16-byte vectors (`col_once_flat=1`).
+    AxisColumnsFlat,
     /// [`crate::axis::columns_once::columns_once_deep`]: the one-launch column kernel with 8
     /// loads in flight per thread (a candidate, `col_once_unroll=8`).
     AxisColumnsOnceDeep,
