@@ -14,7 +14,9 @@
 # 2. Nsight Compute (`--set full`) on the one-launch column kernel of 2^20 x 16 (the default and
 #    `col_once_unroll=8`) and on CUB's ArgMax at 2^26 f32 (its grid, registers and DRAM rate,
 #    to compare with session 7's profile of ours): OUTDIR/prof/*.details.txt, *.raw.csv.
-# About 80 s of GPU time (an estimate).
+# About 80 s of GPU time (session 8 call 1: 40 s). ARG_POLICIES replaces step 1's policies;
+# NO_PROFILES=1 skips step 2 (call 2: CUB's profile showed 5 waves of 256-thread blocks at 31
+# registers, 95% of warps active, so call 2 measures many-wave grids of ours instead).
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="${1:?usage: s8-extra-on-gpu.sh OUTDIR}"
@@ -35,7 +37,7 @@ if [ -n "$NVCC" ]; then
 fi
 
 # --- 1. argmax grids ----------------------------------------------------------------------------
-P="tuned;block=512,bps=3,lane=loop;block=256,bps=7,lane=loop;block=512,bps=2,unroll=8,lane=loop;tuned"
+P="${ARG_POLICIES:-tuned;block=512,bps=3,lane=loop;block=256,bps=7,lane=loop;block=512,bps=2,unroll=8,lane=loop;tuned}"
 timeout 40 "$R" --backend gpu arg --exps 20,26 --types f32 --ops argmax --policy "$P" --warmup 10 \
     --runs 50 --format json >> "$J" 2>> "$OUT/logs/ours-arg.log" || { echo "ours arg f32 failed" >&2; status=1; }
 timeout 40 "$R" --backend gpu arg --exps 26 --types f64 --ops argmax --policy "$P" --warmup 10 \
@@ -81,7 +83,7 @@ prof() { # name kernel-regex skip count -- cmd...
     rm -f "$OUT/prof/$name.ncu-rep"
     say "profile $name"
 }
-if command -v ncu > /dev/null 2>&1; then
+if [ -z "${NO_PROFILES:-}" ] && command -v ncu > /dev/null 2>&1; then
     prof once20x16 "reduce_cols" 1 1 -- "$R" --backend gpu axis --rows 1048576 --cols 16 --axis cols --runs 2
     prof once8_20x16 "reduce_cols" 1 1 -- "$R" --backend gpu axis --rows 1048576 --cols 16 --axis cols \
         --runs 2 --policy col_once_unroll=8
