@@ -100,14 +100,16 @@ pub struct AxisPolicy {
     /// 1: a one-launch column plan whose rows are 1, 2, 4, 8, 16 or 32 whole 16-byte vectors
     /// (at most `AXIS_BLOCK` columns) runs `AxisColumnsFlat` — the matrix read as one flat run
     /// of vectors in stage 8's schedule, each thread one vector column, on a grid of
-    /// [`AxisPolicy::col_flat_blocks_per_sm`]; 0: `AxisColumnsOnce`. Why: Nsight Compute on the
-    /// H200 (session 8) measured `AxisColumnsOnce` on 2^20 × 16 at 56% of DRAM bandwidth, 63
-    /// registers and 50% occupancy, 84% of the read-only roof in the benchmark — the one
-    /// shape of issue #13 below its 85% target.
+    /// [`AxisPolicy::col_flat_blocks_per_sm`]; 0: `AxisColumnsOnce`. A candidate (session 8):
+    /// Nsight Compute on the H200 measured `AxisColumnsOnce` on 2^20 × 16 at 56% of DRAM
+    /// bandwidth, 63 registers, 50% occupancy; the flat kernel needs 40. Measured (session 8,
+    /// call 2, f32 sum, min of 50): 25.6 µs on 4 blocks per SM, 27.6 on 6, 29.6 on 8 — the more
+    /// blocks, the slower, because its one finishing block reads `grid × 16` partials, 8 at a
+    /// time per thread — against 28.2 for `AxisColumnsOnce` on 4 and 25.0 on 2 (the default).
+    /// Its grid of 2 blocks per SM was not measured.
     pub col_once_flat: usize,
     /// Resident blocks per SM the flat column kernel's grid aims for; 0:
-    /// [`AxisPolicy::col_once_blocks_per_sm`]. 6: its 40 registers per thread (`f32` sum, ptxas
-    /// 12.9) fit 6 blocks of 256 on an SM.
+    /// [`AxisPolicy::col_once_blocks_per_sm`]. 4: its fastest measured (above).
     pub col_flat_blocks_per_sm: usize,
     /// 16: a column plan that needs no split — enough tiles for the whole grid, as 16 × 2^24 and
     /// 256 × 2^20 have — runs `AxisColumnsShort16` (items of at most 16 rows loaded at once,
@@ -162,15 +164,17 @@ pub struct AxisPolicy {
 ///     two-launch split (2^16 × 1024: 909 µs), so it is not a default.
 ///   - `finish_col_tile = 16` (was 0: the first pass's tile): 2^12 × 2^14 73.9 µs (was 75.5),
 ///     2^14 × 2^14 251.8 (253.2), 2^16 × 1024 74.1 (74.7); 2^20 × 16 is unchanged (29.8).
-/// * Session 7, call 3 (`benches/s7b-axis-on-gpu.sh`, results in
-///   `benches/results/h200-2026-12-01-s7/call3/s7b-axis/s7b-axis.md`) changed two more:
-///   - `col_once_blocks_per_sm = 4` (was 2): 2^20 × 16 24.4 µs against 24.7 and 26.0 for the
-///     two runs of 2 in the same call (call 1: 24.9 against 25.0); the split shapes do not use
-///     it and measured within 0.8%.
+/// * Session 8 (`benches/s8-axis-on-gpu.sh`, two H200 calls, results in
+///   `benches/results/h200-2026-12-01-s8/`):
 ///   - `wide_col_short_rows = 16`, `wide_col_blocks_per_sm = 3` (new): unsplit column plans
-///     run `AxisColumnsShort16` on 3 blocks per SM — 16 × 2^24 268.3 µs against 283.5 (torch
-///     281.9), 256 × 2^20 250.6 against 251.4; as a default for every plan that kernel was
-///     22–53% slower on the split shapes, which keep the plain kernel.
+///     run `AxisColumnsShort16` on 3 blocks per SM — 16 × 2^24 268.1 µs against 283.8 for the
+///     plain kernel (torch 287.6), 256 × 2^20 248.9 against 250.2 (call 2; session 7's call 3
+///     found the same: 268.3 against 283.5). As a default for every plan that kernel was
+///     22–53% slower on the split shapes (session 7), which keep the plain kernel. Its float
+///     `min`/`max` need 109 registers (2 blocks per SM): 281.3 µs on 3 against 270.8 on 2 for
+///     16 × 2^24 `max` — still 96% of the sum's bandwidth.
+///   - `col_once_blocks_per_sm` stays 2: 4 measured 24.4 against 24.7 µs in session 7's call 3,
+///     but 25.7 against 25.1 (call 1) and 28.2 against 25.0 (call 2) here.
 /// * Segments: `segment_piece = 2^14`, `segment_blocks_per_sm = 6`: 152.0 µs on the 2,000
 ///   log-uniform segments against 173.6 µs before (the read-only roof: 128.0 µs).
 impl Default for AxisPolicy {
@@ -192,14 +196,14 @@ impl Default for AxisPolicy {
             min_col_tiles: 8,
             col_unroll: 4,
             col_once_max_vcols: 32,
-            col_once_blocks_per_sm: 4,
+            col_once_blocks_per_sm: 2,
             finish_col_tile: 16,
             row_unroll: 8,
             col_vec_store: 0,
             col_short_rows: 0,
             col_once_unroll: 4,
-            col_once_flat: 1,
-            col_flat_blocks_per_sm: 6,
+            col_once_flat: 0,
+            col_flat_blocks_per_sm: 4,
             wide_col_short_rows: 16,
             wide_col_blocks_per_sm: 3,
         }

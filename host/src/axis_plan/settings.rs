@@ -149,10 +149,10 @@ mod tests {
                 "col_short_rows" => "16",
                 "col_once_unroll" => "8",
                 "wide_col_short_rows" => "0",
-                "col_once_flat" => "0",
+                "col_once_flat" => "1",
                 "col_flat_blocks_per_sm" => "3",
                 "wide_col_blocks_per_sm" => "2",
-                "col_once_blocks_per_sm" => "3", // (4 is the default)
+                "col_once_blocks_per_sm" => "3", // (2 is the default)
                 _ => "2",
             };
             q.set(key, v).unwrap();

@@ -30,13 +30,18 @@ fn shapes_pick_the_kernel_shape() {
     // The defaults (session 7): a block-per-row launch is the deep row kernel, 32 blocks per SM.
     assert_eq!(long.steps[0].kernel.family, Family::AxisRowsDeep);
     assert_eq!(long.steps[0].grid, 132 * 32);
-    // 2^20 × 16 (4 vector columns, at most `col_once_max_vcols`, a power of two): one launch of
-    // the flat kernel, 6 · 132 blocks; rows of 3 vectors take the one-launch tile kernel.
+    // 2^20 × 16 (4 vector columns, at most `col_once_max_vcols`, a power of two) with
+    // `col_once_flat`: one launch of the flat kernel, 4 · 132 blocks; rows of 3 vectors take the
+    // one-launch tile kernel.
+    let p = AxisPolicy {
+        col_once_flat: 1,
+        ..p
+    };
     let flat = p.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
     assert_eq!(flat.steps.len(), 1);
     assert_eq!(flat.steps[0].kernel.family, Family::AxisColumnsFlat);
-    assert_eq!((flat.steps[0].grid, flat.partials), (792, 792 * 16));
-    assert_eq!(flat.describe(), "cols-flat parts=792 grid=792");
+    assert_eq!((flat.steps[0].grid, flat.partials), (528, 528 * 16));
+    assert_eq!(flat.describe(), "cols-flat parts=528 grid=528");
     // A small matrix: one block per tile of 1024 vectors (100 × 16 f32: 400 vectors, 1 block).
     let small = p.cols(ElemType::F32, Op::Sum, 100, 16, &c).unwrap();
     assert_eq!(small.steps[0].grid, 1);
@@ -58,10 +63,16 @@ fn shapes_pick_the_kernel_shape() {
         col_once_flat: 0,
         ..p
     };
+    // 2^20 × 16 by default: one launch of the tile kernel, 2 · 132 blocks.
     let once = p.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
     assert_eq!(once.steps.len(), 1);
     assert_eq!(once.steps[0].kernel.family, Family::AxisColumnsOnce);
-    assert_eq!((once.steps[0].grid, once.partials), (528, 528 * 16));
+    assert_eq!((once.steps[0].grid, once.partials), (264, 264 * 16));
+    assert_eq!(
+        p,
+        AxisPolicy::default(),
+        "the tests below start from the defaults"
+    );
     let deep_once = AxisPolicy {
         col_once_unroll: 8,
         ..p

@@ -233,9 +233,9 @@ pub fn policies() -> Vec<AxisPolicy> {
         "col_once_unroll=8",
         "col_once_unroll=8,col_once_blocks_per_sm=1,min_piece_rows=3",
         "wide_col_short_rows=0",
-        "col_once_flat=0",
-        "col_flat_blocks_per_sm=1",
-        "col_flat_blocks_per_sm=64,col_once_max_vcols=8",
+        "col_once_flat=1",
+        "col_once_flat=1,col_flat_blocks_per_sm=1",
+        "col_once_flat=1,col_flat_blocks_per_sm=64,col_once_max_vcols=8",
         "wide_col_blocks_per_sm=1,min_col_tiles=1",
     ]
     .iter()

@@ -1,5 +1,6 @@
 //! How an item crosses registers and memory: as at most [`MAX_WORDS`] `u32` words.
 
+use super::tiles::unrolled;
 use crate::gpu::{Coherent, GlobalMut, Shared};
 
 /// The largest item, in 32-bit words (32 bytes: e.g. an `(u64, f64)` pair and two more `f64`).
@@ -90,21 +91,22 @@ impl<A: Item, B: Item> Item for (A, B) {
     fn to_words(self) -> Words {
         let (a, b) = (self.0.to_words(), self.1.to_words());
         let mut w = a;
-        let mut k = 0;
-        while k < B::WORDS && A::WORDS + k < MAX_WORDS {
-            w[A::WORDS + k] = b[k];
-            k += 1;
-        }
+        // Written out ([`unrolled`]): constant word indices keep the arrays in registers.
+        unrolled::<MAX_WORDS>(|k| {
+            if k < B::WORDS && A::WORDS + k < MAX_WORDS {
+                w[A::WORDS + k] = b[k];
+            }
+        });
         w
     }
     #[inline(always)]
     fn from_words(w: &Words) -> Self {
         let mut b = [0; MAX_WORDS];
-        let mut k = 0;
-        while k < B::WORDS && A::WORDS + k < MAX_WORDS {
-            b[k] = w[A::WORDS + k];
-            k += 1;
-        }
+        unrolled::<MAX_WORDS>(|k| {
+            if k < B::WORDS && A::WORDS + k < MAX_WORDS {
+                b[k] = w[A::WORDS + k];
+            }
+        });
         (A::from_words(w), B::from_words(&b))
     }
 }
@@ -181,9 +183,11 @@ pub fn store_item<I: Item>(mem: &impl WordStore, slot: usize, v: I) {
     let () = ItemCheck::<I>::OK;
     let w = v.to_words();
     let base = slot.saturating_mul(I::WORDS);
-    for (k, word) in w.iter().enumerate().take(I::WORDS) {
-        mem.write(base.saturating_add(k), *word);
-    }
+    unrolled::<MAX_WORDS>(|k| {
+        if k < I::WORDS {
+            mem.write(base.saturating_add(k), w[k]);
+        }
+    });
 }
 
 /// Load the item in slot `slot` of `mem` (checked as [`store_item`]).
@@ -193,8 +197,12 @@ pub fn load_item<I: Item>(mem: &impl WordStore, slot: usize) -> I {
     let () = ItemCheck::<I>::OK;
     let mut w = [0; MAX_WORDS];
     let base = slot.saturating_mul(I::WORDS);
-    for (k, word) in w.iter_mut().enumerate().take(I::WORDS) {
-        *word = mem.read(base.saturating_add(k));
-    }
+    // Written out ([`unrolled`]): as an iterator loop the compiler kept `w` in local memory —
+    // every argmin/argmax kernel had a 32-byte stack for it (ptxas 12.9, session 8).
+    unrolled::<MAX_WORDS>(|k| {
+        if k < I::WORDS {
+            w[k] = mem.read(base.saturating_add(k));
+        }
+    });
     I::from_words(&w)
 }
