@@ -15,7 +15,7 @@
 //!
 //! Then, per column and in a fixed order (bit-identical run to run, no float atomics):
 //! 1. **the warp**: the lanes of vector column `c` sit `vcols` apart, so shuffles down by 16, 8,
-//!    …, `vcols` leave lane `c` with the warp's total ([`super::columns::fold_warp`]);
+//!    …, `vcols` leave lane `c` with the warp's total (`columns::fold_warp`);
 //! 2. **the block**: lane `c` of each warp writes its totals to shared memory, and thread `c`
 //!    folds the `BLOCK / 32` warps in order — one row of `cols` partials per block;
 //! 3. **the grid** (stage 8's ticket): every block stores its row of partials, fences and takes

@@ -237,7 +237,7 @@ fn all_tiles<
 }
 
 /// Column results of a row-major `count × len` matrix in one launch: `out[column]`, tiles of
-/// `min(group, BLOCK)` (vector) columns (see the module docs for the launch), [`UNROLL`] loads
+/// `min(group, BLOCK)` (vector) columns (see the module docs for the launch), 4 loads
 /// in flight per thread.
 ///
 /// Every kernel-table row exports its own function: LLVM inlines a function into an entry only
@@ -245,7 +245,7 @@ fn all_tiles<
 /// function, the body stayed out of line and both entries called it through local memory —
 /// 32.1 µs instead of 25.0 µs on 2^20 × 16 (H200, `benches/results/h200-2026-12-01-s7/call2/
 /// s7b-axis/` against `call1/axis/`). Hence [`columns_once_deep`] has its own body, and both
-/// call [`once_body`], which is `#[inline(always)]`.
+/// call one `#[inline(always)]` body.
 pub fn columns_once<T: Element, O: ReduceOp, const BLOCK: usize>(
     input: Global<T>,
     partials: Coherent<T>,
@@ -257,7 +257,7 @@ pub fn columns_once<T: Element, O: ReduceOp, const BLOCK: usize>(
 }
 
 /// [`columns_once`] with 8 loads in flight per thread on the input (the finishing block keeps
-/// [`UNROLL`]): twice the bytes in flight per thread, at more registers (ptxas decides how many
+/// 4): twice the bytes in flight per thread, at more registers (ptxas decides how many
 /// blocks then fit an SM; pair with `col_once_blocks_per_sm`). Bit-identical to
 /// [`columns_once`]: a thread adds its rows in the same order, only more loads wait at once.
 /// A candidate (`col_once_unroll=8`).
