@@ -5,11 +5,12 @@
 #
 #     bash s8-axis-on-gpu.sh OUTDIR
 #
-# Session 8's defaults (host/src/axis_plan/policy.rs): unsplit column plans (16 x 2^24,
-# 256 x 2^20) run AxisColumnsShort16 on 3 blocks per SM (`wide_col_short_rows=16`,
-# `wide_col_blocks_per_sm=3`); narrow matrices of 1, 2, 4, ..., 32 whole vectors per row
-# (2^20 x 16) run the flat one-launch kernel AxisColumnsFlat on 6 blocks per SM
-# (`col_once_flat=1`, `col_flat_blocks_per_sm=6`).
+# Session 8 ran it twice (benches/results/h200-2026-12-01-s8/PROVENANCE.md). Call 2's defaults:
+# unsplit column plans (16 x 2^24, 256 x 2^20) run AxisColumnsShort16 on 3 blocks per SM
+# (`wide_col_short_rows=16`, `wide_col_blocks_per_sm=3`: kept); narrow matrices of 1, 2, 4, ...,
+# 32 whole vectors per row (2^20 x 16) ran the flat one-launch kernel AxisColumnsFlat on 6 blocks
+# per SM (`col_once_flat=1`: lost, the default is the tile kernel on 2 blocks per SM again — run
+# now, step 1 measures that and step 2 still compares both).
 #
 # 1. The official table, as s7b-axis-on-gpu.sh: the six shapes of the issue, both axes, f32 sum
 #    of ones; max f32 on both axes and sum f64 on rows per shape; the ragged segments (2,000,
