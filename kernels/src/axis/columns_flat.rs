@@ -36,10 +36,10 @@
 //! `counter` is 0.
 
 use super::columns::{element, fold_warp};
-use super::{piece, AxisParams};
+use super::{last_block, piece, AxisParams};
 use crate::gpu::WARP_SIZE;
-use crate::gpu::{block_dim, block_idx, fail, grid_dim, sync_threads, sync_threads_or};
-use crate::gpu::{thread_fence, thread_idx, Coherent, Counter, Global, GlobalMut, Shared, Vec4};
+use crate::gpu::{block_dim, block_idx, fail, grid_dim, sync_threads};
+use crate::gpu::{thread_idx, Coherent, Counter, Global, GlobalMut, Shared, Vec4};
 use crate::primitives::tiles::{self, unrolled, EvenShare};
 use crate::{Element, ReduceOp};
 
@@ -101,19 +101,7 @@ pub fn columns_flat<T: Element, O: ReduceOp, const BLOCK: usize>(
     if grid == 1 {
         return;
     }
-    // Each writer makes its partials visible GPU-wide before thread 0's release (the barrier
-    // orders them before the ticket), as stage 8 and `columns_once` do.
-    if wrote {
-        thread_fence();
-    }
-    sync_threads();
-    let mut last_ticket = false;
-    if thread_idx() == 0 {
-        last_ticket = counter.take_ticket() as usize == grid - 1;
-    }
-    // The last block: thread 0's acquire, then the barrier, order its loads of the partials
-    // after every block's release.
-    if sync_threads_or(last_ticket) {
+    if last_block(wrote, counter, grid) {
         slice_totals::<T, O, BLOCK>(
             cols,
             (0, grid),

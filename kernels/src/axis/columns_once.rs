@@ -24,9 +24,9 @@
 //! `partials` holds `gridDim.x · len` elements (unused with one block) and `counter` is 0.
 
 use super::columns::{fold_warp, folds};
-use super::{piece, AxisParams};
-use crate::gpu::{block_dim, block_idx, fail, grid_dim, sync_threads, sync_threads_or};
-use crate::gpu::{thread_fence, thread_idx, Coherent, Counter, Global, GlobalMut, Shared};
+use super::{last_block, piece, AxisParams};
+use crate::gpu::{block_dim, block_idx, fail, grid_dim, sync_threads};
+use crate::gpu::{thread_idx, Coherent, Counter, Global, GlobalMut, Shared};
 use crate::primitives::tiles::unrolled;
 use crate::{Element, ReduceOp};
 
@@ -330,21 +330,10 @@ fn once_body<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize>(
     if grid == 1 {
         return;
     }
-    // Each writer makes its partials visible GPU-wide before thread 0's release (the barrier
-    // orders them before the ticket), as the exact sum's kernel does.
-    if wrote {
-        thread_fence();
-    }
-    sync_threads();
-    let mut last_ticket = false;
-    if thread_idx() == 0 {
-        last_ticket = counter.take_ticket() as usize == grid - 1;
-    }
-    // The last block: thread 0's acquire, then the barrier, order its loads of the partials
-    // after every block's release. It reduces the `grid × cols` partials as the second launch of
-    // the two-pass plan would: one piece of `grid` rows, in vector columns when a row is a whole
-    // number of vectors (the partials start on a 16-byte boundary).
-    if sync_threads_or(last_ticket) {
+    // The last block reduces the `grid × cols` partials as the second launch of the two-pass
+    // plan would: one piece of `grid` rows, in vector columns when a row is a whole number of
+    // vectors (the partials start on a 16-byte boundary).
+    if last_block(wrote, counter, grid) {
         let rows_of = (0, grid);
         let put = |c: usize, v: T| out.set(c, v);
         if vec_rows {

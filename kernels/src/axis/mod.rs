@@ -44,6 +44,25 @@ pub struct AxisParams {
     pub group: usize,
 }
 
+/// Stage 8's ticket, for the one-launch column kernels: every thread that wrote partials
+/// (`wrote`) makes them visible GPU-wide (`thread_fence`) before thread 0's release — the
+/// barrier orders the fences before the ticket — and thread 0 takes a ticket
+/// (`atom.acq_rel.gpu`). Returns, in every thread of the block, whether this block drew the last
+/// of `grid` tickets; then thread 0's acquire and the barrier order the block's loads of the
+/// partials after every block's release. Every thread of the block must call it.
+#[inline(always)]
+pub(crate) fn last_block(wrote: bool, counter: crate::gpu::Counter, grid: usize) -> bool {
+    if wrote {
+        crate::gpu::thread_fence();
+    }
+    crate::gpu::sync_threads();
+    let mut last_ticket = false;
+    if crate::gpu::thread_idx() == 0 {
+        last_ticket = counter.take_ticket() as usize == grid - 1;
+    }
+    crate::gpu::sync_threads_or(last_ticket)
+}
+
 /// Where the `part`-th of `parts` equal pieces of `[begin, end)` lies (the last pieces may be
 /// shorter or empty).
 #[inline(always)]
