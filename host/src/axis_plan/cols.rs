@@ -67,16 +67,13 @@ impl AxisPolicy {
         }
         // Enough tiles to fill the grid: one pass, no split — the wide matrices'
         // [`AxisPolicy::wide_col_short_rows`] kernel and grid.
-        let (id, resident) = if tiles >= resident && self.wide_col_short_rows > 0 {
-            let family = Family::AxisColumnsShort16;
-            let resident = match self.wide_col_blocks_per_sm {
-                0 => resident,
-                b => (caps.sm_count * b).max(1),
-            };
-            (kernel(family, ty, op), resident)
-        } else {
-            (kernel(family, ty, op), resident)
+        let wide = tiles >= resident && self.wide_col_short_rows > 0;
+        let (family, resident) = match (wide, self.wide_col_blocks_per_sm) {
+            (false, _) => (family, resident),
+            (true, 0) => (Family::AxisColumnsShort16, resident),
+            (true, b) => (Family::AxisColumnsShort16, (caps.sm_count * b).max(1)),
         };
+        let id = kernel(family, ty, op);
         // The finishing passes' own tile ([`AxisPolicy::finish_col_tile`]).
         let finish_tile = match self.finish_col_tile {
             0 => tile,
