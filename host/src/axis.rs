@@ -224,12 +224,7 @@ impl<T: Scalar> PreparedAxis<T> {
                 });
             }
         }
-        let ticket = plan.steps.iter().any(|s| {
-            matches!(
-                s.kernel.family,
-                Family::AxisColumnsOnce | Family::AxisColumnsOnceDeep | Family::AxisColumnsFlat
-            )
-        });
+        let ticket = plan.steps.iter().any(|s| s.ticket());
         Ok(PreparedAxis {
             partials: backend.zeroed(plan.partials)?,
             counter: if ticket {
@@ -356,11 +351,8 @@ impl<T: Scalar> PreparedAxis<T> {
                     ))
                 }
             };
-            let args = match (step.kernel.family, &self.counter) {
-                (
-                    Family::AxisColumnsOnce | Family::AxisColumnsOnceDeep | Family::AxisColumnsFlat,
-                    Some(counter),
-                ) => {
+            let args = match (step.ticket(), &self.counter) {
+                (true, Some(counter)) => {
                     if self.partials.len() < step.grid.saturating_mul(step.len) {
                         return Err(ReduceError::InvalidArgument(
                             "the plan's workspace is smaller than its one-launch step".into(),
@@ -407,8 +399,8 @@ impl<T: Scalar> PreparedAxis<T> {
             // the buffer's), and the kernels check them against what they index. A step that
             // reads the partials follows the one that wrote them, on the same stream, and neither
             // buffer is written by the host meanwhile. Kernel, block size and shared memory come
-            // from the plan for this type and operator (`AXIS_BLOCK` is the block the kernels are
-            // built for). A one-launch step gets this plan's own partials (`grid · len`, checked
+            // from the plan for this type and operator (`AXIS_BLOCK`, or 512 for the flat column
+            // kernel: the blocks the kernels are built for). A one-launch step gets this plan's own partials (`grid · len`, checked
             // above) and counter (zeroed, and left 0 by the kernel). `self` and the caller's buffers outlive the queued work: freeing device
             // memory waits for the kernels using it.
             unsafe { backend.launch::<T>(&launch)? };

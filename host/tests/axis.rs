@@ -262,7 +262,7 @@ fn one_launch_columns_match_the_reference_and_the_two_launch_plan() {
             "col_tile=3",
             "min_piece_rows=3",
             "col_tile=8,min_piece_rows=7",
-            "col_once_unroll=8,min_piece_rows=3",
+            "col_once_blocks_per_sm=1,min_piece_rows=3",
         ] {
             for op in [Op::Sum, Op::Min, Op::Max] {
                 compared += check_once::<f32>(&b, op, r, c, extra) as usize;

@@ -301,7 +301,8 @@ impl<T: Element> Coherent<T> {
     /// # Safety
     /// `ptr` must point to `len` aligned elements that stay allocated while the kernel runs and
     /// that everyone (other blocks, the host) only accesses with single, aligned 4- or 8-byte
-    /// accesses (as [`Coherent`] does) while it runs.
+    /// accesses (as [`Coherent`] does, but for [`Coherent::get_vec4_unchecked`], whose caller
+    /// orders it after the stores) while it runs.
     #[inline(always)]
     pub unsafe fn from_raw(ptr: *mut T, len: usize) -> Self {
         Coherent { ptr, len }
@@ -348,6 +349,28 @@ impl<T: Element> Coherent<T> {
         }
         // SAFETY: `i < len` (the caller's contract), and the constructor's contract.
         unsafe { imp::load_coherent(self.ptr.add(i)) }
+    }
+    /// Whether element 0 lies on a 16-byte boundary ([`Coherent::get_vec4_unchecked`]'s need).
+    #[inline(always)]
+    pub fn vec4_aligned(&self) -> bool {
+        (self.ptr as usize).is_multiple_of(16)
+    }
+    /// The `v`-th 16-byte vector (elements `v·L .. (v+1)·L`, `L = 16 / size_of::<T>()`) in one
+    /// load of four relaxed 4-byte words, without the checks on the GPU (the emulator checks).
+    ///
+    /// # Safety
+    /// `(v + 1) · L <= self.len()`, [`Coherent::vec4_aligned`], and the stores this load must
+    /// see are ordered before it (a ticket's acquire): with 8-byte elements the 4-byte words
+    /// are not morally strong against concurrent 8-byte stores.
+    #[inline(always)]
+    pub unsafe fn get_vec4_unchecked(&self, v: usize) -> Vec4 {
+        let lanes = 16 / size_of::<T>();
+        #[cfg(not(target_arch = "nvptx64"))]
+        if (v + 1) * lanes > self.len {
+            out_of_bounds("16-byte coherent read (unchecked)", v * lanes, self.len)
+        }
+        // SAFETY: in bounds and aligned, and the stores ordered before (the caller's contract).
+        unsafe { imp::load_vec4_coherent(self.ptr.add(v * lanes)) }
     }
     /// [`Coherent::set`] without the bounds check on the GPU (the emulator still checks).
     ///

@@ -5,7 +5,7 @@ use super::{check_shape, device_op, kernel, AxisKind, AxisPlan, AxisPolicy, Axis
 use crate::backend::DeviceCaps;
 use crate::error::Result;
 use crate::types::{ElemType, Op};
-use reduce_kernels::table::Family;
+use reduce_kernels::table::{Family, KernelId};
 
 impl AxisPolicy {
     /// One result per column of a row-major `rows × cols` matrix: one pass over the input,
@@ -50,10 +50,17 @@ impl AxisPolicy {
                 && vcols.is_power_of_two()
                 && vcols <= 32
                 && cols <= AXIS_BLOCK;
-            let once = match (flat, self.col_once_unroll) {
-                (true, _) => kernel(Family::AxisColumnsFlat, ty, op),
-                (false, 8) => kernel(Family::AxisColumnsOnceDeep, ty, op),
-                _ => kernel(Family::AxisColumnsOnce, ty, op),
+            let once = if flat {
+                let family = match self.col_flat_unroll {
+                    8 => Family::AxisColumnsFlatDeep,
+                    _ => Family::AxisColumnsFlat,
+                };
+                KernelId {
+                    block: self.col_flat_block,
+                    ..kernel(family, ty, op)
+                }
+            } else {
+                kernel(Family::AxisColumnsOnce, ty, op)
             };
             let step = self.cols_once(once, rows, cols, (tile, lanes), caps);
             return Ok(AxisPlan {
@@ -145,10 +152,19 @@ impl AxisPolicy {
         caps: &DeviceCaps,
     ) -> AxisStep {
         let resident = self.resident_for(id.family, AXIS_BLOCK, caps);
-        let grid = if id.family == Family::AxisColumnsFlat {
-            // Stage 8's grid: at most one block per tile of `AXIS_BLOCK · 4` vectors.
+        let flat = matches!(
+            id.family,
+            Family::AxisColumnsFlat | Family::AxisColumnsFlatDeep
+        );
+        let grid = if flat {
+            // Stage 8's grid: at most one block per tile of `block · unroll` vectors.
             let vectors = rows.saturating_mul(cols) / lanes;
-            vectors.div_ceil(AXIS_BLOCK * 4).clamp(1, resident)
+            let unroll = if id.family == Family::AxisColumnsFlatDeep {
+                8
+            } else {
+                4
+            };
+            vectors.div_ceil(id.block * unroll).clamp(1, resident)
         } else {
             (rows / self.min_piece_rows.max(1)).clamp(1, resident)
         };
@@ -158,11 +174,12 @@ impl AxisPolicy {
             reads_input: true,
             writes_result: true,
             grid,
-            shared_bytes: AXIS_BLOCK * 16,
+            shared_bytes: id.block * 16,
             count: rows,
             len: cols,
             parts: grid,
-            group: tile,
+            // The flat kernel reads `group` as its share rule (1: runs of 32 vectors).
+            group: if flat { self.col_flat_fine } else { tile },
             out_len: cols,
             src_offset: 0,
             dst_offset: 0,

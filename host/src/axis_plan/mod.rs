@@ -53,7 +53,7 @@ pub struct AxisStep {
     /// Kernel family (`AxisRows`, `AxisRowsDeep`, `AxisSegments`, `AxisColumns`,
     /// `AxisColumnsDeep`, `AxisColumnsOnce`, `AxisColumnsFlat` (narrow matrices),
     /// `AxisColumnsShort16` (unsplit plans) or a column candidate: `AxisColumnsVst`,
-    /// `AxisColumnsOnceDeep`).
+    /// `AxisColumnsFlatDeep`).
     #[serde(skip)]
     pub kernel: KernelId,
     /// Does it read the caller's input (`false`: the previous step's partials)?
@@ -97,6 +97,16 @@ pub struct AxisPlan {
     pub steps: Vec<AxisStep>,
 }
 
+impl AxisStep {
+    /// Is it a one-launch step whose last block finishes (it takes the plan's counter)?
+    pub fn ticket(&self) -> bool {
+        matches!(
+            self.kernel.family,
+            Family::AxisColumnsOnce | Family::AxisColumnsFlat | Family::AxisColumnsFlatDeep
+        )
+    }
+}
+
 impl AxisPlan {
     /// Kernel shapes as text, for reports: `rows g=16 grid=1056`, `+ split 8`.
     pub fn describe(&self) -> String {
@@ -109,8 +119,8 @@ impl AxisPlan {
                 Family::AxisColumns => format!("cols tile={}", st.group),
                 Family::AxisColumnsDeep => format!("cols-deep tile={}", st.group),
                 Family::AxisColumnsOnce => format!("cols-once tile={}", st.group),
-                Family::AxisColumnsOnceDeep => format!("cols-once-deep tile={}", st.group),
-                Family::AxisColumnsFlat => "cols-flat".to_string(),
+                Family::AxisColumnsFlat => format!("cols-flat b{}", st.kernel.block),
+                Family::AxisColumnsFlatDeep => format!("cols-flat-deep b{}", st.kernel.block),
                 Family::AxisColumnsVst => format!("cols-vst tile={}", st.group),
                 Family::AxisColumnsShort16 => format!("cols-short16 tile={}", st.group),
                 Family::AxisSegments => format!("segments g={}", st.group),

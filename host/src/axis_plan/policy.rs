@@ -93,23 +93,41 @@ pub struct AxisPolicy {
     /// on loads. Bit-identical either way; a candidate. ptxas 12.9: 70 registers for `f32` sum
     /// (the 16 loads' 64 registers reuse the 4-deep loop's), 3 blocks per SM.
     pub col_short_rows: usize,
-    /// Loads in flight per thread of the one-launch column kernel on the input: 4
-    /// (`AxisColumnsOnce`) or 8 (`AxisColumnsOnceDeep`, more registers: pair with
-    /// `col_once_blocks_per_sm`). Bit-identical either way; a candidate (session 8).
-    pub col_once_unroll: usize,
-    /// 1: a one-launch column plan whose rows are 1, 2, 4, 8, 16 or 32 whole 16-byte vectors
-    /// (at most `AXIS_BLOCK` columns) runs `AxisColumnsFlat` — the matrix read as one flat run
-    /// of vectors in stage 8's schedule, each thread one vector column, on a grid of
-    /// [`AxisPolicy::col_flat_blocks_per_sm`]; 0: `AxisColumnsOnce`. A candidate (session 8):
-    /// Nsight Compute on the H200 measured `AxisColumnsOnce` on 2^20 × 16 at 56% of DRAM
-    /// bandwidth, 63 registers, 50% occupancy; the flat kernel needs 40. Measured (session 8,
-    /// call 2, f32 sum, min of 50): 25.6 µs on 4 blocks per SM, 27.6 on 6, 29.6 on 8 — the more
-    /// blocks, the slower, because its one finishing block reads `grid × 16` partials, 8 at a
-    /// time per thread — against 28.2 for `AxisColumnsOnce` on 4 and 25.0 on 2 (the default).
-    /// Its grid of 2 blocks per SM was not measured.
+    /// 1 (the default since session 9): a one-launch column plan whose rows are 1, 2, 4, 8, 16
+    /// or 32 whole 16-byte vectors (at most `AXIS_BLOCK` columns) runs `AxisColumnsFlat` — the
+    /// matrix read as one flat run of vectors in stage 8's schedule, each thread one vector
+    /// column — on blocks of [`AxisPolicy::col_flat_block`], a grid of
+    /// [`AxisPolicy::col_flat_blocks_per_sm`]; 0: the tile kernel `AxisColumnsOnce`.
+    ///
+    /// Why (2^20 × 16 `f32`, H200, min of 50): session 8 measured the tile kernel at 25.0 µs
+    /// (63 registers, 56% of DRAM bandwidth) and the flat kernel at 25.6–29.6, slower the more
+    /// blocks (its finishing block then folded `grid × 16` partials 8 at a time). Session 9's
+    /// Nsight Compute profile of the flat kernel on stage 8's own grid (512 × 4 per SM: 26.5 µs
+    /// against stage 8's 21.4 on the same bytes) found the same loop and twice the per-warp work
+    /// around it: a share computed with two divisions and an epilogue of serial shuffle chains
+    /// and a barrier per level of a tree over the warps — run by every warp after its last load,
+    /// and twice on the critical path (the last block to finish, then the finishing block). With
+    /// the finish reading the partials as vectors, the shuffle chains interleaved and one
+    /// barrier, the kernel needs 32 registers and measured 22.6–23.3 µs on 256 × 2, 512 × 2 and
+    /// 512 × 4 (call 6: 91–93% of the read-only roof's 21.1 µs; the tile kernel 24.5–25.2).
     pub col_once_flat: usize,
+    /// Threads per block of the flat column kernel: 256 or 512 (both built). 512 (the default)
+    /// on 4 per SM is stage 8's shape: every thread slot busy (2,048 per SM, 32 registers).
+    pub col_flat_block: usize,
+    /// 1 (the default): the flat column kernel cuts the blocks' shares in runs of 32 vectors,
+    /// every block `ceil(vectors / grid)` of them; 0: whole tiles of `block · 4` vectors (stage
+    /// 8's), which on 2^20 × 16 `f32` leave 16 of 528 blocks of 512 without work (3%), or 109
+    /// of 792 blocks of 256 (14%). Measured level on 512 × 4 (call 6: 22.9 µs sum and 24.6 max
+    /// against 22.6 and 24.8 with tiles).
+    pub col_flat_fine: usize,
+    /// Loads in flight per thread of the flat column kernel: 4 (`AxisColumnsFlat`, the default)
+    /// or 8 (`AxisColumnsFlatDeep`: the same bytes in flight from half the warps, 46–48
+    /// registers). A candidate (session 9): level with 4 (call 6: 22.8 µs on 512 × 2, 23.2 on
+    /// 256 × 4).
+    pub col_flat_unroll: usize,
     /// Resident blocks per SM the flat column kernel's grid aims for; 0:
-    /// [`AxisPolicy::col_once_blocks_per_sm`]. 4: its fastest measured (above).
+    /// [`AxisPolicy::col_once_blocks_per_sm`]. 4 (the default): with blocks of 512, stage 8's
+    /// grid.
     pub col_flat_blocks_per_sm: usize,
     /// 16: a column plan that needs no split — enough tiles for the whole grid, as 16 × 2^24 and
     /// 256 × 2^20 have — runs `AxisColumnsShort16` (items of at most 16 rows loaded at once,
@@ -201,8 +219,10 @@ impl Default for AxisPolicy {
             row_unroll: 8,
             col_vec_store: 0,
             col_short_rows: 0,
-            col_once_unroll: 4,
-            col_once_flat: 0,
+            col_once_flat: 1,
+            col_flat_block: 512,
+            col_flat_unroll: 4,
+            col_flat_fine: 1,
             col_flat_blocks_per_sm: 4,
             wide_col_short_rows: 16,
             wide_col_blocks_per_sm: 3,
@@ -222,13 +242,11 @@ impl AxisPolicy {
             | Family::AxisColumnsDeep
             | Family::AxisColumnsVst
             | Family::AxisColumnsShort16 => self.col_blocks_per_sm,
-            Family::AxisColumnsOnce | Family::AxisColumnsOnceDeep => {
-                match self.col_once_blocks_per_sm {
-                    0 => self.col_blocks_per_sm,
-                    b => b,
-                }
-            }
-            Family::AxisColumnsFlat => {
+            Family::AxisColumnsOnce => match self.col_once_blocks_per_sm {
+                0 => self.col_blocks_per_sm,
+                b => b,
+            },
+            Family::AxisColumnsFlat | Family::AxisColumnsFlatDeep => {
                 match (self.col_flat_blocks_per_sm, self.col_once_blocks_per_sm) {
                     (0, 0) => self.col_blocks_per_sm,
                     (0, b) | (b, _) => b,

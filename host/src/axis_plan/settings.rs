@@ -29,9 +29,11 @@ impl PolicySettings for AxisPolicy {
         "row_unroll",
         "col_vec_store",
         "col_short_rows",
-        "col_once_unroll",
         "col_once_flat",
         "col_flat_blocks_per_sm",
+        "col_flat_block",
+        "col_flat_unroll",
+        "col_flat_fine",
         "wide_col_short_rows",
         "wide_col_blocks_per_sm",
     ];
@@ -46,11 +48,12 @@ impl PolicySettings for AxisPolicy {
     /// `wide_col_blocks_per_sm` 0..=64
     /// (0: another knob's value),
     /// `vectors_per_lane` 1..=1024, `col_tile` 1..=256, `finish_col_tile` 0..=256 (0: the first
-    /// pass's tile), `min_col_tiles` 1..=2^20, `col_unroll`, `row_unroll` and `col_once_unroll` 4 or 8,
+    /// pass's tile), `min_col_tiles` 1..=2^20, `col_unroll` and `row_unroll` 4 or 8,
     /// `col_once_max_vcols` 0 (off) or more, `min_piece`, `min_piece_rows`, `segment_piece` and
     /// `max_col_parts` at least 1, `finish_piece_rows` 0 (off) or at least 2, `col_vec_store` 0
-    /// or 1, `col_once_flat` 0 or 1, `col_short_rows` and `wide_col_short_rows` 0 or 16; every
-    /// count at most 2^40.
+    /// or 1, `col_once_flat` 0 or 1, `col_flat_block` 256 or 512, `col_flat_unroll` 4 or 8,
+    /// `col_flat_fine` 0 or 1, `col_short_rows` and `wide_col_short_rows` 0 or 16; every count
+    /// at most 2^40.
     fn set(&mut self, key: &str, value: &str) -> Result<()> {
         match key {
             "blocks_per_sm" => self.blocks_per_sm = size(key, value, 1, 64)?,
@@ -73,11 +76,13 @@ impl PolicySettings for AxisPolicy {
             "col_unroll" => self.col_unroll = unroll(key, value, "column")?,
             "col_vec_store" => self.col_vec_store = one_of(key, value, &[0, 1])?,
             "col_short_rows" => self.col_short_rows = one_of(key, value, &[0, 16])?,
-            "col_once_unroll" => self.col_once_unroll = unroll(key, value, "one-launch column")?,
             "wide_col_short_rows" => self.wide_col_short_rows = one_of(key, value, &[0, 16])?,
             "wide_col_blocks_per_sm" => self.wide_col_blocks_per_sm = size(key, value, 0, 64)?,
             "col_once_flat" => self.col_once_flat = one_of(key, value, &[0, 1])?,
             "col_flat_blocks_per_sm" => self.col_flat_blocks_per_sm = size(key, value, 0, 64)?,
+            "col_flat_block" => self.col_flat_block = one_of(key, value, &[256, 512])?,
+            "col_flat_unroll" => self.col_flat_unroll = unroll(key, value, "flat column")?,
+            "col_flat_fine" => self.col_flat_fine = one_of(key, value, &[0, 1])?,
             "finish_piece_rows" => {
                 let v = size(key, value, 0, BIG)?;
                 if v == 1 {
@@ -147,10 +152,12 @@ mod tests {
                 "col_unroll" => "8",
                 "col_vec_store" => "1",
                 "col_short_rows" => "16",
-                "col_once_unroll" => "8",
                 "wide_col_short_rows" => "0",
-                "col_once_flat" => "1",
+                "col_once_flat" => "0", // (1 is the default)
                 "col_flat_blocks_per_sm" => "3",
+                "col_flat_block" => "256",
+                "col_flat_unroll" => "8",
+                "col_flat_fine" => "0",
                 "wide_col_blocks_per_sm" => "2",
                 "col_once_blocks_per_sm" => "3", // (2 is the default)
                 _ => "2",
@@ -169,7 +176,8 @@ mod tests {
             ("row_unroll=5", "row_unroll"),
             ("col_vec_store=2", "col_vec_store"),
             ("col_short_rows=32", "col_short_rows"),
-            ("col_once_unroll=16", "col_once_unroll"),
+            ("col_flat_block=1024", "col_flat_block"),
+            ("col_flat_unroll=16", "col_flat_unroll"),
             ("wide_col_short_rows=8", "wide_col_short_rows"),
             ("col_once_flat=2", "col_once_flat"),
             ("col_flat_blocks_per_sm=65", "col_flat_blocks_per_sm"),

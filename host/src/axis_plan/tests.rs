@@ -30,21 +30,34 @@ fn shapes_pick_the_kernel_shape() {
     // The defaults (session 7): a block-per-row launch is the deep row kernel, 32 blocks per SM.
     assert_eq!(long.steps[0].kernel.family, Family::AxisRowsDeep);
     assert_eq!(long.steps[0].grid, 132 * 32);
-    // 2^20 × 16 (4 vector columns, at most `col_once_max_vcols`, a power of two) with
-    // `col_once_flat`: one launch of the flat kernel, 4 · 132 blocks; rows of 3 vectors take the
-    // one-launch tile kernel.
-    let p = AxisPolicy {
-        col_once_flat: 1,
-        ..p
-    };
+    // 2^20 × 16 (4 vector columns, at most `col_once_max_vcols`, a power of two) by default
+    // (session 9): one launch of the flat kernel on stage 8's grid — blocks of 512, 4 · 132 of
+    // them — with shares in runs of 32 vectors (`group` 1); rows of 3 vectors take the one-launch
+    // tile kernel.
     let flat = p.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
     assert_eq!(flat.steps.len(), 1);
-    assert_eq!(flat.steps[0].kernel.family, Family::AxisColumnsFlat);
-    assert_eq!((flat.steps[0].grid, flat.partials), (528, 528 * 16));
-    assert_eq!(flat.describe(), "cols-flat parts=528 grid=528");
-    // A small matrix: one block per tile of 1024 vectors (100 × 16 f32: 400 vectors, 1 block).
-    let small = p.cols(ElemType::F32, Op::Sum, 100, 16, &c).unwrap();
-    assert_eq!(small.steps[0].grid, 1);
+    let s = &flat.steps[0];
+    assert_eq!(
+        (s.kernel.family, s.kernel.block),
+        (Family::AxisColumnsFlat, 512)
+    );
+    assert_eq!((s.grid, s.shared_bytes, s.group), (528, 512 * 16, 1));
+    assert_eq!(flat.partials, 528 * 16);
+    assert_eq!(flat.describe(), "cols-flat b512 parts=528 grid=528");
+    // At most one block per tile of `block · 4` vectors (3000 × 16 f32: 12,000 vectors, 6
+    // blocks of 512; 100 × 16 on blocks of 256 and whole tiles: 400 vectors, 1 block).
+    assert_eq!(
+        p.cols(ElemType::F32, Op::Sum, 3000, 16, &c).unwrap().steps[0].grid,
+        6
+    );
+    let p256 = AxisPolicy {
+        col_flat_block: 256,
+        col_flat_fine: 0,
+        ..p
+    };
+    let small = p256.cols(ElemType::F32, Op::Sum, 100, 16, &c).unwrap();
+    assert_eq!((small.steps[0].grid, small.steps[0].group), (1, 0));
+    assert_eq!(small.steps[0].kernel.block, 256);
     for (ty, r, cols) in [
         (ElemType::F32, 1 << 20, 12),
         (ElemType::F32, 1 << 20, 15),
@@ -59,12 +72,21 @@ fn shapes_pick_the_kernel_shape() {
     }
     let f64_flat = p.cols(ElemType::F64, Op::Max, 1 << 20, 64, &c).unwrap();
     assert_eq!(f64_flat.steps[0].kernel.family, Family::AxisColumnsFlat);
-    let p = AxisPolicy {
+    // `col_flat_unroll=8`: the deep twin, one block per tile of `block · 8` vectors.
+    let deep = AxisPolicy {
+        col_flat_unroll: 8,
+        ..p
+    };
+    let d = deep.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
+    assert_eq!(d.describe(), "cols-flat-deep b512 parts=528 grid=528");
+    let d = deep.cols(ElemType::F32, Op::Sum, 3000, 16, &c).unwrap();
+    assert_eq!(d.steps[0].grid, 3);
+    // `col_once_flat=0`: one launch of the tile kernel, 2 · 132 blocks.
+    let tile = AxisPolicy {
         col_once_flat: 0,
         ..p
     };
-    // 2^20 × 16 by default: one launch of the tile kernel, 2 · 132 blocks.
-    let once = p.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
+    let once = tile.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
     assert_eq!(once.steps.len(), 1);
     assert_eq!(once.steps[0].kernel.family, Family::AxisColumnsOnce);
     assert_eq!((once.steps[0].grid, once.partials), (264, 264 * 16));
@@ -73,22 +95,6 @@ fn shapes_pick_the_kernel_shape() {
         AxisPolicy::default(),
         "the tests below start from the defaults"
     );
-    let deep_once = AxisPolicy {
-        col_once_unroll: 8,
-        ..p
-    };
-    let once8 = deep_once
-        .cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c)
-        .unwrap();
-    assert_eq!(once8.steps[0].kernel.family, Family::AxisColumnsOnceDeep);
-    assert_eq!(
-        AxisStep {
-            kernel: once.steps[0].kernel,
-            ..once8.steps[0]
-        },
-        once.steps[0]
-    );
-    assert!(once8.describe().starts_with("cols-once-deep tile=4 "));
     // Unsplit column plans (enough tiles for the grid: 16 × 2^24, 256 × 2^20) run the
     // short-column kernel on 3 blocks per SM (`wide_col_*`); split plans keep the plain kernel.
     for (r, cols) in [(16, 1 << 24), (256, 1 << 20)] {

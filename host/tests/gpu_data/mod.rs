@@ -209,8 +209,9 @@ pub fn axis_one_launch_columns_and_finishing_tiles() -> Result<(), Failed> {
 /// The column candidates (`col_vec_store=1`, `col_short_rows=16`, `wide_col_short_rows=16`):
 /// on the emulator's awkward shapes in every op and type, and on wide matrices of 16 and fewer
 /// rows (the short path) and a split tall one, each against the CPU reference and bit for bit
-/// against the plain column kernel; and the one-launch kernel with 8 loads in flight
-/// (`col_once_unroll=8`).
+/// against the plain column kernel; and the one-launch kernel on one block per SM
+/// (`col_once_blocks_per_sm=1`) bit for bit against the two-launch plan where both cut the
+/// rows alike.
 pub fn axis_column_candidates_agree() -> Result<(), Failed> {
     let b = gpu();
     for &(r, c) in axis_checks::CANDIDATE_SHAPES {
@@ -235,8 +236,8 @@ pub fn axis_column_candidates_agree() -> Result<(), Failed> {
         axis_checks::check_column_candidates::<f64>(&b, Op::Max, r, c, "");
     }
     for (r, c) in [(1 << 20, 16), (1 << 18, 12), (3001, 4)] {
-        axis_checks::check_once::<f32>(&b, Op::Sum, r, c, "col_once_unroll=8");
-        axis_checks::check_once::<i64>(&b, Op::Max, r, c, "col_once_unroll=8");
+        axis_checks::check_once::<f32>(&b, Op::Sum, r, c, "col_once_blocks_per_sm=1");
+        axis_checks::check_once::<i64>(&b, Op::Max, r, c, "col_once_blocks_per_sm=1");
     }
     Ok(())
 }

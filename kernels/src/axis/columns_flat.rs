@@ -15,14 +15,17 @@
 //!
 //! Then, per column and in a fixed order (bit-identical run to run, no float atomics):
 //! 1. **the warp**: the lanes of vector column `c` sit `vcols` apart, so shuffles down by 16, 8,
-//!    …, `vcols` leave lane `c` with the warp's total (`columns::fold_warp`);
-//! 2. **the block**: lane `c` of each warp writes its totals to shared memory, and thread `c`
-//!    folds the `BLOCK / 32` warps in order — one row of `cols` partials per block;
+//!    …, `vcols` leave lane `c` with the warp's totals (the `lanes` chains interleaved);
+//! 2. **the block**: lane `c` of each warp writes its totals to shared memory, and after one
+//!    barrier thread `j` folds column `j` of the `BLOCK / 32` warps in warp order — one row of
+//!    `cols` partials per block;
 //! 3. **the grid** (stage 8's ticket): every block stores its row of partials, fences and takes
-//!    a ticket; the block that draws the last one reads the `gridDim.x × cols` partials — thread
-//!    `(s, c)` folds rows `s, s + S, …` of column `c` (`S = BLOCK / cols` slices, 8 loads in
-//!    flight), then thread `c` folds the `S` slices in order — writes the results and resets the
-//!    counter.
+//!    a ticket; the block that draws the last one reads the `gridDim.x × cols` partials — a
+//!    matrix of whole vectors itself, so steps 1–2 run again over it as one block's share
+//!    (16-byte loads, 4 in flight, the shuffle and shared-memory folds: `gridDim.x · vcols /
+//!    BLOCK` loads per thread, where session 8's finish loaded `gridDim.x · cols / BLOCK`
+//!    scalars per thread and folded `BLOCK / cols` slices serially, and grew slower with the
+//!    grid) — writes the results and resets the counter. Partials off a 16-byte boundary take the scalar slices of the next paragraph.
 //!
 //! A row that is not whole vectors, an input not on a 16-byte boundary or a `vcols` that does
 //! not divide 32 takes a scalar path with the same steps 2–3 (thread `(s, c)` adds rows `s,
@@ -31,11 +34,16 @@
 //! (`AxisPolicy::col_once_flat`). The order of additions differs from [`super::columns_once`]'s,
 //! so the two agree to rounding, not bit for bit.
 //!
-//! Launch with `blockDim.x == BLOCK`, `cols <= BLOCK`, `BLOCK · 16` bytes of dynamic shared
-//! memory, any grid; `partials` holds `gridDim.x · cols` elements (unused with one block) and
-//! `counter` is 0.
+//! `p.group == 1` cuts the blocks' shares in runs of 32 vectors ([`EvenShare::fine`]) instead of
+//! whole tiles of `BLOCK · 4` (any other value; `AxisPolicy::col_flat_fine`): with tiles,
+//! 2^20 × 16 `f32` (4,096 tiles of 256 threads) leaves 8 of 264 blocks idle, or 109 of 792.
+//!
+//! Built for blocks of 256 and 512 threads (`AxisPolicy::col_flat_block`). Launch with
+//! `blockDim.x == BLOCK`, `cols <= BLOCK`, `BLOCK · 16` bytes of dynamic shared memory, any
+//! grid; `partials` holds `gridDim.x · cols` elements (unused with one block) and `counter`
+//! is 0.
 
-use super::columns::{element, fold_warp};
+use super::columns::element;
 use super::{last_block, piece, AxisParams};
 use crate::gpu::WARP_SIZE;
 use crate::gpu::{block_dim, block_idx, fail, grid_dim, sync_threads};
@@ -43,15 +51,45 @@ use crate::gpu::{thread_idx, Coherent, Counter, Global, GlobalMut, Shared, Vec4}
 use crate::primitives::tiles::{self, unrolled, EvenShare};
 use crate::{Element, ReduceOp};
 
-/// 16-byte loads in flight per thread (stage 8's).
+/// 16-byte loads in flight per thread (stage 8's) of [`columns_flat`] and of the finishing step.
 const UNROLL: usize = 4;
 
 /// Partials in flight per thread of the finishing block.
-const FINISH_UNROLL: usize = 8;
+const FINISH_UNROLL: usize = 4;
 
 /// Column results of a row-major `count × len` matrix (`len <= BLOCK`) in one launch:
 /// `out[column]` (see the module docs for the launch).
 pub fn columns_flat<T: Element, O: ReduceOp, const BLOCK: usize>(
+    input: Global<T>,
+    partials: Coherent<T>,
+    counter: Counter,
+    out: GlobalMut<T>,
+    p: AxisParams,
+) {
+    flat_body::<T, O, BLOCK, UNROLL>(input, partials, counter, out, p)
+}
+
+/// [`columns_flat`] with 8 loads in flight per thread instead of 4: the same bytes in flight
+/// from half the warps. Nsight Compute on the H200 (session 9) put the 4-deep kernel's extra
+/// time over stage 8 on the same grid in work each warp does once — its prologue (the checks and
+/// its share: 248 instructions per warp against stage 8's 107) and its epilogue (the column
+/// folds) — issued by every warp when no load is left to hide it; fewer, deeper warps pay it
+/// less often. Its own function, so that LLVM inlines the body into both entries (see
+/// `columns_once`). A candidate (`col_flat_unroll=8`).
+pub fn columns_flat_deep<T: Element, O: ReduceOp, const BLOCK: usize>(
+    input: Global<T>,
+    partials: Coherent<T>,
+    counter: Counter,
+    out: GlobalMut<T>,
+    p: AxisParams,
+) {
+    flat_body::<T, O, BLOCK, 8>(input, partials, counter, out, p)
+}
+
+/// The kernel body of [`columns_flat`] and [`columns_flat_deep`], `U` loads in flight per thread
+/// on the input.
+#[inline(always)]
+fn flat_body<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize>(
     input: Global<T>,
     partials: Coherent<T>,
     counter: Counter,
@@ -93,7 +131,20 @@ pub fn columns_flat<T: Element, O: ReduceOp, const BLOCK: usize>(
         && vcols <= WARP_SIZE as usize
         && BLOCK.is_multiple_of(WARP_SIZE as usize);
     let wrote = if flat {
-        vector_totals::<T, O, BLOCK>(&input, rows, vcols, smem, put)
+        let count = rows * vcols; // (`rows · cols <= input.len()`: checked above.)
+        let share = if p.group == 1 {
+            // Shares in runs of 32 vectors (a multiple of `vcols`), not whole tiles.
+            EvenShare::fine(count, WARP_SIZE as usize, grid, block)
+        } else {
+            EvenShare::new(count, BLOCK * U, grid, block)
+        };
+        let load = |i: usize| -> Vec4 {
+            // SAFETY: `for_each_unrolled` loads only `i < share.end <= count`: the vector ends
+            // at `(i + 1) · lanes <= rows · cols <= input.len()`, and element 0 is on a 16-byte
+            // boundary (`misaligned_head() == 0`, checked above).
+            unsafe { input.get_vec4_unchecked(0, i) }
+        };
+        vector_totals::<T, O, BLOCK, U>(share, vcols, load, smem, put)
     } else {
         let mine = piece(0, rows, block, grid);
         slice_totals::<T, O, BLOCK>(cols, mine, smem, |r, c| input.get(r * cols + c), put)
@@ -102,51 +153,56 @@ pub fn columns_flat<T: Element, O: ReduceOp, const BLOCK: usize>(
         return;
     }
     if last_block(wrote, counter, grid) {
-        slice_totals::<T, O, BLOCK>(
-            cols,
-            (0, grid),
-            smem,
-            // (`r < grid`, `c < cols`: within `grid · cols <= partials.len()`.)
-            |r, c| partials.get(r * cols + c),
-            |c, v| out.set(c, v),
-        );
+        if flat && partials.vec4_aligned() {
+            // The partials are a `grid × cols` matrix of whole vectors: the same loop again,
+            // one block over all of them (every thread's vectors of one vector column).
+            let count = grid * vcols;
+            let share = EvenShare::new(count, BLOCK * UNROLL, 1, 0);
+            let load = |i: usize| -> Vec4 {
+                // SAFETY: `i < count`: the vector ends at `(i + 1) · lanes <= grid · cols <=
+                // partials.len()` (checked above), element 0 is on a 16-byte boundary (just
+                // checked), and every block's stores are ordered before this load by the
+                // ticket (`last_block`).
+                unsafe { partials.get_vec4_unchecked(i) }
+            };
+            vector_totals::<T, O, BLOCK, UNROLL>(share, vcols, load, smem, |c, v| out.set(c, v));
+        } else {
+            slice_totals::<T, O, BLOCK>(
+                cols,
+                (0, grid),
+                smem,
+                // (`r < grid`, `c < cols`: within `grid · cols <= partials.len()`.)
+                |r, c| partials.get(r * cols + c),
+                |c, v| out.set(c, v),
+            );
+        }
         if thread_idx() == 0 {
             counter.reset();
         }
     }
 }
 
-/// The vector path (steps 1–2 of the module docs): this block's share of the `rows · vcols`
-/// vectors, each thread one vector column; the block's column totals handed to `put(column,
-/// total)` by threads `0..vcols`. Returns whether this thread wrote any. Every thread of the
-/// block must call it (it has a barrier).
+/// The vector path (steps 1–2 of the module docs, and step 3 over the partials): this block's
+/// `share` of a flat run of 16-byte vectors, vector `i` of vector column `i mod vcols` and
+/// read by `load(i)` (`U` loads in flight), each thread one vector column; the block's column
+/// totals handed to `put(column, total)` by threads `0..cols`. Returns whether this thread
+/// wrote one. Every thread of the block must call it (it has a barrier; `smem` is free again
+/// once every thread has passed the next one).
 #[inline(always)]
-fn vector_totals<T: Element, O: ReduceOp, const BLOCK: usize>(
-    input: &Global<T>,
-    rows: usize,
+fn vector_totals<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize>(
+    share: EvenShare,
     vcols: usize,
+    load: impl Fn(usize) -> Vec4,
     smem: Shared<T>,
     put: impl Fn(usize, T),
 ) -> bool {
     let lanes = 16 / core::mem::size_of::<T>();
     let tid = thread_idx() as usize;
-    let count = rows * vcols; // (`rows · cols <= input.len()`: checked by the caller.)
-    let share = EvenShare::new(
-        count,
-        BLOCK * UNROLL,
-        grid_dim() as usize,
-        block_idx() as usize,
-    );
-    let load = |i: usize| -> Vec4 {
-        // SAFETY: `for_each_unrolled` loads only `i < share.end <= count`: the vector ends at
-        // `(i + 1) · lanes <= rows · cols <= input.len()`, and element 0 is on a 16-byte
-        // boundary (`misaligned_head() == 0`, checked by the caller).
-        unsafe { input.get_vec4_unchecked(0, i) }
-    };
     let mut acc = [O::identity::<T>(); 4];
-    // Item `i = t + u·BLOCK + tid` with `t` a multiple of the tile: `i mod vcols = tid mod
-    // vcols` (`vcols` divides `BLOCK`), so every item of this thread is of its vector column.
-    tiles::for_each_unrolled::<Vec4, BLOCK, UNROLL>(share, tid, load, |_, v| {
+    // Item `i = t + u·BLOCK + tid` with `t` a multiple of 32 (a share starts at a multiple of
+    // the tile or of 32, and steps by tiles): `i mod vcols = tid mod vcols` (`vcols` divides 32
+    // and `BLOCK`), so every item of this thread is of its vector column.
+    tiles::for_each_unrolled::<Vec4, BLOCK, U>(share, tid, load, |_, v| {
         #[allow(clippy::needless_range_loop)] // indexing keeps the array in registers
         for k in 0..4 {
             if k < lanes {
@@ -155,30 +211,39 @@ fn vector_totals<T: Element, O: ReduceOp, const BLOCK: usize>(
         }
     });
     let (warp, lane) = (tid / WARP_SIZE as usize, tid % WARP_SIZE as usize);
+    // The warp: shuffles down by 16, 8, …, `vcols`, the `lanes` chains interleaved so that
+    // their shuffles are in flight together (this fold is on the kernel's critical path: the
+    // last block to finish its loads runs it, then the finishing block runs it again).
+    let mut offset = WARP_SIZE as usize / 2;
+    while offset >= vcols {
+        #[allow(clippy::needless_range_loop)] // indexing keeps the array in registers
+        for k in 0..4 {
+            if k < lanes {
+                acc[k] = O::combine(acc[k], acc[k].shfl_down(offset as u32));
+            }
+        }
+        offset /= 2;
+    }
     #[allow(clippy::needless_range_loop)]
     for k in 0..4 {
-        if k < lanes {
-            acc[k] = fold_warp::<T, O>(acc[k], vcols);
-            if lane < vcols {
-                smem.set(((warp * vcols + lane) * lanes + k) as u32, acc[k]);
-            }
+        if k < lanes && lane < vcols {
+            smem.set(((warp * vcols + lane) * lanes + k) as u32, acc[k]);
         }
     }
     sync_threads();
-    if tid >= vcols {
-        return false;
-    }
-    #[allow(clippy::needless_range_loop)]
-    for k in 0..4 {
-        if k < lanes {
-            let mut t = smem.get((tid * lanes + k) as u32);
-            for w in 1..BLOCK / WARP_SIZE as usize {
-                t = O::combine(t, smem.get(((w * vcols + tid) * lanes + k) as u32));
-            }
-            put(tid * lanes + k, t);
+    // The block: entry `j` of each warp's row of `m = vcols · lanes` totals is column `j`;
+    // thread `j` folds the `BLOCK / 32` warps' entries in warp order (a fixed order), their
+    // loads issued together — one barrier, where a tree over the warps took one per level.
+    let m = vcols * lanes;
+    let wrote = tid < m;
+    if wrote {
+        let mut t = smem.get(tid as u32);
+        for w in 1..BLOCK / WARP_SIZE as usize {
+            t = O::combine(t, smem.get((w * m + tid) as u32));
         }
+        put(tid, t);
     }
-    true
+    wrote
 }
 
 /// The scalar steps (the scalar path's 1–2, and step 3): rows `r0..r1` of a `cols`-wide matrix

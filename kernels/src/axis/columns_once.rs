@@ -30,8 +30,9 @@ use crate::gpu::{thread_idx, Coherent, Counter, Global, GlobalMut, Shared};
 use crate::primitives::tiles::unrolled;
 use crate::{Element, ReduceOp};
 
-/// Independent loads (16-byte vectors, or elements) in flight per thread: [`columns_once`]'s
-/// (and every finishing pass's); [`columns_once_deep`] reads the input with 8.
+/// Independent loads (16-byte vectors, or elements) in flight per thread (and in every
+/// finishing pass). 8 on the input (`columns_once_deep`, sessions 7–8) measured within noise of
+/// 4 and was pruned in session 9.
 const UNROLL: usize = 4;
 
 /// Elements per unit a thread owns: a 16-byte vector of `T` (`VEC`) or one element.
@@ -244,8 +245,8 @@ fn all_tiles<
 /// while that entry is its one caller. When a register-capped twin row exported this same
 /// function, the body stayed out of line and both entries called it through local memory —
 /// 32.1 µs instead of 25.0 µs on 2^20 × 16 (H200, `benches/results/h200-2026-12-01-s7/call2/
-/// s7b-axis/` against `call1/axis/`). Hence [`columns_once_deep`] has its own body, and both
-/// call one `#[inline(always)]` body.
+/// s7b-axis/` against `call1/axis/`). Hence a twin exports its own function, and both call
+/// one `#[inline(always)]` body.
 pub fn columns_once<T: Element, O: ReduceOp, const BLOCK: usize>(
     input: Global<T>,
     partials: Coherent<T>,
@@ -254,21 +255,6 @@ pub fn columns_once<T: Element, O: ReduceOp, const BLOCK: usize>(
     p: AxisParams,
 ) {
     once_body::<T, O, BLOCK, UNROLL>(input, partials, counter, out, p)
-}
-
-/// [`columns_once`] with 8 loads in flight per thread on the input (the finishing block keeps
-/// 4): twice the bytes in flight per thread, at more registers (ptxas decides how many
-/// blocks then fit an SM; pair with `col_once_blocks_per_sm`). Bit-identical to
-/// [`columns_once`]: a thread adds its rows in the same order, only more loads wait at once.
-/// A candidate (`col_once_unroll=8`).
-pub fn columns_once_deep<T: Element, O: ReduceOp, const BLOCK: usize>(
-    input: Global<T>,
-    partials: Coherent<T>,
-    counter: Counter,
-    out: GlobalMut<T>,
-    p: AxisParams,
-) {
-    once_body::<T, O, BLOCK, 8>(input, partials, counter, out, p)
 }
 
 /// The one-launch body with `U` loads in flight per thread on the input.

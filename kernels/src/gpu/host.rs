@@ -128,6 +128,29 @@ pub unsafe fn load_coherent<T: Element>(p: *const T) -> T {
         T::from_bits64(unsafe { AtomicU64::from_ptr(p as *mut u64) }.load(Relaxed))
     }
 }
+pub unsafe fn load_vec4_coherent<T: Element>(p: *const T) -> Vec4 {
+    assert!(
+        (p as usize).is_multiple_of(16),
+        "misaligned 16-byte coherent load at {p:p}"
+    );
+    // Element by element with `load_coherent`'s relaxed atomics (the same access size as the
+    // stores it may race with), packed as the GPU's four words.
+    let size = core::mem::size_of::<T>();
+    let mut w = [0u32; 4];
+    for k in 0..16 / size {
+        // SAFETY: the caller's contract: element `k` of the 16 live, aligned bytes.
+        let bits = unsafe { load_coherent(p.add(k)) }.to_bits64();
+        match size {
+            2 => w[k / 2] |= (bits as u32) << (16 * (k % 2)),
+            4 => w[k] = bits as u32,
+            _ => {
+                w[2 * k] = bits as u32;
+                w[2 * k + 1] = (bits >> 32) as u32;
+            }
+        }
+    }
+    Vec4(w)
+}
 pub unsafe fn store_coherent<T: Element>(p: *mut T, v: T) {
     use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
     let bits = v.to_bits64();

@@ -228,6 +228,22 @@ pub unsafe fn load_coherent<T: Element>(p: *const T) -> T {
         }
     }
 }
+/// 16 bytes with one morally strong load (`ld.relaxed.sys.v4.u32`): four relaxed 4-byte
+/// accesses issued as one instruction, as [`load_coherent`] sees other blocks' stores.
+#[inline(always)]
+pub unsafe fn load_vec4_coherent<T: Element>(p: *const T) -> Vec4 {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: the caller's contract (16 live, 16-byte aligned bytes).
+    unsafe {
+        core::arch::asm!(
+            "ld.relaxed.sys.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];",
+            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+            p = in(reg64) p,
+            options(nostack, readonly)
+        )
+    };
+    Vec4([a, b, c, d])
+}
 #[inline(always)]
 pub unsafe fn store_coherent<T: Element>(p: *mut T, v: T) {
     let bits = v.to_bits64();

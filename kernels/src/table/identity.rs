@@ -206,9 +206,9 @@ pub enum Family {
     /// [`crate::axis::columns_flat::columns_flat`]: a narrow matrix's columns in one launch,
     /// read as one flat run of 16-byte vectors (`col_once_flat=1`).
     AxisColumnsFlat,
-    /// [`crate::axis::columns_once::columns_once_deep`]: the one-launch column kernel with 8
-    /// loads in flight per thread (a candidate, `col_once_unroll=8`).
-    AxisColumnsOnceDeep,
+    /// [`crate::axis::columns_flat::columns_flat_deep`]: the flat column kernel with 8 loads in
+    /// flight per thread (`col_flat_unroll=8`).
+    AxisColumnsFlatDeep,
     /// [`crate::stages::s8_pdl::partials`]: stage 8's grid, one partial per block, no ticket.
     S8PdlPartials,
     /// [`crate::stages::s8_pdl::combine`]: stage 8's last step as a programmatic dependent launch.

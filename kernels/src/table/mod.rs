@@ -166,10 +166,10 @@ kernel_table! {
         => columns_short::columns_vst;
     AxisColumnsShort16 reduce_cols_short16 Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => columns_short::columns_short16;
-    AxisColumnsFlat reduce_cols_flat AxisTicket const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
+    AxisColumnsFlat reduce_cols_flat AxisTicket const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256, 512]
         => columns_flat::columns_flat;
-    AxisColumnsOnceDeep reduce_cols_once_deep AxisTicket const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
-        => columns_once::columns_once_deep;
+    AxisColumnsFlatDeep reduce_cols_flat_deep AxisTicket const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256, 512]
+        => columns_flat::columns_flat_deep;
     S8PdlPartials reduce_s8_pdl_partials SplitPartials const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [512]
         => s8_pdl::partials;
     S8PdlCombine reduce_s8_pdl_combine PdlCombine const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [512]
