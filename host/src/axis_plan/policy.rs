@@ -110,6 +110,8 @@ pub struct AxisPolicy {
     /// the finish reading the partials as vectors, the shuffle chains interleaved and one
     /// barrier, the kernel needs 32 registers and measured 22.6–23.3 µs on 256 × 2, 512 × 2 and
     /// 512 × 4 (call 6: 91–93% of the read-only roof's 21.1 µs; the tile kernel 24.5–25.2).
+    /// Call 8, on another machine (roof 20.1 µs): 23.8 and 24.4 µs (82–84%), the tile kernel
+    /// 26.3.
     pub col_once_flat: usize,
     /// Threads per block of the flat column kernel: 256 or 512 (both built). 512 (the default)
     /// on 4 per SM is stage 8's shape: every thread slot busy (2,048 per SM, 32 registers).

@@ -7,11 +7,10 @@
 //! `tid` taking vectors `t + tid, t + BLOCK + tid, …` of each tile, 4 loads in flight) gives a
 //! thread only vectors of **one** vector column, `tid mod vcols`, whenever `vcols` divides
 //! `BLOCK` (a power of two up to 32). So the loop is stage 8's: a 16-byte load per vector,
-//! `lanes` accumulators instead of one, no row or column arithmetic — and as few registers as
-//! stage 8 needs, where [`super::columns_once`] (a tile layout of row lanes, several
-//! compile-time widths and its finishing tiles in one kernel) needs 63 for `f32` sum (ptxas
-//! 12.9: 4 of its blocks per SM, 50% occupancy; Nsight Compute on the H200 measured its
-//! 2^20 × 16 launch at 56% of DRAM bandwidth, session 8).
+//! `lanes` accumulators instead of one, no row or column arithmetic — and 32 registers for
+//! `f32` sum (stage 8: 28), where [`super::columns_once`] (a tile layout of row lanes, several
+//! compile-time widths and its finishing tiles in one kernel) needs 63–72 (ptxas 12.9; Nsight
+//! Compute on the H200 measured its 2^20 × 16 launch at 56% of DRAM bandwidth, session 8).
 //!
 //! Then, per column and in a fixed order (bit-identical run to run, no float atomics):
 //! 1. **the warp**: the lanes of vector column `c` sit `vcols` apart, so shuffles down by 16, 8,
@@ -25,8 +24,18 @@
 //!    (16-byte loads, 4 in flight, the shuffle and shared-memory folds: `gridDim.x · vcols /
 //!    BLOCK` loads per thread, where session 8's finish loaded `gridDim.x · cols / BLOCK`
 //!    scalars per thread and folded `BLOCK / cols` slices serially, and grew slower with the
-//!    grid) — writes the results and resets the counter. Partials off a 16-byte boundary take the scalar slices of the next paragraph.
+//!    grid) — writes the results and resets the counter. Partials off a 16-byte boundary take
+//!    the scalar slices of the next paragraph.
 //!
+//! **What the loop does not show** (session 9, Nsight Compute on the H200,
+//! `benches/results/h200-2026-12-02-s9/call3`–`call4`): on stage 8's own grid this kernel first
+//! took 26.5 µs for 2^20 × 16 where stage 8 takes 21.4 on the same bytes, with the same loop.
+//! The difference was the work every warp does once: 248 instructions before its first load
+//! (stage 8: 107) and an epilogue of four serial shuffle chains and one barrier per level of a
+//! tree over the warps. Every warp runs its epilogue after its last load, when nothing is left
+//! to hide it, and it is on the kernel's critical path twice (the last block to finish, then the
+//! finishing block). Interleaving the chains, one barrier for the block fold and one division
+//! for the share brought it to 22.6–23.3 µs (91–93% of a read-only kernel).
 //! A row that is not whole vectors, an input not on a 16-byte boundary or a `vcols` that does
 //! not divide 32 takes a scalar path with the same steps 2–3 (thread `(s, c)` adds rows `s,
 //! s + S, …` of column `c` of its block's piece of rows): correct for any `cols <= BLOCK`, and
@@ -54,7 +63,8 @@ use crate::{Element, ReduceOp};
 /// 16-byte loads in flight per thread (stage 8's) of [`columns_flat`] and of the finishing step.
 const UNROLL: usize = 4;
 
-/// Partials in flight per thread of the finishing block.
+/// Loads in flight per thread of the scalar slices (rows not whole vectors, or partials off a
+/// 16-byte boundary).
 const FINISH_UNROLL: usize = 4;
 
 /// Column results of a row-major `count × len` matrix (`len <= BLOCK`) in one launch:

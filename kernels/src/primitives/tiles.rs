@@ -37,19 +37,7 @@ impl EvenShare {
     /// short or empty.
     #[inline(always)]
     pub const fn new(count: usize, tile: usize, grid: usize, block: usize) -> EvenShare {
-        let per_block = count.div_ceil(tile).div_ceil(grid) * tile;
-        let start = block.saturating_mul(per_block);
-        let start = if start < count { start } else { count };
-        let end = if count - start > per_block {
-            start + per_block
-        } else {
-            count
-        };
-        EvenShare {
-            start,
-            end,
-            per_block,
-        }
+        EvenShare::of_block(count, count.div_ceil(tile).div_ceil(grid) * tile, block)
     }
 
     /// Block `block` of `grid`'s share of `count` items in runs of `align` (`align >= 1`,
@@ -60,7 +48,12 @@ impl EvenShare {
     #[inline(always)]
     pub const fn fine(count: usize, align: usize, grid: usize, block: usize) -> EvenShare {
         // One division (a prologue every warp runs: keep it short).
-        let per_block = count.div_ceil(grid).div_ceil(align) * align;
+        EvenShare::of_block(count, count.div_ceil(grid).div_ceil(align) * align, block)
+    }
+
+    /// Block `block`'s range when every block owns `per_block` of the `count` items.
+    #[inline(always)]
+    const fn of_block(count: usize, per_block: usize, block: usize) -> EvenShare {
         let start = block.saturating_mul(per_block);
         let start = if start < count { start } else { count };
         let end = if count - start > per_block {
