@@ -195,6 +195,11 @@ pub struct AxisPolicy {
 ///     16 × 2^24 `max` — still 96% of the sum's bandwidth.
 ///   - `col_once_blocks_per_sm` stays 2: 4 measured 24.4 against 24.7 µs in session 7's call 3,
 ///     but 25.7 against 25.1 (call 1) and 28.2 against 25.0 (call 2) here.
+/// * Session 9 (`benches/s9-axis-on-gpu.sh`, seven H200 calls, results in
+///   `benches/results/h200-2026-12-02-s9/`): `col_once_flat = 1` (was 0), `col_flat_block =
+///   512` (was 256), `col_flat_fine = 1` (new): narrow matrices of whole-vector rows run the flat
+///   kernel on stage 8's grid — 2^20 × 16 22.6–23.3 µs in call 6 (the tile kernel 24.5–25.2),
+///   23.8–24.4 in call 8 (26.3); see [`AxisPolicy::col_once_flat`] for what the profile showed.
 /// * Segments: `segment_piece = 2^14`, `segment_blocks_per_sm = 6`: 152.0 µs on the 2,000
 ///   log-uniform segments against 173.6 µs before (the read-only roof: 128.0 µs).
 impl Default for AxisPolicy {
