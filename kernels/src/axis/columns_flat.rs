@@ -135,7 +135,9 @@ fn flat_body<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize>(
     };
     let lanes = 16 / core::mem::size_of::<T>();
     let vcols = cols / lanes;
-    let flat = cols.is_multiple_of(lanes)
+    // (`lanes <= 4`: the vector path keeps four accumulators; 2-byte types take the scalar path.)
+    let flat = lanes <= 4
+        && cols.is_multiple_of(lanes)
         && input.misaligned_head() == 0
         && vcols.is_power_of_two()
         && vcols <= WARP_SIZE as usize
