@@ -25,7 +25,25 @@ pub enum TransformKind {
     NanTotal,
 }
 
+/// Threads of a moments kernel one SM holds at once: its tiles take 54–66 registers (the
+/// `build-ptx` table), and 65,536 registers per SM fit 1,024 threads at 64 — two 512-thread
+/// blocks, where the other transform kernels (30–48 registers) fit four. A grid sized for four
+/// runs in two waves: f32 `var` at 2^26 took 71.8 µs on 528 blocks against 68.7 µs on 264 (the
+/// f32 sum: 65.2–66.6 µs; f16: 57.9 against 49.4 µs; session 10, call 2,
+/// `benches/results/h200-2026-12-02-s10/call2`). Capping the registers instead (`.maxnreg` 40 or
+/// 32, for three or four blocks) spilled in the loop: 99–129 µs.
+pub const MOMENTS_THREADS_PER_SM: usize = 1024;
+
 impl TransformKind {
+    /// Threads of this op's kernel resident per SM: the device's limit, or fewer where the
+    /// kernel's registers say so ([`MOMENTS_THREADS_PER_SM`]).
+    pub fn resident_threads_per_sm(self, caps: &DeviceCaps) -> usize {
+        match self {
+            TransformKind::Moments => caps.max_threads_per_sm.min(MOMENTS_THREADS_PER_SM),
+            _ => caps.max_threads_per_sm,
+        }
+    }
+
     /// All six.
     pub const ALL: [TransformKind; 6] = [
         TransformKind::SumSq,
@@ -95,7 +113,8 @@ fn log2_ceil(x: usize) -> usize {
 
 /// Plan `op` over `n` elements of `ty` on `caps`: stage 8's policy (an input that fits one tile
 /// of a 256-, 512- or 1024-thread block runs as that block; larger ones in 512-thread blocks,
-/// enough to fill every SM), unless `overrides` fixes the block or grid.
+/// as many as every SM holds at once: [`TransformKind::resident_threads_per_sm`]), unless
+/// `overrides` fixes the block or grid.
 ///
 /// # Errors
 /// [`ReduceError::InvalidArgument`] for a type other than `f32`/`f64`/`f16`/`bf16` or a block size the kernels
@@ -133,7 +152,7 @@ pub fn plan_transform(
         }
         Some(g) => g,
         None => steps
-            .min(caps.sm_count * (caps.max_threads_per_sm / block).max(1))
+            .min(caps.sm_count * (op.resident_threads_per_sm(caps) / block).max(1))
             .min(MAX_SINGLE_PASS_GRID),
     };
     let id = KernelId {
@@ -157,4 +176,57 @@ pub fn plan_transform(
         shared_bytes: reduce_kernels::transform::WORDS * (block / 32) * 8,
         depth,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moments_fill_the_sms_once_and_the_sums_four_blocks_deep() {
+        let h200 = DeviceCaps {
+            name: "H200-like".into(),
+            sm_count: 132,
+            max_threads_per_sm: 2048,
+            total_mem: 1 << 37,
+            compute_capability: (9, 0),
+        };
+        let plan =
+            |op, ty| plan_transform(op, ty, 1 << 26, LaunchOverrides::default(), &h200).unwrap();
+        for ty in [ElemType::F32, ElemType::F64, ElemType::F16, ElemType::BF16] {
+            let m = plan(TransformKind::Moments, ty);
+            assert_eq!(
+                (m.block, m.grid),
+                (512, 264),
+                "{ty}: two 512-thread blocks per SM"
+            );
+            let s = plan(TransformKind::SumSq, ty);
+            assert_eq!(
+                (s.block, s.grid),
+                (512, 528),
+                "{ty}: four 512-thread blocks per SM"
+            );
+        }
+        // A forced grid wins, and a small input still gets no more blocks than tiles.
+        let forced = LaunchOverrides {
+            grid: Some(528),
+            ..LaunchOverrides::default()
+        };
+        let p = plan_transform(
+            TransformKind::Moments,
+            ElemType::F32,
+            1 << 26,
+            forced,
+            &h200,
+        );
+        assert_eq!(p.unwrap().grid, 528);
+        let small = plan_transform(
+            TransformKind::Moments,
+            ElemType::F32,
+            1 << 16,
+            LaunchOverrides::default(),
+            &h200,
+        );
+        assert_eq!(small.unwrap().grid, 8);
+    }
 }

@@ -8,6 +8,22 @@ use crate::types::Scalar;
 /// `2⁻⁵³`: the unit roundoff of `f64`.
 pub const U64: f64 = f64::EPSILON / 2.0;
 
+/// `2⁻²⁴`: the unit roundoff of `f32`.
+pub const U32: f64 = f32::EPSILON as f64 / 2.0;
+
+/// How many values one of the moments kernel's `f32` tiles holds for inputs of `ty`
+/// (`reduce_kernels::transform::one_pass::F32_TILE`: 16 for `f32`, `f16` and `bf16`); 0 for
+/// inputs whose tiles stay in `f64`. See `reduce_kernels::transform::moments`, "Tiles in `f32`".
+pub fn moments_f32_tile(ty: crate::ElemType) -> usize {
+    use crate::ElemType;
+    match ty {
+        ElemType::F32 | ElemType::F16 | ElemType::BF16 => {
+            reduce_kernels::transform::one_pass::F32_TILE
+        }
+        _ => 0,
+    }
+}
+
 /// Neumaier's compensated sum: error ≈ 2u·|sum| + O(n·u²·Σ|x|), independent of `n` to first order.
 pub fn compensated_sum(values: impl IntoIterator<Item = f64>) -> f64 {
     let (mut s, mut c) = (0.0f64, 0.0f64);
@@ -43,7 +59,8 @@ pub enum TransformReference {
         /// How many terms are not NaN.
         count: usize,
     },
-    /// Moments: count, accurate mean and M2, and max|x|.
+    /// Moments: count, accurate mean and M2, max|x|, and the length of the kernel's `f32` tiles
+    /// (0: `f64` tiles).
     Moments {
         /// Elements.
         n: usize,
@@ -53,6 +70,8 @@ pub enum TransformReference {
         m2: f64,
         /// max|x|.
         max_abs: f64,
+        /// [`moments_f32_tile`] of the input type.
+        f32_tile: usize,
     },
 }
 
@@ -102,6 +121,7 @@ pub fn reference_transform<T: Scalar>(
                 mean,
                 m2: compensated_sum(x().map(|v| (v - mean) * (v - mean))),
                 max_abs: x().map(f64::abs).fold(0.0, f64::max),
+                f32_tile: moments_f32_tile(T::TYPE),
             })
         }
     }
@@ -115,7 +135,9 @@ impl TransformReference {
     ///   count (word 1) exact;
     /// * moments: count exact; `|mean − mean*| ≤ (L + 2)·u·max|x|`; `|M2 − M2*| ≤ (L + 4)·u·
     ///   √(M2*² + n·mean*²·M2*) + n·((L + 2)·u·max|x|)²` — that is `(L + 4)·κ·u·M2*` with
-    ///   `κ = √(1 + mean²/var)`, plus the rounding of a mean that is not representable.
+    ///   `κ = √(1 + mean²/var)`, plus the rounding of a mean that is not representable. With
+    ///   `f32` tiles of `k` values, add `2(k + 2)·u₃₂·max|x|` to the mean's bound and
+    ///   `((k + 4)·√(2k) + k + 2)·u₃₂·M2*` to M2's (the kernel's docs derive both).
     pub fn accepts(&self, words: [f64; 3], depth: usize) -> bool {
         let l = depth as f64;
         match *self {
@@ -132,11 +154,16 @@ impl TransformReference {
                 mean,
                 m2,
                 max_abs,
+                f32_tile,
             } => {
-                let nf = n as f64;
+                let (nf, k) = (n as f64, f32_tile as f64);
+                let tile_mean_err = 2.0 * (k + 2.0) * U32 * max_abs * f64::from(f32_tile > 0);
+                let tile_m2_err = ((k + 4.0) * (2.0 * k).sqrt() + k + 2.0) * U32 * m2;
                 let mean_err = (l + 2.0) * U64 * max_abs;
                 let m2_bound = (l + 4.0) * U64 * (m2 * m2 + nf * mean * mean * m2).sqrt()
-                    + nf * mean_err * mean_err;
+                    + nf * mean_err * mean_err
+                    + tile_m2_err * f64::from(f32_tile > 0);
+                let mean_err = mean_err + tile_mean_err;
                 words[0] == nf
                     && (words[1] - mean).abs() <= mean_err
                     && (words[2] - m2).abs() <= m2_bound

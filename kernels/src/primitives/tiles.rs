@@ -37,6 +37,10 @@ impl EvenShare {
     /// short or empty.
     #[inline(always)]
     pub const fn new(count: usize, tile: usize, grid: usize, block: usize) -> EvenShare {
+        if grid == 1 {
+            // One block (the small-N policy): no division by `grid` before the first load.
+            return EvenShare::of_block(count, count.div_ceil(tile) * tile, block);
+        }
         EvenShare::of_block(count, count.div_ceil(tile).div_ceil(grid) * tile, block)
     }
 
@@ -47,8 +51,13 @@ impl EvenShare {
     /// item).
     #[inline(always)]
     pub const fn fine(count: usize, align: usize, grid: usize, block: usize) -> EvenShare {
-        // One division (a prologue every warp runs: keep it short).
-        EvenShare::of_block(count, count.div_ceil(grid).div_ceil(align) * align, block)
+        // One division (a prologue every warp runs: keep it short); none for one block.
+        let per_grid = if grid == 1 {
+            count
+        } else {
+            count.div_ceil(grid)
+        };
+        EvenShare::of_block(count, per_grid.div_ceil(align) * align, block)
     }
 
     /// Block `block`'s range when every block owns `per_block` of the `count` items.

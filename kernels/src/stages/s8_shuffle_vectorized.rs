@@ -261,12 +261,14 @@ pub(crate) unsafe fn block_partial<
     // independent, coalesced loads in flight before the first add.
     let vectors = (n - head) / lanes;
     let tile = BLOCK * UNROLL;
-    let per_block = vectors.div_ceil(tile).div_ceil(grid) * tile;
-    let start = block * per_block;
-    let end = if start + per_block < vectors {
-        start + per_block
+    let (start, end) = if grid == 1 {
+        // One block owns everything (every input of one tile: the small-N policy). No division
+        // on the way to the first load: the loads wait for `start`.
+        (0, vectors)
     } else {
-        vectors
+        let per_block = vectors.div_ceil(tile).div_ceil(grid) * tile;
+        let start = block * per_block;
+        (start, (start + per_block).min(vectors))
     };
     let mut t = start;
     while t + tile <= end {

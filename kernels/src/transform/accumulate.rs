@@ -54,6 +54,20 @@ pub trait TransformOp: Copy + Send + Sync + 'static {
         }
         acc
     }
+    /// Does this one-input op take the tiles of `f32`, `f16` and `bf16` inputs as `f32`
+    /// ([`TransformOp::chunk_f32`]) instead of widening every element to `f64` first? Only for
+    /// ops whose tile arithmetic in `f32` keeps their stated bound ([`super::Moments`]).
+    const F32_TILES: bool = false;
+    /// The accumulator of `a.len() ≥ 1` consecutive `f32` values (one input), used when
+    /// [`TransformOp::F32_TILES`] is set: by default, each value widened and merged left to right.
+    #[inline(always)]
+    fn chunk_f32(a: &[f32]) -> Self::Acc {
+        let mut acc = Self::Acc::empty();
+        for x in a {
+            acc = acc.merge(Self::item(*x as f64, 0.0));
+        }
+        acc
+    }
 }
 
 /// A plain `f64` sum: the accumulator of Σx², Σ|x| and Σxy.

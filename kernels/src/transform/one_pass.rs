@@ -20,7 +20,8 @@ use super::accumulate::{block_merge, Accumulator, TransformOp};
 use super::{to_f64, WORDS};
 use crate::gpu::WARP_SIZE;
 use crate::gpu::{fail, sync_threads_or, Coherent, Counter, Global, GlobalMut, Shared, Vec4};
-use crate::table::SINGLE_PASS_UNROLL as UNROLL;
+use crate::primitives::tiles::unrolled;
+use crate::table::{ElemKind, SINGLE_PASS_UNROLL as UNROLL};
 use crate::{thread, Element};
 
 /// The values packed in one 16-byte vector, as `f64`, into `out[at..at + 16 / size_of::<T>()]`.
@@ -28,11 +29,11 @@ use crate::{thread, Element};
 fn widen<T: Element>(v: Vec4, out: &mut [f64; 8 * UNROLL], at: usize) {
     let w = v.0;
     if core::mem::size_of::<T>() == 2 {
-        for i in 0..8 {
+        unrolled::<8>(|i| {
             out[at + i] = to_f64(T::from_bits64(
                 ((w[i / 2] >> (16 * (i % 2))) & 0xffff) as u64,
             ));
-        }
+        });
     } else if core::mem::size_of::<T>() == 4 {
         for i in 0..4 {
             out[at + i] = to_f64(T::from_bits64(w[i] as u64));
@@ -43,6 +44,85 @@ fn widen<T: Element>(v: Vec4, out: &mut [f64; 8 * UNROLL], at: usize) {
             out[at + i] = to_f64(T::from_bits64(bits));
         }
     }
+}
+
+/// The values packed in one 16-byte vector of an `f32`, `f16` or `bf16` input, as `f32` (exact),
+/// into `out[at..at + 16 / size_of::<T>()]`.
+#[inline(always)]
+fn widen_f32<T: Element>(v: Vec4, out: &mut [f32; 8 * UNROLL], at: usize) {
+    let w = v.0;
+    match T::KIND {
+        ElemKind::F16 | ElemKind::BF16 => unrolled::<8>(|i| {
+            let bits = ((w[i / 2] >> (16 * (i % 2))) & 0xffff) as u16;
+            out[at + i] = if T::KIND == ElemKind::F16 {
+                crate::half::f16_bits_to_f32(bits)
+            } else {
+                crate::half::bf16_bits_to_f32(bits)
+            };
+        }),
+        _ => {
+            for i in 0..4 {
+                out[at + i] = f32::from_bits(w[i]);
+            }
+        }
+    }
+}
+
+/// The most values an [`TransformOp::chunk_f32`] call gets: four `f32` vectors, two of halves.
+pub const F32_TILE: usize = 16;
+
+/// Compile-time check that a tile of halves is at most two [`F32_TILE`] chunks.
+struct F32TileCheck;
+impl F32TileCheck {
+    const OK: () = assert!(
+        8 * UNROLL <= 2 * F32_TILE,
+        "a tile of halves must fit two chunks"
+    );
+}
+
+/// [`TransformOp::chunk_f32`] of the vectors `v` (at most [`F32_TILE`] values).
+#[inline(always)]
+fn f32_chunk<T: Element, O: TransformOp>(v: &[Vec4]) -> O::Acc {
+    let lanes = 16 / core::mem::size_of::<T>();
+    let mut xs = [0.0f32; 8 * UNROLL];
+    unrolled::<UNROLL>(|u| {
+        if u < v.len() {
+            widen_f32::<T>(v[u], &mut xs, u * lanes);
+        }
+    });
+    O::chunk_f32(&xs[..v.len() * lanes])
+}
+
+/// The accumulator of the vectors `la` (and `lb`, for two-input ops): one tile, or one vector of
+/// the last, partial tile. Ops with [`TransformOp::F32_TILES`] take `f32`, `f16` and `bf16` tiles
+/// as `f32`; everything else is widened to `f64` first.
+#[inline(always)]
+fn tile_acc<T: Element, O: TransformOp>(la: &[Vec4], lb: &[Vec4]) -> O::Acc {
+    let lanes = 16 / core::mem::size_of::<T>();
+    let k = la.len() * lanes;
+    if O::F32_TILES && matches!(T::KIND, ElemKind::F32 | ElemKind::F16 | ElemKind::BF16) {
+        // Chunks of at most `F32_TILE` values: one for a tile of `f32`, two for a tile of halves
+        // (32 halves at once held 88 registers, too many for two 512-thread blocks per SM).
+        let () = F32TileCheck::OK;
+        if la.len() * lanes <= F32_TILE {
+            return f32_chunk::<T, O>(la);
+        }
+        let half = la.len() / 2;
+        return f32_chunk::<T, O>(&la[..half]).merge(f32_chunk::<T, O>(&la[half..]));
+    }
+    // Room for 8 halves per vector; `f32`/`f64` use the first 16 / 8 (the rest is optimized away
+    // with the loops fully unrolled).
+    let mut xs = [0.0f64; 8 * UNROLL];
+    let mut ys = [0.0f64; 8 * UNROLL];
+    unrolled::<UNROLL>(|u| {
+        if u < la.len() {
+            widen::<T>(la[u], &mut xs, u * lanes);
+            if O::TWO_INPUTS {
+                widen::<T>(lb[u], &mut ys, u * lanes);
+            }
+        }
+    });
+    O::chunk(&xs[..k], &ys[..k])
 }
 
 /// `O` over all of `a` (and `b`, for two-input ops) into `out[0..3]`, in one launch.
@@ -99,12 +179,12 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
         }
         let vectors = (n - head) / lanes;
         let tile = BLOCK * UNROLL;
-        let per_block = vectors.div_ceil(tile).div_ceil(grid) * tile;
-        let start = block * per_block;
-        let end = if start + per_block < vectors {
-            start + per_block
+        let (start, end) = if grid == 1 {
+            (0, vectors) // one block: no division before the first load (as stage 8)
         } else {
-            vectors
+            let per_block = vectors.div_ceil(tile).div_ceil(grid) * tile;
+            let start = block * per_block;
+            (start, (start + per_block).min(vectors))
         };
         let load = |g: &Global<T>, v: usize| -> Vec4 {
             // SAFETY: every caller passes `v < end <= vectors`, and `head + vectors * lanes <= n
@@ -112,10 +192,6 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
             // first on a 16-byte boundary of `a`, and of `b` (same offset, tested above).
             unsafe { g.get_vec4_unchecked(head, v) }
         };
-        // Room for 8 halves per vector; `f32`/`f64` use the first 16 / 8 (the rest is optimized
-        // away with the loops fully unrolled).
-        let mut xs = [0.0f64; 8 * UNROLL];
-        let mut ys = [0.0f64; 8 * UNROLL];
         let mut t = start;
         while t + tile <= end {
             // All loads first (independent, so all in flight at once) …
@@ -128,14 +204,7 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
                 }
             }
             // … then the transform and the accumulate, one tile in registers.
-            for u in 0..UNROLL {
-                widen::<T>(la[u], &mut xs, u * lanes);
-                if O::TWO_INPUTS {
-                    widen::<T>(lb[u], &mut ys, u * lanes);
-                }
-            }
-            let k = UNROLL * lanes;
-            acc = acc.merge(O::chunk(&xs[..k], &ys[..k]));
+            acc = acc.merge(tile_acc::<T, O>(&la, &lb));
             t += tile;
         }
         // The block's last, partial tile: the same loads, each guarded, all in flight at once;
@@ -144,7 +213,9 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
             let mut la = [Vec4([0; 4]); UNROLL];
             let mut lb = [Vec4([0; 4]); UNROLL];
             let mut valid = [false; UNROLL];
-            for u in 0..UNROLL {
+            // Written out (`unrolled`): a loop this large stays a loop, and the arrays it
+            // indexes would go to local memory.
+            unrolled::<UNROLL>(|u| {
                 let v = t + u * BLOCK + tid;
                 if v < end {
                     la[u] = load(&a, v);
@@ -153,14 +224,12 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
                     }
                     valid[u] = true;
                 }
-            }
-            for u in 0..UNROLL {
+            });
+            unrolled::<UNROLL>(|u| {
                 if valid[u] {
-                    widen::<T>(la[u], &mut xs, 0);
-                    widen::<T>(lb[u], &mut ys, 0);
-                    acc = acc.merge(O::chunk(&xs[..lanes], &ys[..lanes]));
+                    acc = acc.merge(tile_acc::<T, O>(&la[u..u + 1], &lb[u..u + 1]));
                 }
-            }
+            });
         }
         // Fewer than one vector's worth left at the end: the last block, one per thread.
         let tail = head + vectors * lanes;

@@ -45,3 +45,68 @@ fn widening_is_exact_for_every_kind() {
     assert_eq!(to_f64(i64::MIN), i64::MIN as f64);
     assert_eq!(to_f64(u64::MAX), u64::MAX as f64);
 }
+
+/// The `f32` tile of [`Moments::chunk_f32`] against the exact two-pass form in `f64` of the same
+/// values, within the bound its docs state; and the tiles that must take the `f64` form.
+#[test]
+fn f32_tiles_meet_their_bound() {
+    const U32: f64 = f32::EPSILON as f64 / 2.0;
+    let check = |x: &[f32]| {
+        let k = x.len() as f64;
+        let wide: std::vec::Vec<f64> = x.iter().map(|v| *v as f64).collect();
+        let (mean, m2) = two_pass(&wide);
+        let got = Moments::chunk_f32(x);
+        let max_abs = wide.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let m2_bound = ((k + 4.0) * (2.0 * k).sqrt() + k + 2.0) * U32 * m2;
+        assert_eq!(got.n, k);
+        assert!(
+            (got.mean - mean).abs() <= 2.0 * (k + 2.0) * U32 * max_abs,
+            "{x:?}: mean {} vs {mean}",
+            got.mean
+        );
+        assert!(
+            (got.m2 - m2).abs() <= m2_bound,
+            "{x:?}: m2 {} vs {m2} (bound {m2_bound:e})",
+            got.m2
+        );
+        got
+    };
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    for k in [4usize, 8, 16] {
+        for _ in 0..200 {
+            // Large mean, small spread; an outlier first; many binades with both signs.
+            let shifted: std::vec::Vec<f32> = (0..k).map(|_| (1e6 + next()) as f32).collect();
+            check(&shifted);
+            let mut outlier = shifted.clone();
+            outlier[0] = -3e7;
+            check(&outlier);
+            let binades: std::vec::Vec<f32> = (0..k)
+                .map(|_| ((next() - 0.5) * 2f64.powi((next() * 60.0) as i32 - 30)) as f32)
+                .collect();
+            check(&binades);
+        }
+        // Equal values: exact zero, no fallback needed.
+        assert_eq!(check(&[7.5f32; 16][..k]).m2, 0.0);
+        // Spreads outside [2^-50, 2^60] take the `f64` form (exact here), not an `f32` square
+        // that underflows to 0 or overflows to inf.
+        let mut tiny = [1e-30f32; 16];
+        tiny[1] = 3e-30;
+        assert!(check(&tiny[..k]).m2 > 0.0);
+        let mut huge = [1e30f32; 16];
+        huge[1] = -1e30;
+        assert!(check(&huge[..k]).m2.is_finite());
+        // ±inf and NaN give a NaN M2, as the `f64` form does.
+        let mut inf = [1.0f32; 16];
+        inf[k - 1] = f32::INFINITY;
+        assert!(Moments::chunk_f32(&inf[..k]).m2.is_nan());
+        let mut nan = [1.0f32; 16];
+        nan[k / 2] = f32::NAN;
+        assert!(Moments::chunk_f32(&nan[..k]).m2.is_nan());
+    }
+}
