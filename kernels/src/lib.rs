@@ -57,6 +57,7 @@ extern crate std;
 pub mod argreduce;
 pub mod axis;
 pub mod bench_gate;
+mod coherent;
 pub mod element;
 pub mod exact;
 pub mod exports;

@@ -46,7 +46,8 @@
 //! the PTX memory model, never served from a stale L1 line), and ordering between blocks comes
 //! from release/acquire operations ([`Counter::take_ticket`]).
 
-pub use crate::memory::{Coherent, Counter, Global, GlobalMut, Shared};
+pub use crate::coherent::{Coherent, Counter};
+pub use crate::memory::{Global, GlobalMut, Shared};
 
 /// 32 threads execute in lockstep groups called warps.
 pub const WARP_SIZE: u32 = 32;
