@@ -8,6 +8,9 @@
 //!
 //! * the loaded values are widened to `f64` and handed to the op as a tile
 //!   ([`TransformOp::chunk`]) — the transform happens in registers, so the data is read once;
+//!   an op that sets [`TransformOp::F32_TILES`] (the moments) gets the tiles of `f32`, `f16` and
+//!   `bf16` inputs as `f32` instead, in chunks of at most [`F32_TILE`] values
+//!   ([`TransformOp::chunk_f32`]);
 //! * the accumulator is an [`Accumulator`] of up to three `f64` words (the partials hold
 //!   `3 · gridDim.x` doubles, the result three).
 //!
