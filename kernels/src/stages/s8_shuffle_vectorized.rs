@@ -59,18 +59,18 @@
 //! this file, `--op max --type f64 --block 1024` another instantiation):
 //!
 //! ```text
-//! { .reg .u64 g; cvta.to.global.u64 g, %rd47; ld.global.nc.v4.u32 {%r12, %r13, %r14, %r15}, [g]; }
-//! { .reg .u64 g; cvta.to.global.u64 g, %rd48; ld.global.nc.v4.u32 {%r16, %r17, %r18, %r19}, [g]; }
-//! { .reg .u64 g; cvta.to.global.u64 g, %rd49; ld.global.nc.v4.u32 {%r20, %r21, %r22, %r23}, [g]; }
-//! { .reg .u64 g; cvta.to.global.u64 g, %rd50; ld.global.nc.v4.u32 {%r24, %r25, %r26, %r27}, [g]; }
-//! add.rn.f32    %r28, %r12, %r13;             // (1, 2) four 16-byte loads in flight, then adds
-//! shfl.sync.down.b32 %r76, %r118, 16, 31, -1; // (3) __shfl_down_sync(0xffffffff, v, 16)
-//! add.rn.f32    %r77, %r118, %r76;
-//! shfl.sync.down.b32 %r78, %r77, 8, 31, -1;   //     … 8, 4, 2, 1: no shared memory, no barrier
-//! st.relaxed.sys.u32 [%rd69], %r124;          // (4) partials[block], a Coherent store
-//! atom.acq_rel.gpu.add.u32 %r94, [%rd26], %r95; //   the ticket: release + acquire
-//! { .reg .pred p; setp.ne.u32 p, %r125, 0; bar.red.or.pred p, 0, p; selp.u32 %r96, 1, 0, p; }
-//! ld.relaxed.sys.u32 %r97, [%rd83];           //     the last block reads the partials
+//! { .reg .u64 g; cvta.to.global.u64 g, %rd44; ld.global.nc.v4.u32 {%r13, %r14, %r15, %r16}, [g]; }
+//! { .reg .u64 g; cvta.to.global.u64 g, %rd45; ld.global.nc.v4.u32 {%r17, %r18, %r19, %r20}, [g]; }
+//! { .reg .u64 g; cvta.to.global.u64 g, %rd46; ld.global.nc.v4.u32 {%r21, %r22, %r23, %r24}, [g]; }
+//! { .reg .u64 g; cvta.to.global.u64 g, %rd47; ld.global.nc.v4.u32 {%r25, %r26, %r27, %r28}, [g]; }
+//! add.rn.f32    %r29, %r13, %r14;             // (1, 2) four 16-byte loads in flight, then adds
+//! shfl.sync.down.b32 %r77, %r118, 16, 31, -1; // (3) __shfl_down_sync(0xffffffff, v, 16)
+//! add.rn.f32    %r78, %r118, %r77;
+//! shfl.sync.down.b32 %r79, %r78, 8, 31, -1;   //     … 8, 4, 2, 1: no shared memory, no barrier
+//! st.relaxed.sys.u32 [%rd66], %r124;          // (4) partials[block], a Coherent store
+//! atom.acq_rel.gpu.add.u32 %r95, [%rd23], %r96; //   the ticket: release + acquire
+//! { .reg .pred p; setp.ne.u32 p, %r125, 0; bar.red.or.pred p, 0, p; selp.u32 %r97, 1, 0, p; }
+//! ld.relaxed.sys.u32 %r98, [%rd81];           //     the last block reads the partials
 //! ```
 
 use crate::gpu::WARP_SIZE;
