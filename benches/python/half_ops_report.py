@@ -38,7 +38,7 @@ def main():
         "combined in f32, f32 result; torch: same-dtype ops, f32 accumulation, dtype result). "
         "Minimum (median) of 50 CUDA-event runs, µs; GB/s on 2N bytes at the minimum; "
         "read-only = cuda/half_roof.cu on the same bytes. nanmean = one launch of the NaN-ignoring "
-        "sum and its count in f64 (`reduce_transform_nantotal_*`); torch nanmax = nan_to_num + amax.",
+        "sum and its count in f64 (`reduce_transform_r64_nantotal_*`); torch nanmax = nan_to_num + amax.",
         "",
         "| op | type | N | ours µs | ours GB/s | % of read-only | torch µs | torch GB/s | "
         "torch/ours | read-only µs | ours ok | torch ok |",

@@ -122,14 +122,18 @@ pub struct AxisPolicy {
     /// of 792 blocks of 256 (14%). Measured level on 512 × 4 (call 6: 22.9 µs sum and 24.6 max
     /// against 22.6 and 24.8 with tiles).
     pub col_flat_fine: usize,
-    /// Loads in flight per thread of the flat column kernel: 4 (`AxisColumnsFlat`, the default)
-    /// or 8 (`AxisColumnsFlatDeep`: the same bytes in flight from half the warps, 46–48
-    /// registers). A candidate (session 9): level with 4 (call 6: 22.8 µs on 512 × 2, 23.2 on
-    /// 256 × 4).
+    /// Loads in flight per thread of the flat column kernel: 4 (`AxisColumnsFlat`) or 8
+    /// (`AxisColumnsFlatDeep`, the default since session 11: the same bytes in flight from half
+    /// the warps, 48 registers, on 2 blocks of 512 per SM — half the warps pay the per-warp
+    /// prologue and epilogue that Nsight Compute found around the loop in session 9, and the
+    /// finishing block reads half the partials). Measured on 2^20 × 16 `f32` sum (min of 50, each
+    /// line one call, against 4 loads on 512 × 4): session 9 call 6 22.8 against 22.6–22.9 µs;
+    /// session 10 call 4 24.7 against 24.8–25.1 and 23.7 against 24.1–24.3; session 11 call 1
+    /// 22.5 against 22.9–24.2 — fastest in three of the four, within 1% in the fourth.
     pub col_flat_unroll: usize,
     /// Resident blocks per SM the flat column kernel's grid aims for; 0:
-    /// [`AxisPolicy::col_once_blocks_per_sm`]. 4 (the default): with blocks of 512, stage 8's
-    /// grid.
+    /// [`AxisPolicy::col_once_blocks_per_sm`]. 2 (the default since session 11, with 8 loads in
+    /// flight: [`AxisPolicy::col_flat_unroll`]); 4 with 4 loads is stage 8's grid.
     pub col_flat_blocks_per_sm: usize,
     /// 16: a column plan that needs no split — enough tiles for the whole grid, as 16 × 2^24 and
     /// 256 × 2^20 have — runs `AxisColumnsShort16` (items of at most 16 rows loaded at once,
@@ -228,9 +232,9 @@ impl Default for AxisPolicy {
             col_short_rows: 0,
             col_once_flat: 1,
             col_flat_block: 512,
-            col_flat_unroll: 4,
+            col_flat_unroll: 8,
             col_flat_fine: 1,
-            col_flat_blocks_per_sm: 4,
+            col_flat_blocks_per_sm: 2,
             wide_col_short_rows: 16,
             wide_col_blocks_per_sm: 3,
         }

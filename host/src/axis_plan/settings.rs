@@ -156,7 +156,7 @@ mod tests {
                 "col_once_flat" => "0", // (1 is the default)
                 "col_flat_blocks_per_sm" => "3",
                 "col_flat_block" => "256",
-                "col_flat_unroll" => "8",
+                "col_flat_unroll" => "4", // (8 is the default)
                 "col_flat_fine" => "0",
                 "wide_col_blocks_per_sm" => "2",
                 "col_once_blocks_per_sm" => "3", // (2 is the default)

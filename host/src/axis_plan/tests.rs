@@ -31,29 +31,46 @@ fn shapes_pick_the_kernel_shape() {
     assert_eq!(long.steps[0].kernel.family, Family::AxisRowsDeep);
     assert_eq!(long.steps[0].grid, 132 * 32);
     // 2^20 × 16 (4 vector columns, at most `col_once_max_vcols`, a power of two) by default
-    // (session 9): one launch of the flat kernel on stage 8's grid — blocks of 512, 4 · 132 of
-    // them — with shares in runs of 32 vectors (`group` 1); rows of 3 vectors take the one-launch
-    // tile kernel.
+    // (session 11): one launch of the flat kernel with 8 loads in flight — blocks of 512, 2 · 132
+    // of them — with shares in runs of 32 vectors (`group` 1); rows of 3 vectors take the
+    // one-launch tile kernel.
     let flat = p.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
     assert_eq!(flat.steps.len(), 1);
     let s = &flat.steps[0];
     assert_eq!(
         (s.kernel.family, s.kernel.block),
-        (Family::AxisColumnsFlat, 512)
+        (Family::AxisColumnsFlatDeep, 512)
     );
-    assert_eq!((s.grid, s.shared_bytes, s.group), (528, 512 * 16, 1));
-    assert_eq!(flat.partials, 528 * 16);
-    assert_eq!(flat.describe(), "cols-flat b512 parts=528 grid=528");
-    // At most one block per tile of `block · 4` vectors (3000 × 16 f32: 12,000 vectors, 6
-    // blocks of 512; 100 × 16 on blocks of 256 and whole tiles: 400 vectors, 1 block).
+    assert_eq!((s.grid, s.shared_bytes, s.group), (264, 512 * 16, 1));
+    assert_eq!(flat.partials, 264 * 16);
+    assert_eq!(flat.describe(), "cols-flat-deep b512 parts=264 grid=264");
+    // At most one block per tile of `block · 8` vectors (3000 × 16 f32: 12,000 vectors, 3
+    // blocks of 512).
     assert_eq!(
         p.cols(ElemType::F32, Op::Sum, 3000, 16, &c).unwrap().steps[0].grid,
+        3
+    );
+    // Session 9's default, 4 loads in flight on stage 8's grid (4 · 132 blocks of 512): one
+    // block per tile of `block · 4` vectors (3000 × 16: 6 blocks; 100 × 16 on blocks of 256 and
+    // whole tiles: 400 vectors, 1 block).
+    let s9p = AxisPolicy {
+        col_flat_unroll: 4,
+        col_flat_blocks_per_sm: 4,
+        ..p
+    };
+    let s9 = s9p.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
+    assert_eq!(s9.describe(), "cols-flat b512 parts=528 grid=528");
+    assert_eq!(
+        s9p.cols(ElemType::F32, Op::Sum, 3000, 16, &c)
+            .unwrap()
+            .steps[0]
+            .grid,
         6
     );
     let p256 = AxisPolicy {
         col_flat_block: 256,
         col_flat_fine: 0,
-        ..p
+        ..s9p
     };
     let small = p256.cols(ElemType::F32, Op::Sum, 100, 16, &c).unwrap();
     assert_eq!((small.steps[0].grid, small.steps[0].group), (1, 0));
@@ -71,11 +88,12 @@ fn shapes_pick_the_kernel_shape() {
         );
     }
     let f64_flat = p.cols(ElemType::F64, Op::Max, 1 << 20, 64, &c).unwrap();
-    assert_eq!(f64_flat.steps[0].kernel.family, Family::AxisColumnsFlat);
-    // `col_flat_unroll=8`: the deep twin, one block per tile of `block · 8` vectors.
+    assert_eq!(f64_flat.steps[0].kernel.family, Family::AxisColumnsFlatDeep);
+    // `col_flat_unroll=8` on stage 8's grid: the deep twin, one block per tile of `block · 8`
+    // vectors.
     let deep = AxisPolicy {
         col_flat_unroll: 8,
-        ..p
+        ..s9p
     };
     let d = deep.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
     assert_eq!(d.describe(), "cols-flat-deep b512 parts=528 grid=528");

@@ -25,9 +25,14 @@ pub enum TransformKind {
     NanTotal,
 }
 
-/// Threads of a moments kernel one SM holds at once: its tiles take 54–66 registers (the
+/// Threads of a moments kernel one SM holds at once: its tiles take 54–64 registers (the
 /// `build-ptx` table), and 65,536 registers per SM fit 1,024 threads at 64 — two 512-thread
-/// blocks, where the other transform kernels (30–48 registers) fit four. A grid sized for four
+/// blocks, where the other transform kernels (30–48 registers) fit four. 64 is a cap, not luck:
+/// the transform kernels are built with `.maxnreg 64` (the `_r64_` in `reduce_transform_r64_*`,
+/// `xtask/src/directives.rs`), because the `f16`/`bf16` moments kernels took 66 without it —
+/// and Nsight Compute then found ONE 512-thread block per SM (25% occupancy) running the 264
+/// blocks in two waves: f16 `var` at 2^26 in 58.7 µs against the f16 sum's 38.3 (base clocks;
+/// session 11, `benches/results/h200-2026-12-02-s11/call1`). Capped at 64 they do not spill. A grid sized for four
 /// runs in two waves: f32 `var` at 2^26 took 71.8 µs on 528 blocks against 68.7 µs on 264 (the
 /// f32 sum: 65.2–66.6 µs; f16: 57.9 against 49.4 µs; session 10, call 2,
 /// `benches/results/h200-2026-12-02-s10/call2`). Capping the registers instead (`.maxnreg` 40 or
@@ -87,7 +92,7 @@ pub struct TransformPlan {
     pub ty: ElemType,
     /// Elements (of each input).
     pub n: usize,
-    /// Kernel symbol (`reduce_transform_sumsq_b512_f32`).
+    /// Kernel symbol (`reduce_transform_r64_sumsq_b512_f32`).
     pub kernel: String,
     /// Blocks.
     pub grid: usize,
@@ -101,7 +106,7 @@ pub struct TransformPlan {
 }
 
 impl TransformPlan {
-    /// One line: `reduce_transform_sumsq_b512_f32 <<<528, 512>>>`.
+    /// One line: `reduce_transform_r64_sumsq_b512_f32 <<<528, 512>>>`.
     pub fn describe(&self) -> String {
         format!("{} <<<{}, {}>>>", self.kernel, self.grid, self.block)
     }

@@ -18,8 +18,8 @@
 //! 2. **the block**: lane `c` of each warp writes its totals to shared memory, and after one
 //!    barrier thread `j` folds column `j` of the `BLOCK / 32` warps in warp order — one row of
 //!    `cols` partials per block;
-//! 3. **the grid** (stage 8's ticket): every block stores its row of partials, fences and takes
-//!    a ticket; the block that draws the last one reads the `gridDim.x × cols` partials — a
+//! 3. **the grid** (stage 8's ticket): every block stores its row of partials and, after a
+//!    barrier, takes a ticket (`super::last_block`: thread 0's release covers the block); the block that draws the last one reads the `gridDim.x × cols` partials — a
 //!    matrix of whole vectors itself, so steps 1–2 run again over it as one block's share
 //!    (16-byte loads, 4 in flight, the shuffle and shared-memory folds: `gridDim.x · vcols /
 //!    BLOCK` loads per thread, where session 8's finish loaded `gridDim.x · cols / BLOCK`
@@ -142,7 +142,7 @@ fn flat_body<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize>(
         && vcols.is_power_of_two()
         && vcols <= WARP_SIZE as usize
         && BLOCK.is_multiple_of(WARP_SIZE as usize);
-    let wrote = if flat {
+    if flat {
         let count = rows * vcols; // (`rows · cols <= input.len()`: checked above.)
         let share = if p.group == 1 {
             // Shares in runs of 32 vectors (a multiple of `vcols`), not whole tiles.
@@ -156,15 +156,15 @@ fn flat_body<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize>(
             // boundary (`misaligned_head() == 0`, checked above).
             unsafe { input.get_vec4_unchecked(0, i) }
         };
-        vector_totals::<T, O, BLOCK, U>(share, vcols, load, smem, put)
+        vector_totals::<T, O, BLOCK, U>(share, vcols, load, smem, put);
     } else {
         let mine = piece(0, rows, block, grid);
-        slice_totals::<T, O, BLOCK>(cols, mine, smem, |r, c| input.get(r * cols + c), put)
-    };
+        slice_totals::<T, O, BLOCK>(cols, mine, smem, |r, c| input.get(r * cols + c), put);
+    }
     if grid == 1 {
         return;
     }
-    if last_block(wrote, counter, grid) {
+    if last_block(counter, grid) {
         if flat && partials.vec4_aligned() {
             // The partials are a `grid × cols` matrix of whole vectors: the same loop again,
             // one block over all of them (every thread's vectors of one vector column).
@@ -197,8 +197,7 @@ fn flat_body<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize>(
 /// The vector path (steps 1–2 of the module docs, and step 3 over the partials): this block's
 /// `share` of a flat run of 16-byte vectors, vector `i` of vector column `i mod vcols` and
 /// read by `load(i)` (`U` loads in flight), each thread one vector column; the block's column
-/// totals handed to `put(column, total)` by threads `0..cols`. Returns whether this thread
-/// wrote one. Every thread of the block must call it (it has a barrier; `smem` is free again
+/// totals handed to `put(column, total)` by threads `0..cols`. Every thread of the block must call it (it has a barrier; `smem` is free again
 /// once every thread has passed the next one).
 #[inline(always)]
 fn vector_totals<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize>(
@@ -207,7 +206,7 @@ fn vector_totals<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize>(
     load: impl Fn(usize) -> Vec4,
     smem: Shared<T>,
     put: impl Fn(usize, T),
-) -> bool {
+) {
     let lanes = 16 / core::mem::size_of::<T>();
     let tid = thread_idx() as usize;
     let mut acc = [O::identity::<T>(); 4];
@@ -247,22 +246,19 @@ fn vector_totals<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize>(
     // thread `j` folds the `BLOCK / 32` warps' entries in warp order (a fixed order), their
     // loads issued together — one barrier, where a tree over the warps took one per level.
     let m = vcols * lanes;
-    let wrote = tid < m;
-    if wrote {
+    if tid < m {
         let mut t = smem.get(tid as u32);
         for w in 1..BLOCK / WARP_SIZE as usize {
             t = O::combine(t, smem.get((w * m + tid) as u32));
         }
         put(tid, t);
     }
-    wrote
 }
 
 /// The scalar steps (the scalar path's 1–2, and step 3): rows `r0..r1` of a `cols`-wide matrix
 /// (`cols <= BLOCK`) read by `get(row, column)`; thread `(s, c)` (`s < S = BLOCK / cols`) folds
 /// rows `r0 + s, r0 + s + S, …` of column `c`, [`FINISH_UNROLL`] reads in flight, then thread
-/// `c` folds the `S` slices in order and hands the total to `put(column, total)`. Returns
-/// whether this thread wrote any. Every thread of the block must call it (it has barriers);
+/// `c` folds the `S` slices in order and hands the total to `put(column, total)`. Every thread of the block must call it (it has barriers);
 /// `get` is called with `r0 <= row < r1` and `column < cols` only.
 #[inline(always)]
 fn slice_totals<T: Element, O: ReduceOp, const BLOCK: usize>(
@@ -271,7 +267,7 @@ fn slice_totals<T: Element, O: ReduceOp, const BLOCK: usize>(
     smem: Shared<T>,
     get: impl Fn(usize, usize) -> T,
     put: impl Fn(usize, T),
-) -> bool {
+) {
     let tid = thread_idx() as usize;
     let slices = BLOCK / cols;
     let (s, c) = (tid / cols, tid % cols);
@@ -291,8 +287,7 @@ fn slice_totals<T: Element, O: ReduceOp, const BLOCK: usize>(
         smem.set(tid as u32, acc);
     }
     sync_threads();
-    let wrote = tid < cols;
-    if wrote {
+    if tid < cols {
         let mut t = smem.get(tid as u32);
         for k in 1..slices {
             t = O::combine(t, smem.get((k * cols + tid) as u32));
@@ -300,7 +295,6 @@ fn slice_totals<T: Element, O: ReduceOp, const BLOCK: usize>(
         put(tid, t);
     }
     sync_threads(); // the reads above are done before anyone overwrites `smem`
-    wrote
 }
 
 #[cfg(test)]

@@ -8,8 +8,9 @@
 //! (`gridDim.x` pieces, [`super::piece`]): each block reduces its rows with the column kernel's
 //! tile layout — thread `(r, c)` owns (vector) column `c` of every tile and adds rows `r, r + L,
 //! …` of the block's piece, 4 independent loads in flight, then the row lanes are folded with
-//! shuffles and shared memory in a fixed order — and writes its row of partials. Then every
-//! writer fences, the block takes a ticket (`atom.acq_rel.gpu`, as stage 8), and **the block that
+//! shuffles and shared memory in a fixed order — and writes its row of partials. Then, after a
+//! barrier, the block takes a ticket (`atom.acq_rel.gpu`, as stage 8: its release covers the
+//! whole block's partials, `super::last_block`), and **the block that
 //! draws the last ticket reduces the `gridDim.x` rows of partials itself**, in block order, with
 //! the same layout the second launch would use, and writes the results (then resets the counter
 //! for the next call). No second launch, and no float atomics: still bit-identical run to run.
@@ -194,8 +195,7 @@ fn tile_totals<
 }
 
 /// Every tile of rows `r0..r1` of `src` (a `rows × cols` matrix read in units of
-/// [`unit_len`]), each column total handed to `write(column, total)` by row lane 0. Returns
-/// whether this thread wrote any. `W > 0`: the caller guarantees one tile of `W` units.
+/// [`unit_len`]), each column total handed to `write(column, total)` by row lane 0. `W > 0`: the caller guarantees one tile of `W` units.
 #[inline(always)]
 fn all_tiles<
     T: Element,
@@ -210,7 +210,7 @@ fn all_tiles<
     group: usize,
     (r0, r1): (usize, usize),
     write: impl Fn(usize, T),
-) -> bool {
+) {
     let n = unit_len::<T, VEC>();
     let units = cols / n;
     // SAFETY: the launch reserves 16 bytes per thread: `BLOCK · n` elements (`n · size_of::<T>()
@@ -219,7 +219,6 @@ fn all_tiles<
     let w = units.min(group.clamp(1, BLOCK));
     let tid = thread_idx() as usize;
     let (row_lane, col_off) = (tid / w, tid % w);
-    let mut wrote = false;
     // `units` is the same for the whole block: every thread reaches every barrier.
     for tile in 0..units.div_ceil(w) {
         let vc = tile * w + col_off;
@@ -231,10 +230,8 @@ fn all_tiles<
                     write(vc * n + k, t[k]);
                 }
             }
-            wrote = true;
         }
     }
-    wrote
 }
 
 /// Column results of a row-major `count × len` matrix in one launch: `out[column]`, tiles of
@@ -301,7 +298,7 @@ fn once_body<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize>(
     let units = cols / lanes;
     let one_tile = vec_rows && input.misaligned_head() == 0 && units <= p.group.clamp(1, BLOCK);
     let g = p.group;
-    let wrote = match (one_tile, units) {
+    match (one_tile, units) {
         (true, 1) => all_tiles::<T, O, BLOCK, true, 1, U>(&input, cols, g, mine, put),
         (true, 2) => all_tiles::<T, O, BLOCK, true, 2, U>(&input, cols, g, mine, put),
         (true, 4) => all_tiles::<T, O, BLOCK, true, 4, U>(&input, cols, g, mine, put),
@@ -312,14 +309,14 @@ fn once_body<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize>(
             all_tiles::<T, O, BLOCK, true, 0, U>(&input, cols, g, mine, put)
         }
         _ => all_tiles::<T, O, BLOCK, false, 0, U>(&input, cols, g, mine, put),
-    };
+    }
     if grid == 1 {
         return;
     }
     // The last block reduces the `grid × cols` partials as the second launch of the two-pass
     // plan would: one piece of `grid` rows, in vector columns when a row is a whole number of
     // vectors (the partials start on a 16-byte boundary).
-    if last_block(wrote, counter, grid) {
+    if last_block(counter, grid) {
         let rows_of = (0, grid);
         let put = |c: usize, v: T| out.set(c, v);
         if vec_rows {

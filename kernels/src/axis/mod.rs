@@ -44,21 +44,25 @@ pub struct AxisParams {
     pub group: usize,
 }
 
-/// Stage 8's ticket, for the one-launch column kernels: every thread that wrote partials
-/// (`wrote`) makes them visible GPU-wide (`thread_fence`) before thread 0's release — the
-/// barrier orders the fences before the ticket — and thread 0 takes a ticket
-/// (`atom.acq_rel.gpu`). Returns, in every thread of the block, whether this block drew the last
-/// of `grid` tickets; then thread 0's acquire and the barrier order the block's loads of the
-/// partials after every block's release. Every thread of the block must call it.
+/// Stage 8's ticket, for the one-launch column kernels: after a block barrier, thread 0 takes a
+/// ticket (`atom.acq_rel.gpu`); returns, in every thread of the block, whether this block drew
+/// the last of `tickets`. Every thread of the block must call it, after its stores of partials.
+///
+/// Why no fence per writer (session 11; the kernels had a `fence.sc.gpu` — `MEMBAR.SC.GPU` and
+/// an L1 invalidation in SASS — in every thread that wrote a partial): in the PTX memory model
+/// the barrier's `bar.sync` operations synchronize with each other, so every writer's stores
+/// precede thread 0's atomic in causality order, and a *release* is cumulative over what
+/// precedes it — the atomic's release makes the whole block's partials visible to whoever
+/// acquires the counter after it. It is the pattern of CUDA's cooperative-groups grid sync
+/// (`__syncthreads()`, then one thread's fence and atomic). On the acquiring side, thread 0's
+/// acquire and the second barrier order the block's loads of the partials after every block's
+/// release.
 #[inline(always)]
-pub(crate) fn last_block(wrote: bool, counter: crate::gpu::Counter, grid: usize) -> bool {
-    if wrote {
-        crate::gpu::thread_fence();
-    }
+pub(crate) fn last_block(counter: crate::gpu::Counter, tickets: usize) -> bool {
     crate::gpu::sync_threads();
     let mut last_ticket = false;
     if crate::gpu::thread_idx() == 0 {
-        last_ticket = counter.take_ticket() as usize == grid - 1;
+        last_ticket = counter.take_ticket() as usize == tickets - 1;
     }
     crate::gpu::sync_threads_or(last_ticket)
 }

@@ -116,7 +116,7 @@ kernel_table! {
         => segments::segments;
     AxisColumns reduce_cols Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => columns::columns;
-    Transform reduce_transform Transform const [f32, f64, f16, bf16] [SumSq, L1, Dot, Moments, Total, NanTotal] [256, 512, 1024]
+    Transform reduce_transform_r64 Transform const [f32, f64, f16, bf16] [SumSq, L1, Dot, Moments, Total, NanTotal] [256, 512, 1024]
         => one_pass::reduce;
     S8Wide reduce_s8_wide SinglePassWide const [i32, u32] [Sum] [256, 512, 1024]
         => s8_shuffle_vectorized::reduce_wide;
