@@ -152,7 +152,7 @@ fn nanarg_skips_nan_and_all_nan_is_a_typed_error() {
     ));
 }
 
-/// The measured defaults (`ArgPolicy::tuned`, H200 session 7) per type and size, and that
+/// The measured defaults (`ArgPolicy::tuned`, H200 sessions 7 and 11) per type and size, and that
 /// `PreparedArg::new` launches them.
 #[test]
 fn tuned_defaults_follow_the_measurements() {
@@ -165,7 +165,7 @@ fn tuned_defaults_follow_the_measurements() {
     assert_eq!(t(ElemType::F32, (1 << 23) - 1), "block=256,bps=4,unroll=8");
     for n in [1 << 23, 1 << 26, 1 << 30] {
         assert_eq!(t(ElemType::F32, n), "block=512,bps=2,unroll=8,lane=loop");
-        assert_eq!(t(ElemType::F64, n), "block=512,bps=2,unroll=8");
+        assert_eq!(t(ElemType::F64, n), "block=256,bps=4,lane=loop");
     }
     for n in [1, 1 << 12, 1 << 20, (1 << 23) - 1] {
         assert_eq!(t(ElemType::F64, n), "block=256,bps=4,unroll=8");

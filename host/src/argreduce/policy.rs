@@ -9,8 +9,8 @@ use reduce_kernels::table::Family;
 
 /// Up to this many `f32` elements [`ArgPolicy::tuned`] keeps the default shape (2^16).
 pub const TUNED_SMALL: usize = 1 << 16;
-/// From this many elements [`ArgPolicy::tuned`] takes the 512-thread, 2-blocks-per-SM shape
-/// (2^23).
+/// From this many elements [`ArgPolicy::tuned`] takes its large-input shapes (2^23): for `f32`
+/// the 512-thread, 2-blocks-per-SM one, for `f64` the lane found in the loop.
 pub const TUNED_LARGE: usize = 1 << 23;
 
 /// The launch shape of an arg-reduction: threads per block (a built variant: 256 or 512),
@@ -139,8 +139,12 @@ impl ArgPolicy {
     ///   `block=512,bps=2,unroll=8,lane=loop` (2^26: 74.7 µs against 77.8; 2^30: 951.5 against
     ///   970.9);
     /// * `f64`: below 2^23 `unroll=8` (2^12: 7.3 µs against 10.2; 2^20: 12.6 against 14.8); from
-    ///   2^23 `block=512,bps=2,unroll=8` (2^26: 136.3 µs, the lean form 135.6, the default 136.9;
-    ///   2^30: 1892.4 against 1902.0);
+    ///   2^23 `lane=loop` on the default shape (session 11, call 1, 2^26 beside CUB ArgMax's
+    ///   131.7–132.4 µs: 129.6 µs against 131.2–132.5 for the default shape, 130.9 for
+    ///   `block=512,bps=2` and 133.9 for session 7's `block=512,bps=2,unroll=8`, which had
+    ///   measured 136.3 against the lean form's 135.6 and the default's 136.9 in session 7 — all
+    ///   within 3%, so this is the fastest measured, not a wide margin:
+    ///   `benches/results/h200-2026-12-02-s11/call1/s11-probe/arg64.md`);
     /// * every other type: the default shape (the candidates are built for `f32` and `f64` only).
     ///
     /// Only 2^12, 2^20, 2^26 and 2^30 were measured: the switches at 2^16 and 2^23 lie between
@@ -163,7 +167,10 @@ impl ArgPolicy {
                 ..wide
             },
             ElemType::F64 if n < TUNED_LARGE => deep,
-            ElemType::F64 => wide,
+            ElemType::F64 => ArgPolicy {
+                lane_in_loop: true,
+                ..ArgPolicy::default()
+            },
             _ => ArgPolicy::default(),
         }
     }
