@@ -28,16 +28,18 @@ impl TransformOp for SumSq {
     }
 }
 
-/// Σ|x|.
+/// Σ|x|: the driver takes the absolute values as it loads them ([`TransformOp::ABS_INPUT`]: the
+/// sign bits of the loaded words cleared, before widening), so `item` only adds.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct L1;
 
 impl TransformOp for L1 {
     type Acc = F64Sum;
     const TWO_INPUTS: bool = false;
+    const ABS_INPUT: bool = true;
     #[inline(always)]
     fn item(a: f64, _: f64) -> F64Sum {
-        F64Sum(f64::from_bits(a.to_bits() & !(1u64 << 63)))
+        F64Sum(a)
     }
 }
 

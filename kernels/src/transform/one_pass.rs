@@ -90,15 +90,50 @@ fn f32_chunk<T: Element, O: TransformOp>(v: &[Vec4]) -> O::Acc {
     let mut xs = [0.0f32; 8 * UNROLL];
     unrolled::<UNROLL>(|u| {
         if u < v.len() {
-            widen_f32::<T>(v[u], &mut xs, u * lanes);
+            let w = if O::ABS_INPUT {
+                abs_vec::<T>(v[u])
+            } else {
+                v[u]
+            };
+            widen_f32::<T>(w, &mut xs, u * lanes);
         }
     });
     O::chunk_f32(&xs[..v.len() * lanes])
 }
 
+/// `v` with the sign bit of every `T` in it cleared: one AND per 32-bit word (two halves, one
+/// `f32`, or the high word of an `f64`).
+#[inline(always)]
+fn abs_vec<T: Element>(v: Vec4) -> Vec4 {
+    let mask = match core::mem::size_of::<T>() {
+        2 => [0x7fff_7fff; 4],
+        4 => [0x7fff_ffff; 4],
+        _ => [u32::MAX, 0x7fff_ffff, u32::MAX, 0x7fff_ffff],
+    };
+    let w = v.0;
+    Vec4([
+        w[0] & mask[0],
+        w[1] & mask[1],
+        w[2] & mask[2],
+        w[3] & mask[3],
+    ])
+}
+
+/// The value the op sees of one scalar element (the head and the tail): `|x|` for an
+/// [`TransformOp::ABS_INPUT`] op.
+#[inline(always)]
+fn scalar<T: Element, O: TransformOp>(x: T) -> f64 {
+    if O::ABS_INPUT {
+        to_f64(x).abs()
+    } else {
+        to_f64(x)
+    }
+}
+
 /// The accumulator of the vectors `la` (and `lb`, for two-input ops): one tile, or one vector of
 /// the last, partial tile. Ops with [`TransformOp::F32_TILES`] take `f32`, `f16` and `bf16` tiles
-/// as `f32`; everything else is widened to `f64` first.
+/// as `f32`; everything else is widened to `f64` first ([`TransformOp::ABS_INPUT`] ops' signs
+/// cleared first).
 #[inline(always)]
 fn tile_acc<T: Element, O: TransformOp>(la: &[Vec4], lb: &[Vec4]) -> O::Acc {
     let lanes = 16 / core::mem::size_of::<T>();
@@ -119,7 +154,12 @@ fn tile_acc<T: Element, O: TransformOp>(la: &[Vec4], lb: &[Vec4]) -> O::Acc {
     let mut ys = [0.0f64; 8 * UNROLL];
     unrolled::<UNROLL>(|u| {
         if u < la.len() {
-            widen::<T>(la[u], &mut xs, u * lanes);
+            let v = if O::ABS_INPUT {
+                abs_vec::<T>(la[u])
+            } else {
+                la[u]
+            };
+            widen::<T>(v, &mut xs, u * lanes);
             if O::TWO_INPUTS {
                 widen::<T>(lb[u], &mut ys, u * lanes);
             }
@@ -171,14 +211,17 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
         // Vectors of `a` and `b` do not line up: element by element, grid stride.
         let mut i = block * BLOCK + tid;
         while i < n {
-            acc = acc.merge(O::item(to_f64(a.get(i)), other(i)));
+            acc = acc.merge(O::item(scalar::<T, O>(a.get(i)), other(i)));
             i += grid * BLOCK;
         }
     } else {
         // Elements before the first 16-byte boundary: block 0, one per thread.
         if block == 0 && tid < head {
             // SAFETY: `tid < head <= a.len()` (`misaligned_head` is at most the length).
-            acc = acc.merge(O::item(to_f64(unsafe { a.get_unchecked(tid) }), other(tid)));
+            acc = acc.merge(O::item(
+                scalar::<T, O>(unsafe { a.get_unchecked(tid) }),
+                other(tid),
+            ));
         }
         let vectors = (n - head) / lanes;
         let tile = BLOCK * UNROLL;
@@ -239,7 +282,7 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
         if block == grid - 1 && tail + tid < n {
             // SAFETY: `tail + tid < n`, tested just above.
             let x = unsafe { a.get_unchecked(tail + tid) };
-            acc = acc.merge(O::item(to_f64(x), other(tail + tid)));
+            acc = acc.merge(O::item(scalar::<T, O>(x), other(tail + tid)));
         }
     }
 
