@@ -32,7 +32,7 @@ fn merge_with_empty_is_identity_and_items_fold() {
     assert_eq!((both.n, both.mean, both.m2), (2.0, 2.0, 2.0));
     assert_eq!(SumSq::chunk(&[3.0, 4.0], &[0.0, 0.0]), F64Sum(25.0));
     // (`L1` adds the absolute values the driver hands it: `ABS_INPUT`.)
-    assert!(L1::ABS_INPUT);
+    const { assert!(L1::ABS_INPUT) };
     assert_eq!(L1::chunk(&[3.0, 4.0], &[0.0, 0.0]), F64Sum(7.0));
     assert_eq!(Dot::chunk(&[2.0, 3.0], &[5.0, -1.0]), F64Sum(7.0));
     assert_eq!(Welford::from_words([w.word(0), w.word(1), w.word(2)]), w);
