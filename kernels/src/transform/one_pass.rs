@@ -102,7 +102,8 @@ fn f32_chunk<T: Element, O: TransformOp>(v: &[Vec4]) -> O::Acc {
 }
 
 /// `v` with the sign bit of every `T` in it cleared: one AND per 32-bit word (two halves, one
-/// `f32`, or the high word of an `f64`).
+/// `f32`, or the high word of an `f64`). `T` is a float type (the transform kernels are built for
+/// `f32`, `f64`, `f16` and `bf16` only; clearing an integer's top bit is not its absolute value).
 #[inline(always)]
 fn abs_vec<T: Element>(v: Vec4) -> Vec4 {
     let mask = match core::mem::size_of::<T>() {
