@@ -113,8 +113,10 @@ pub struct AxisPolicy {
     /// Call 8, on another machine (roof 20.1 µs): 23.8 and 24.4 µs (82–84%), the tile kernel
     /// 26.3.
     pub col_once_flat: usize,
-    /// Threads per block of the flat column kernel: 256 or 512 (both built). 512 (the default)
-    /// on 4 per SM is stage 8's shape: every thread slot busy (2,048 per SM, 32 registers).
+    /// Threads per block of the flat column kernel: 256 or 512 (both built). 512 (the default):
+    /// with 4 loads in flight on 4 per SM it is stage 8's shape (every thread slot busy: 2,048
+    /// per SM, 32 registers); the default since session 11 runs 8 loads on 2 per SM (48
+    /// registers, 1,024 threads per SM: [`AxisPolicy::col_flat_unroll`]).
     pub col_flat_block: usize,
     /// 1 (the default): the flat column kernel cuts the blocks' shares in runs of 32 vectors,
     /// every block `ceil(vectors / grid)` of them; 0: whole tiles of `block · 4` vectors (stage
