@@ -90,22 +90,22 @@ fn f32_chunk<T: Element, O: TransformOp>(v: &[Vec4]) -> O::Acc {
     let mut xs = [0.0f32; 8 * UNROLL];
     unrolled::<UNROLL>(|u| {
         if u < v.len() {
-            let w = if O::ABS_INPUT {
-                abs_vec::<T>(v[u])
-            } else {
-                v[u]
-            };
-            widen_f32::<T>(w, &mut xs, u * lanes);
+            widen_f32::<T>(input_vec::<T, O>(v[u]), &mut xs, u * lanes);
         }
     });
     O::chunk_f32(&xs[..v.len() * lanes])
 }
 
-/// `v` with the sign bit of every `T` in it cleared: one AND per 32-bit word (two halves, one
-/// `f32`, or the high word of an `f64`). `T` is a float type (the transform kernels are built for
-/// `f32`, `f64`, `f16` and `bf16` only; clearing an integer's top bit is not its absolute value).
+/// The loaded vector `v` of the (first) input as the op sees it: for an
+/// [`TransformOp::ABS_INPUT`] op, the sign bit of every `T` in it cleared — one AND per 32-bit
+/// word (two halves, one `f32`, or the high word of an `f64`); otherwise `v`. `T` is a float type
+/// (the transform kernels are built for `f32`, `f64`, `f16` and `bf16` only; clearing an
+/// integer's top bit is not its absolute value).
 #[inline(always)]
-fn abs_vec<T: Element>(v: Vec4) -> Vec4 {
+fn input_vec<T: Element, O: TransformOp>(v: Vec4) -> Vec4 {
+    if !O::ABS_INPUT {
+        return v;
+    }
     let mask = match core::mem::size_of::<T>() {
         2 => [0x7fff_7fff; 4],
         4 => [0x7fff_ffff; 4],
@@ -155,12 +155,7 @@ fn tile_acc<T: Element, O: TransformOp>(la: &[Vec4], lb: &[Vec4]) -> O::Acc {
     let mut ys = [0.0f64; 8 * UNROLL];
     unrolled::<UNROLL>(|u| {
         if u < la.len() {
-            let v = if O::ABS_INPUT {
-                abs_vec::<T>(la[u])
-            } else {
-                la[u]
-            };
-            widen::<T>(v, &mut xs, u * lanes);
+            widen::<T>(input_vec::<T, O>(la[u]), &mut xs, u * lanes);
             if O::TWO_INPUTS {
                 widen::<T>(lb[u], &mut ys, u * lanes);
             }
