@@ -24,6 +24,7 @@
 //! | `atomicAdd(&counter, 1)` + `__threadfence()` | [`Counter::take_ticket`] (release + acquire), [`thread_fence`] |
 //! | `asm("mov.u64 %0, %%globaltimer;")` | [`global_timer_ns`] |
 //! | `fmaxf`, `__hmax2`, … (one `min`/`max` instruction, NaN-propagating or not, `f32` and packed halves) | [`minmax`] |
+//! | `fmaf(a, b, c)` / `__fmaf_rn` (Rust never fuses `a * b + c` itself) | [`fma::fma_f32`] |
 //!
 //! Thread and block ids are `u32`, as in CUDA, so in-block arithmetic (loop counters, shared-memory
 //! indices) stays 32-bit like nvcc's `unsigned int`; indices into global memory are `usize`, so every
@@ -57,6 +58,7 @@ pub const WARP_SIZE: u32 = 32;
 #[repr(C, align(16))]
 pub struct Vec4(pub [u32; 4]);
 
+pub mod fma;
 pub mod minmax;
 
 #[cfg(target_arch = "nvptx64")]

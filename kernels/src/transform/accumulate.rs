@@ -71,8 +71,10 @@ pub trait TransformOp: Copy + Send + Sync + 'static {
     const F32_TILES: bool = false;
     /// The accumulator of `a.len() ≥ 1` consecutive `f32` values (one input), used when
     /// [`TransformOp::F32_TILES`] is set: by default, each value widened and merged left to right.
+    /// `F16_VALUES`: every value is an `f16` widened (finite ones then differ by at most 2^17, and
+    /// two that differ at all by at least 2^-24), which an op may use to skip range checks.
     #[inline(always)]
-    fn chunk_f32(a: &[f32]) -> Self::Acc {
+    fn chunk_f32<const F16_VALUES: bool>(a: &[f32]) -> Self::Acc {
         let mut acc = Self::Acc::empty();
         for x in a {
             acc = acc.merge(Self::item(*x as f64, 0.0));

@@ -60,6 +60,7 @@
 
 use super::accumulate::{Accumulator, TransformOp};
 use super::WORDS;
+use crate::gpu::fma::fma_f32;
 
 /// The accumulator (n, mean, M2), all `f64` (`n` is exact below 2^53).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -157,10 +158,17 @@ impl TransformOp for Moments {
     /// `f32`, `f16` and `bf16` inputs: the same two-pass tile, in `f32`, around the tile's first
     /// value (see the module docs, "Tiles in `f32`"); three conversions to `f64` per tile instead
     /// of one per element. A tile whose largest deviation is outside `[2⁻⁵⁰, 2⁶⁰]` (squares that
-    /// could underflow or overflow in `f32`, ±inf) takes the `f64` form instead.
+    /// could underflow or overflow in `f32`, ±inf) takes the `f64` form instead. The second pass
+    /// squares and adds in one rounding ([`fma_f32`]).
+    ///
+    /// `F16_VALUES`: no per-element range test. A finite `f16` tile always passes it — two `f16`
+    /// values differ by at most 2¹⁷, and when they differ at all by at least 2⁻²⁴, which rounding
+    /// to `f32` keeps — so the only tiles that must take the `f64` form are those holding ±inf or
+    /// NaN, and exactly those give a non-finite `Σdᵢ` (an infinite `c` makes `d₀ = inf − inf`):
+    /// one test per tile instead of a max per element, and the same result.
     const F32_TILES: bool = true;
     #[inline(always)]
-    fn chunk_f32(a: &[f32]) -> Welford {
+    fn chunk_f32<const F16_VALUES: bool>(a: &[f32]) -> Welford {
         // Room for the longest tile the driver passes.
         const MAX: usize = super::one_pass::F32_TILE;
         const LO: f32 = 1.0 / (1u64 << 50) as f32;
@@ -172,9 +180,16 @@ impl TransformOp for Moments {
         for i in 0..k {
             d[i] = a[i] - c;
             sum += d[i];
-            spread = spread.max(d[i].abs());
+            if !F16_VALUES {
+                spread = spread.max(d[i].abs());
+            }
         }
-        if !(spread == 0.0 || (LO..=HI).contains(&spread)) {
+        let f32_form = if F16_VALUES {
+            sum.is_finite()
+        } else {
+            spread == 0.0 || (LO..=HI).contains(&spread)
+        };
+        if !f32_form {
             let mut wide = [0.0f64; MAX];
             for i in 0..k {
                 wide[i] = a[i] as f64;
@@ -186,7 +201,7 @@ impl TransformOp for Moments {
         let mut m2 = 0.0f32;
         for x in &d[..k] {
             let e = *x - centre;
-            m2 += e * e;
+            m2 = fma_f32(e, e, m2);
         }
         Welford {
             n: k as f64,

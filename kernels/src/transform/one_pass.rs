@@ -93,7 +93,11 @@ fn f32_chunk<T: Element, O: TransformOp>(v: &[Vec4]) -> O::Acc {
             widen_f32::<T>(input_vec::<T, O>(v[u]), &mut xs, u * lanes);
         }
     });
-    O::chunk_f32(&xs[..v.len() * lanes])
+    if T::KIND == ElemKind::F16 {
+        O::chunk_f32::<true>(&xs[..v.len() * lanes])
+    } else {
+        O::chunk_f32::<false>(&xs[..v.len() * lanes])
+    }
 }
 
 /// The loaded vector `v` of the (first) input as the op sees it: for an

@@ -57,7 +57,7 @@ fn f32_tiles_meet_their_bound() {
         let k = x.len() as f64;
         let wide: std::vec::Vec<f64> = x.iter().map(|v| *v as f64).collect();
         let (mean, m2) = two_pass(&wide);
-        let got = Moments::chunk_f32(x);
+        let got = Moments::chunk_f32::<false>(x);
         let max_abs = wide.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         let m2_bound = ((k + 4.0) * (2.0 * k).sqrt() + k + 2.0) * U32 * m2;
         assert_eq!(got.n, k);
@@ -106,9 +106,73 @@ fn f32_tiles_meet_their_bound() {
         // ±inf and NaN give a NaN M2, as the `f64` form does.
         let mut inf = [1.0f32; 16];
         inf[k - 1] = f32::INFINITY;
-        assert!(Moments::chunk_f32(&inf[..k]).m2.is_nan());
+        assert!(Moments::chunk_f32::<false>(&inf[..k]).m2.is_nan());
         let mut nan = [1.0f32; 16];
         nan[k / 2] = f32::NAN;
-        assert!(Moments::chunk_f32(&nan[..k]).m2.is_nan());
+        assert!(Moments::chunk_f32::<false>(&nan[..k]).m2.is_nan());
+    }
+}
+
+/// `f16` tiles need no per-element range test ([`Moments::chunk_f32`]'s `F16_VALUES`): over
+/// random `f16` bit patterns — every binade, subnormals, ±65504, ±inf, NaN — the tile without the
+/// test gives the same bits as the tile with it.
+#[test]
+fn f16_tiles_skip_the_range_test_with_the_same_result() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let same = |x: &[f32]| {
+        let (with, without) = (
+            Moments::chunk_f32::<false>(x),
+            Moments::chunk_f32::<true>(x),
+        );
+        for (a, b) in [
+            (with.n, without.n),
+            (with.mean, without.mean),
+            (with.m2, without.m2),
+        ] {
+            assert!(
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                "{x:?}: {with:?} vs {without:?}"
+            );
+        }
+    };
+    let specials = [
+        65504.0f32,
+        -65504.0,
+        2f32.powi(-24),
+        -2f32.powi(-24),
+        0.0,
+        -0.0,
+    ];
+    for k in [4usize, 8, 16] {
+        for round in 0..4000 {
+            let mut x = [0.0f32; 16];
+            for v in x.iter_mut().take(k) {
+                let r = next();
+                *v = match (round % 4, r % 8) {
+                    // Every fourth round: any bit pattern (±inf and NaN included). Otherwise
+                    // finite: a special value, or a pattern whose exponent can't be all ones.
+                    (0, _) => half::f16::from_bits((r >> 16) as u16).to_f32(),
+                    (_, 0) => specials[(r >> 8) as usize % specials.len()],
+                    _ => {
+                        let h =
+                            half::f16::from_bits((r >> 16) as u16 & 0x7bff | (r as u16 & 0x8000));
+                        h.to_f32()
+                    }
+                };
+            }
+            same(&x[..k]);
+        }
+        let mut inf = [1.0f32; 16];
+        inf[0] = f32::NEG_INFINITY;
+        same(&inf[..k]);
+        inf[0] = 1.0;
+        inf[k - 1] = f32::INFINITY;
+        same(&inf[..k]);
     }
 }
