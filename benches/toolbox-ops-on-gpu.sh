@@ -17,7 +17,8 @@
 # combined in f32) vs torch's same-dtype ops and the read-only roof, plus a block/grid sweep:
 # OUTDIR/toolbox-halves.jsonl and OUTDIR/toolbox-halves.md (with a "% of read-only" column).
 # HALVES_ONLY=1 runs the f16/bf16 part alone (HALF_OPS=op,op,… its operators), without the
-# launch sweep. Exit status non-zero if anything failed.
+# launch sweep; HALF_SWEEP=0 runs everything but the launch sweep. Exit status non-zero if
+# anything failed.
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="${1:-${OUT:-./results}}"
@@ -54,8 +55,10 @@ HJ="$OUT/toolbox-halves.jsonl"
     --runs 50 --format json >> "$HJ" 2>> "$OUT/logs/halves.log" || { echo "ours halves failed" >&2; status=1; }
 # The sweep checks every run against a CPU reference of 2^28 halves, so it stays short: the default
 # beside the two other built block sizes (session 5's first run: block 256 within 1.5%).
+# HALF_SWEEP=0 leaves the two other block sizes out (a call that only re-measures the tables:
+# session 12's run of everything stopped at 330 s).
 SHAPES=("" "--block 256" "--block 1024")
-[ "$HALVES_ONLY" = 1 ] && SHAPES=()
+{ [ "$HALVES_ONLY" = 1 ] || [ "${HALF_SWEEP:-1}" = 0 ]; } && SHAPES=()
 for shape in "${SHAPES[@]}"; do
     "$R" --backend gpu half --types f16,bf16 --ops sum,max --exps 28 --runs 50 --format json $shape \
         >> "$HJ" 2>> "$OUT/logs/halves.log" || { echo "ours halves $shape failed" >&2; status=1; }

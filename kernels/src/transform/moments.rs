@@ -38,7 +38,10 @@
 //! 77.9 µs with the tiles widened first, `f16` 50.2 against 56.4; the `f32` sum took 66.6 µs —
 //! `benches/results/h200-2026-12-02-s10/call3/s10-var`):
 //! `dᵢ = xᵢ − c`, `centre = Σdᵢ / k`, `M2 = Σ(dᵢ − centre)²`, and only `c + centre` and `M2` go to
-//! `f64` for the merge. With `u₃₂ = 2⁻²⁴`, `k` the tile's length (16, for `f32` and halves alike) and
+//! `f64` for the merge. Both sums are balanced trees (`log₂ k` dependent additions instead of
+//! `k − 1`: the tile's arithmetic is a shorter chain between its loads and its merge) and the
+//! squares are added by `fma.rn.f32` (session 12); the bounds below assume a running sum, which
+//! the tree only improves on. With `u₃₂ = 2⁻²⁴`, `k` the tile's length (16, for `f32` and halves alike) and
 //! `D = max|xᵢ − c|` — so that the tile's exact `M2* ≥ D²/2` — the rounding errors are relative
 //! to the tile's own spread, not its magnitude:
 //!
@@ -75,6 +78,7 @@ pub struct Welford {
 
 impl Accumulator for Welford {
     const WORDS: usize = 3;
+    const TESTS_EMPTY: bool = true;
     #[inline(always)]
     fn empty() -> Self {
         Welford {
@@ -92,6 +96,11 @@ impl Accumulator for Welford {
         if self.n == 0.0 {
             return later;
         }
+        self.merge_nonempty(later)
+    }
+    /// Chan's update itself, both sides non-empty (the driver's loop over full tiles).
+    #[inline(always)]
+    fn merge_nonempty(self, later: Self) -> Self {
         let n = self.n + later.n;
         let delta = later.mean - self.mean;
         let r = later.n / n;
@@ -176,14 +185,15 @@ impl TransformOp for Moments {
         let k = a.len();
         let c = a[0];
         let mut d = [0.0f32; MAX];
-        let (mut sum, mut spread) = (0.0f32, 0.0f32);
+        let mut spread = 0.0f32;
         for i in 0..k {
             d[i] = a[i] - c;
-            sum += d[i];
             if !F16_VALUES {
                 spread = spread.max(d[i].abs());
             }
         }
+        let mut t = d;
+        let sum = pairwise(&mut t, k);
         let f32_form = if F16_VALUES {
             sum.is_finite()
         } else {
@@ -198,15 +208,43 @@ impl TransformOp for Moments {
         }
         // `k` is a power of two (4, 8 or 16 after unrolling): an exact multiply.
         let centre = sum / k as f32;
-        let mut m2 = 0.0f32;
-        for x in &d[..k] {
-            let e = *x - centre;
-            m2 = fma_f32(e, e, m2);
+        // Σeᵢ² by the same tree, its first level fused: eᵢ² + eᵢ₊ₕ² as one multiply and one
+        // fused multiply-add (h = k/2).
+        let mut q = [0.0f32; MAX];
+        let h = k.div_ceil(2);
+        for i in 0..h {
+            let e = d[i] - centre;
+            q[i] = if i + h < k {
+                let f = d[i + h] - centre;
+                fma_f32(e, e, f * f)
+            } else {
+                e * e // odd `k`: the middle value has no partner
+            };
         }
+        let m2 = pairwise(&mut q, h);
         Welford {
             n: k as f64,
             mean: c as f64 + centre as f64,
             m2: m2 as f64,
         }
     }
+}
+
+/// `v[0] + … + v[k − 1]` (`k ≤` [`super::one_pass::F32_TILE`]) as a balanced tree — the upper
+/// half added onto the lower half until one value is left: `⌈log₂ k⌉` dependent additions where a
+/// running sum takes `k − 1`, so the tile's arithmetic waits less before its accumulator merge, and
+/// a rounding error of at most `⌈log₂ k⌉·u₃₂·Σ|vᵢ|` instead of `(k − 1)·u₃₂·Σ|vᵢ|` — inside the
+/// module docs' bounds, which assume the running sum. `v` is overwritten. The same order on every
+/// target, so the emulator gets the GPU's bits.
+#[inline(always)]
+fn pairwise(v: &mut [f32; super::one_pass::F32_TILE], k: usize) -> f32 {
+    let mut n = k;
+    while n > 1 {
+        let w = n.div_ceil(2);
+        for i in 0..n - w {
+            v[i] += v[i + w];
+        }
+        n = w;
+    }
+    v[0]
 }
