@@ -28,6 +28,7 @@ J="$OUT/toolbox-ops.jsonl"
 R="$HERE/bin/reduce"
 EXPS=12,20,26,30
 status=0
+echo "start ($(date +%T))" >&2
 # HALVES_ONLY=1: only the f16/bf16 part below (HALF_OPS: its operators), without the launch sweep.
 HALVES_ONLY="${HALVES_ONLY:-0}"
 HALF_OPS="${HALF_OPS:-sum,min,max,prod,nanmax,nanmean}"
@@ -43,7 +44,13 @@ for ty in bf16 f16; do
             || { echo "ours $ty total 2^$e failed" >&2; status=1; }
     done
 done
-echo "ours: done" >&2
+echo "ours: done ($(date +%T))" >&2
+# torch's f32 / i32 / halves sums right after ours, and the first table written at once: a run
+# cut by its time limit in the f16/bf16 part below still has this one complete (session 12).
+python3 "$HERE/python/toolbox_ops_torch.py" $(echo $EXPS | tr ',' ' ') >> "$J" 2>> "$OUT/logs/torch.log" \
+    || { echo "torch baseline failed (logs/torch.log)" >&2; status=1; }
+python3 "$HERE/python/toolbox_ops_report.py" "$OUT" || status=1
+echo "torch and toolbox-ops.md: done ($(date +%T))" >&2
 fi
 # f16 / bf16, stage 8's operators (`bin/reduce half`: each half widened exactly, combined in f32,
 # checked against the CPU reference of the same values in f32), torch's same-dtype ops
@@ -63,7 +70,7 @@ for shape in "${SHAPES[@]}"; do
     "$R" --backend gpu half --types f16,bf16 --ops sum,max --exps 28 --runs 50 --format json $shape \
         >> "$HJ" 2>> "$OUT/logs/halves.log" || { echo "ours halves $shape failed" >&2; status=1; }
 done
-echo "ours halves: done" >&2
+echo "ours halves: done ($(date +%T))" >&2
 NVCC="$(command -v nvcc 2>/dev/null || true)"
 [ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
 # HALF_ROOF: a half_roof binary built beforehand, used as it is.
@@ -77,12 +84,8 @@ else
 fi
 python3 "$HERE/python/half_ops_torch.py" $(echo $EXPS | tr ',' ' ') >> "$HJ" 2>> "$OUT/logs/torch-halves.log" \
     || { echo "torch halves baseline failed (logs/torch-halves.log)" >&2; status=1; }
+echo "torch halves: done ($(date +%T))" >&2
 python3 "$HERE/python/half_ops_report.py" "$OUT" || status=1
-if [ "$HALVES_ONLY" != 1 ]; then
-python3 "$HERE/python/toolbox_ops_torch.py" $(echo $EXPS | tr ',' ' ') >> "$J" 2>> "$OUT/logs/torch.log" \
-    || { echo "torch baseline failed (logs/torch.log)" >&2; status=1; }
-python3 "$HERE/python/toolbox_ops_report.py" "$OUT" || status=1
-fi
 if [ -x "$HERE/bin/gpu-tests" ]; then
     if [ "$HALVES_ONLY" != 1 ]; then
         "$HERE/bin/gpu-tests" semantics > "$OUT/toolbox-ops-gpu-tests.txt" 2>&1 \
