@@ -30,18 +30,6 @@ pub trait Accumulator: Copy + Send + Sync + 'static {
     fn empty() -> Self;
     /// `self` (earlier elements) combined with `later` (later elements).
     fn merge(self, later: Self) -> Self;
-    /// [`Accumulator::merge`] where both sides hold at least one element: the same value, without
-    /// the tests for an empty side (a branch that would keep the compiler from starting the
-    /// merge's arithmetic early). With an empty side the result is unspecified (not undefined:
-    /// some value, possibly NaN). By default [`Accumulator::merge`].
-    #[inline(always)]
-    fn merge_nonempty(self, later: Self) -> Self {
-        self.merge(later)
-    }
-    /// Does [`Accumulator::merge_nonempty`] save anything (does `merge` test for an empty side)?
-    /// Only then does the driver peel its first full tile off the loop to use it: the peeled copy
-    /// costs the plain sums registers (48 → 64 for the `f32` `total`).
-    const TESTS_EMPTY: bool = false;
     /// Word `i < WORDS` (0.0 past [`Accumulator::WORDS`]).
     fn word(&self, i: usize) -> f64;
     /// Inverse of [`Accumulator::word`].

@@ -238,7 +238,8 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
             // first on a 16-byte boundary of `a`, and of `b` (same offset, tested above).
             unsafe { g.get_vec4_unchecked(head, v) }
         };
-        let full_tile = |t: usize| -> O::Acc {
+        let mut t = start;
+        while t + tile <= end {
             // All loads first (independent, so all in flight at once) …
             let mut la = [Vec4([0; 4]); UNROLL];
             let mut lb = [Vec4([0; 4]); UNROLL];
@@ -248,24 +249,8 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
                     lb[u] = load(&b, t + u * BLOCK + tid);
                 }
             }
-            // … then the transform, one tile in registers.
-            tile_acc::<T, O>(&la, &lb)
-        };
-        let mut t = start;
-        // The first full tile may meet an empty accumulator; after it, both sides of every merge
-        // hold elements, so the loop merges without the empty-side tests (where the accumulator
-        // has them: `TESTS_EMPTY`).
-        if O::Acc::TESTS_EMPTY && t + tile <= end {
-            acc = acc.merge(full_tile(t));
-            t += tile;
-        }
-        while t + tile <= end {
-            let next = full_tile(t);
-            acc = if O::Acc::TESTS_EMPTY {
-                acc.merge_nonempty(next)
-            } else {
-                acc.merge(next)
-            };
+            // … then the transform and the accumulate, one tile in registers.
+            acc = acc.merge(tile_acc::<T, O>(&la, &lb));
             t += tile;
         }
         // The block's last, partial tile: the same loads, each guarded, all in flight at once;
