@@ -162,7 +162,8 @@ impl TransformOp for Moments {
     /// value (see the module docs, "Tiles in `f32`"); three conversions to `f64` per tile instead
     /// of one per element. A tile whose largest deviation is outside `[2⁻⁵⁰, 2⁶⁰]` (squares that
     /// could underflow or overflow in `f32`, ±inf) takes the `f64` form instead. The second pass
-    /// squares and adds in one rounding ([`fma_f32`]).
+    /// squares and adds in one rounding ([`fma_f32`]). Takes 1 to [`super::one_pass::F32_TILE`]
+    /// values (a longer slice indexes past its buffers: a panic in the emulator, a trap on the GPU).
     ///
     /// `F16_VALUES`: no per-element range test. A finite `f16` tile always passes it — two `f16`
     /// values differ by at most 2¹⁷, and when they differ at all by at least 2⁻²⁴, which rounding
@@ -200,7 +201,8 @@ impl TransformOp for Moments {
             }
             return Self::chunk(&wide[..k], &wide[..k]);
         }
-        // `k` is a power of two (4, 8 or 16 after unrolling): an exact multiply.
+        // The driver passes `k` = 4, 8 or 16: a power of two, so this is an exact scaling (any
+        // other `k` adds one rounding).
         let centre = sum / k as f32;
         // Σeᵢ² by the same tree, its first level fused: eᵢ² + eᵢ₊ₕ² as one multiply and one
         // fused multiply-add (h = k/2).
