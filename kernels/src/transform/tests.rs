@@ -3,6 +3,14 @@
 
 use super::*;
 
+/// The next state of a xorshift64 generator (Marsaglia's 13, 7, 17): the tests' random data.
+fn xorshift(seed: &mut u64) -> u64 {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    *seed
+}
+
 fn two_pass(x: &[f64]) -> (f64, f64) {
     let mean = x.iter().sum::<f64>() / x.len() as f64;
     (mean, x.iter().map(|v| (v - mean) * (v - mean)).sum())
@@ -74,12 +82,7 @@ fn f32_tiles_meet_their_bound() {
         got
     };
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut next = || (xorshift(&mut seed) >> 11) as f64 / (1u64 << 53) as f64;
     // Every length the trait allows (the driver passes 4, 8 and 16).
     for k in 1usize..=16 {
         for _ in 0..200 {
@@ -120,12 +123,7 @@ fn f32_tiles_meet_their_bound() {
 #[test]
 fn f16_tiles_skip_the_range_test_with_the_same_result() {
     let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut next = || xorshift(&mut seed);
     let same = |x: &[f32]| {
         let (with, without) = (
             Moments::chunk_f32::<false>(x),
