@@ -36,15 +36,6 @@ for shape in "--block 256 --grid 528" "--block 1024 --grid 132"; do
     done
 done
 rm -f "$OUT/half_roof"
-python3 - "$J" > "$OUT/moments.md" <<'PY' || status=1
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-print("| round / shape | type | op | kernel | min µs | median µs | GB/s | ok |")
-print("|---|---|---|---|---|---|---|---|")
-for r in rows:
-    mn = r.get("min_us", r.get("min_ms", 0) * 1e3)
-    md = r.get("median_us", r.get("median_ms", 0) * 1e3)
-    print(f"| {r.get('round')} | {r.get('type')} | {r.get('op', r.get('impl'))} | {r.get('plan', '')} | {mn:.1f} | {md:.1f} | {r.get('gbps', 0):.0f} | {r.get('ok')} |")
-PY
+python3 "$HERE/python/runs_table.py" "$J" round "round / shape" kernel --gbps > "$OUT/moments.md" || status=1
 cat "$OUT/moments.md"
 exit $status

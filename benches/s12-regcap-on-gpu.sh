@@ -44,15 +44,6 @@ for round in 1 2; do
     [ -x "$OUT/half_roof" ] && "$OUT/half_roof" 26 | tag "read-only"
 done
 rm -f "$OUT/half_roof"
-python3 - "$J" > "$OUT/regcap.md" <<'PY' || status=1
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-print("| variant | type | op | plan | min µs | median µs | ok |")
-print("|---|---|---|---|---|---|---|")
-for r in rows:
-    mn = r.get("min_us", r.get("min_ms", 0) * 1e3)
-    md = r.get("median_us", r.get("median_ms", 0) * 1e3)
-    print(f"| {r.get('variant')} | {r.get('type')} | {r.get('op', r.get('impl'))} | {r.get('plan', '')} | {mn:.1f} | {md:.1f} | {r.get('ok')} |")
-PY
+python3 "$HERE/python/runs_table.py" "$J" variant "variant" plan > "$OUT/regcap.md" || status=1
 cat "$OUT/regcap.md"
 exit $status
