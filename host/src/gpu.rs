@@ -135,7 +135,7 @@ impl Gpu {
         Ok((f as u64, t as u64))
     }
 
-    fn function(&self, name: &str) -> Result<cu::CUfunction> {
+    pub(crate) fn function(&self, name: &str) -> Result<cu::CUfunction> {
         if let Some(f) = self.functions.borrow().get(name) {
             return Ok(*f);
         }

@@ -48,6 +48,7 @@ pub mod kernel_image;
 pub(crate) mod launch_ex;
 pub mod measure;
 pub mod multi;
+pub mod occupancy;
 pub mod pinned;
 pub mod plan;
 pub(crate) mod policy_settings;
@@ -98,7 +99,9 @@ pub use streaming::{
     HostInput, HostReducer, Route,
 };
 pub use transform::reference::TransformReference;
-pub use transform::{plan_transform, Moments, PreparedTransform, TransformKind, TransformPlan};
+pub use transform::{
+    plan_transform, plan_transform_on, Moments, PreparedTransform, TransformKind, TransformPlan,
+};
 pub use types::{matches_reference, reference, reference_mean, ElemType, Op, Reference, Scalar};
 pub use verify::{verify, Expected};
 pub use wide::{PreparedWide, Wide};

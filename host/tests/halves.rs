@@ -39,6 +39,11 @@ fn upload_half_keeps_bits() {
     upload_half_round_trips(&emu());
 }
 #[test]
+fn rolling_loads_keep_the_bits_f16_bf16() {
+    rolling_loads_keep_the_bits::<F16>(&emu());
+    rolling_loads_keep_the_bits::<Bf16>(&emu());
+}
+#[test]
 fn half_results_are_bit_identical_run_to_run() {
     transform_checks::bit_identical::<F16>(&emu(), 100_003);
     transform_checks::bit_identical::<Bf16>(&emu(), 100_003);

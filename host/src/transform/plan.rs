@@ -1,7 +1,7 @@
 //! Which transform op, and how it launches: stage 8's policy (block and grid from the device),
 //! plus the depth of the longest chain of additions or merges (the error bounds' `L`).
 
-use crate::backend::DeviceCaps;
+use crate::backend::{Backend, DeviceCaps};
 use crate::error::{ReduceError, Result};
 use crate::plan::{LaunchOverrides, SinglePassPolicy, MAX_SINGLE_PASS_GRID};
 use crate::types::ElemType;
@@ -25,23 +25,35 @@ pub enum TransformKind {
     NanTotal,
 }
 
-/// Threads of a moments kernel one SM holds at once: its tiles take 54–64 registers (the
-/// `build-ptx` table), and 65,536 registers per SM fit 1,024 threads at 64 — two 512-thread
-/// blocks, where the other transform kernels (30–48 registers) fit four. 64 is a cap, not luck:
-/// the transform kernels are built with `.maxnreg 64` (the `_r64_` in `reduce_transform_r64_*`,
-/// `xtask/src/directives.rs`), because the `f16`/`bf16` moments kernels took 66 without it —
-/// and Nsight Compute then found ONE 512-thread block per SM (25% occupancy) running the 264
-/// blocks in two waves: f16 `var` at 2^26 in 58.7 µs against the f16 sum's 38.3 (base clocks;
-/// session 11, `benches/results/h200-2026-12-02-s11/call1`). Capped at 64 they do not spill. A grid sized for four
-/// runs in two waves: f32 `var` at 2^26 took 71.8 µs on 528 blocks against 68.7 µs on 264 (the
-/// f32 sum: 65.2–66.6 µs; f16: 57.9 against 49.4 µs; session 10, call 2,
+/// Threads of a moments kernel one SM holds at once **on the emulator** (which has no registers
+/// to count; on a GPU the driver's occupancy calculator answers: [`plan_transform_on`]): its
+/// tiles take 54–64 registers (the `build-ptx` table), and 65,536 registers per SM fit 1,024
+/// threads at 64 — two 512-thread blocks. 64 is a cap, not luck: the transform kernels are built
+/// with `.maxnreg 64` (the `_r64_` in `reduce_transform_r64_*`, `xtask/src/directives.rs`),
+/// because the `f16`/`bf16` moments kernels took 66 without it — and Nsight Compute then found ONE
+/// 512-thread block per SM (25% occupancy) running the 264 blocks in two waves: f16 `var` at 2^26
+/// in 58.7 µs against the f16 sum's 38.3 (base clocks; session 11,
+/// `benches/results/h200-2026-12-02-s11/call1`). Capped at 64 they do not spill. A grid sized for
+/// four runs in two waves: f32 `var` at 2^26 took 71.8 µs on 528 blocks against 68.7 µs on 264
+/// (the f32 sum: 65.2–66.6 µs; f16: 57.9 against 49.4 µs; session 10, call 2,
 /// `benches/results/h200-2026-12-02-s10/call2`). Capping the registers instead (`.maxnreg` 40 or
 /// 32, for three or four blocks) spilled in the loop: 99–129 µs.
 pub const MOMENTS_THREADS_PER_SM: usize = 1024;
 
+/// The block of the rolling-load kernels (`reduce_transform_roll_r72_*`: the `f16`/`bf16`
+/// moments over more than one tile), and the threads an SM holds of them (the emulator's
+/// estimate; a GPU's driver answers): 72 registers per thread fit three 256-thread blocks in
+/// 65,536 registers, where a 512-thread block would leave one per SM (session 13, call 1: f16
+/// `var` at 2^30 in 471.5 µs on <<<396, 256>>>, against 495.4 for the 64-register kernel on
+/// <<<264, 512>>> and 467.8 for the read-only kernel).
+pub const ROLLING_BLOCK: usize = 256;
+/// See [`ROLLING_BLOCK`].
+pub const ROLLING_THREADS_PER_SM: usize = 768;
+
 impl TransformKind {
-    /// Threads of this op's kernel resident per SM: the device's limit, or fewer where the
-    /// kernel's registers say so ([`MOMENTS_THREADS_PER_SM`]).
+    /// Threads of this op's kernel resident per SM when nothing better is known (the emulator):
+    /// the device's limit, or fewer where the kernel's registers say so
+    /// ([`MOMENTS_THREADS_PER_SM`]).
     pub fn resident_threads_per_sm(self, caps: &DeviceCaps) -> usize {
         match self {
             TransformKind::Moments => caps.max_threads_per_sm.min(MOMENTS_THREADS_PER_SM),
@@ -119,7 +131,8 @@ fn log2_ceil(x: usize) -> usize {
 /// Plan `op` over `n` elements of `ty` on `caps`: stage 8's policy (an input that fits one tile
 /// of a 256-, 512- or 1024-thread block runs as that block; larger ones in 512-thread blocks,
 /// as many as every SM holds at once: [`TransformKind::resident_threads_per_sm`]), unless
-/// `overrides` fixes the block or grid.
+/// `overrides` fixes the block or grid. The `f16`/`bf16` moments over more than one tile take
+/// the rolling-load kernel in [`ROLLING_BLOCK`]-thread blocks instead.
 ///
 /// # Errors
 /// [`ReduceError::InvalidArgument`] for a type other than `f32`/`f64`/`f16`/`bf16` or a block size the kernels
@@ -131,6 +144,42 @@ pub fn plan_transform(
     overrides: LaunchOverrides,
     caps: &DeviceCaps,
 ) -> Result<TransformPlan> {
+    plan_with_residency(op, ty, n, overrides, caps, None)
+}
+
+/// [`plan_transform`] on `backend`, the grid (unless `overrides` fixes it) sized by the
+/// occupancy the driver reports for the planned kernel ([`Backend::resident_blocks_per_sm`]):
+/// every SM as full as that kernel's registers allow, in one wave. On the emulator this is
+/// [`plan_transform`].
+///
+/// # Errors
+/// As [`plan_transform`]; [`ReduceError::MissingKernel`] if the loaded module lacks the kernel.
+pub fn plan_transform_on(
+    backend: &Backend,
+    op: TransformKind,
+    ty: ElemType,
+    n: usize,
+    overrides: LaunchOverrides,
+) -> Result<TransformPlan> {
+    let first = plan_transform(op, ty, n, overrides, backend.caps())?;
+    if overrides.grid.is_some() {
+        return Ok(first);
+    }
+    match backend.resident_blocks_per_sm(&first.kernel, first.block, first.shared_bytes)? {
+        Some(blocks) => plan_with_residency(op, ty, n, overrides, backend.caps(), Some(blocks)),
+        None => Ok(first),
+    }
+}
+
+/// The plan, with `blocks_per_sm` resident blocks per SM if known (else the static estimate).
+fn plan_with_residency(
+    op: TransformKind,
+    ty: ElemType,
+    n: usize,
+    overrides: LaunchOverrides,
+    caps: &DeviceCaps,
+    blocks_per_sm: Option<usize>,
+) -> Result<TransformPlan> {
     let row = Row::of(Family::Transform);
     if !row.types.contains(&ty.kind()) {
         return Err(ReduceError::InvalidArgument(format!(
@@ -139,15 +188,29 @@ pub fn plan_transform(
         )));
     }
     let policy = SinglePassPolicy::for_input(n, ty, caps);
-    let block = overrides.block.unwrap_or(policy.block);
+    let lanes = 16 / ty.size();
+    let rolling_row = Row::of(Family::TransformRolling);
+    let rolls = rolling_row.ops.contains(&op.kind()) && rolling_row.types.contains(&ty.kind());
+    let one_tile = n / lanes <= row.blocks.iter().max().copied().unwrap_or(0) * SINGLE_PASS_UNROLL;
+    let default_block = if rolls && !one_tile {
+        ROLLING_BLOCK
+    } else {
+        policy.block
+    };
+    let block = overrides.block.unwrap_or(default_block);
     if !row.blocks.contains(&block) {
         return Err(ReduceError::InvalidArgument(format!(
             "block size {block} is not built for the transform kernels (they take {:?})",
             row.blocks
         )));
     }
-    let lanes = 16 / ty.size();
     let steps = (n / lanes).div_ceil(block * SINGLE_PASS_UNROLL).max(1);
+    // More than one tile of the rolling kernel's block: there is a next tile to have in flight.
+    let family = if rolls && rolling_row.blocks.contains(&block) && steps > 1 {
+        Family::TransformRolling
+    } else {
+        Family::Transform
+    };
     let grid = match overrides.grid {
         Some(g) if g == 0 || g > MAX_SINGLE_PASS_GRID => {
             return Err(ReduceError::InvalidGridSize {
@@ -156,12 +219,20 @@ pub fn plan_transform(
             })
         }
         Some(g) => g,
-        None => steps
-            .min(caps.sm_count * (op.resident_threads_per_sm(caps) / block).max(1))
-            .min(MAX_SINGLE_PASS_GRID),
+        None => {
+            let threads = if family == Family::TransformRolling {
+                caps.max_threads_per_sm.min(ROLLING_THREADS_PER_SM)
+            } else {
+                op.resident_threads_per_sm(caps)
+            };
+            let per_sm = blocks_per_sm.unwrap_or(threads / block);
+            steps
+                .min(caps.sm_count * per_sm.max(1))
+                .min(MAX_SINGLE_PASS_GRID)
+        }
     };
     let id = KernelId {
-        family: Family::Transform,
+        family,
         ty: ty.kind(),
         op: op.kind(),
         block,
@@ -200,11 +271,23 @@ mod tests {
             |op, ty| plan_transform(op, ty, 1 << 26, LaunchOverrides::default(), &h200).unwrap();
         for ty in [ElemType::F32, ElemType::F64, ElemType::F16, ElemType::BF16] {
             let m = plan(TransformKind::Moments, ty);
-            assert_eq!(
-                (m.block, m.grid),
-                (512, 264),
-                "{ty}: two 512-thread blocks per SM"
-            );
+            if ty.size() == 2 {
+                assert_eq!(
+                    (m.kernel.as_str(), m.block, m.grid),
+                    (
+                        format!("reduce_transform_roll_r72_moments_b256_{ty}").as_str(),
+                        256,
+                        396
+                    ),
+                    "{ty}: the rolling kernel, three 256-thread blocks per SM"
+                );
+            } else {
+                assert_eq!(
+                    (m.block, m.grid),
+                    (512, 264),
+                    "{ty}: two 512-thread blocks per SM"
+                );
+            }
             let s = plan(TransformKind::SumSq, ty);
             assert_eq!(
                 (s.block, s.grid),
@@ -233,5 +316,31 @@ mod tests {
             &h200,
         );
         assert_eq!(small.unwrap().grid, 8);
+        // Halves' moments: one tile is the plain kernel; a forced 512-thread block too.
+        let halves = |n, block| {
+            let o = LaunchOverrides {
+                block,
+                ..LaunchOverrides::default()
+            };
+            plan_transform(TransformKind::Moments, ElemType::F16, n, o, &h200)
+                .unwrap()
+                .kernel
+        };
+        assert_eq!(
+            halves(1 << 15, None),
+            "reduce_transform_r64_moments_b1024_f16"
+        );
+        assert_eq!(
+            halves(1 << 26, Some(512)),
+            "reduce_transform_r64_moments_b512_f16"
+        );
+        assert_eq!(
+            halves(1 << 13, Some(256)),
+            "reduce_transform_r64_moments_b256_f16"
+        );
+        assert_eq!(
+            halves(1 << 16, Some(256)),
+            "reduce_transform_roll_r72_moments_b256_f16"
+        );
     }
 }

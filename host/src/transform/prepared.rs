@@ -1,8 +1,8 @@
 //! [`PreparedTransform`]: a transform plan with its workspace, the one place that launches the
 //! transform kernels. Every address a launch gets is derived here from typed buffers of the same
-//! backend and a plan made by [`plan_transform`] (plans are not taken from callers).
+//! backend and a plan made by [`plan_transform_on`] (plans are not taken from callers).
 
-use super::plan::{plan_transform, TransformKind, TransformPlan};
+use super::plan::{plan_transform_on, TransformKind, TransformPlan};
 use crate::backend::{self, Backend, KernelArgs, Launch};
 use crate::buffer::{BackendId, Buffer};
 use crate::error::{ReduceError, Result};
@@ -53,7 +53,7 @@ impl<T: Scalar> PreparedTransform<T> {
         overrides: LaunchOverrides,
         result_in: ResultIn,
     ) -> Result<Self> {
-        let plan = plan_transform(op, T::TYPE, n, overrides, backend.caps())?;
+        let plan = plan_transform_on(backend, op, T::TYPE, n, overrides)?;
         let mapped = match (backend, result_in) {
             (Backend::Gpu(_), ResultIn::MappedHost) => Some(backend::Mapped::new(WORDS)?),
             _ => None,
@@ -138,7 +138,7 @@ impl<T: Scalar> PreparedTransform<T> {
         // (checked above; so is the workspace, allocated on it) of element type `T` holding `n`
         // elements from their offsets (checked above); `partials` holds `3 · grid` doubles,
         // `counter` is a `u32` the kernel keeps at 0, the result holds three doubles (device or
-        // mapped). The kernel, block and shared memory are `plan_transform`'s for this op and
+        // mapped). The kernel, block and shared memory are `plan_transform_on`'s for this op and
         // type, so the kernel takes exactly these arguments. The workspace lives as long as
         // `self`, and freeing device memory waits for the kernels using it.
         unsafe { backend.launch::<T>(&launch) }

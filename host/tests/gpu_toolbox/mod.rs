@@ -99,6 +99,8 @@ pub fn halves_every_op_size_offset_and_special_value() -> Result<(), Failed> {
     crate::half_checks::unbuilt_ops_are_typed_errors::<F16>(&b);
     crate::half_checks::unbuilt_ops_are_typed_errors::<Bf16>(&b);
     crate::half_checks::upload_half_round_trips(&b);
+    crate::half_checks::rolling_loads_keep_the_bits::<F16>(&b);
+    crate::half_checks::rolling_loads_keep_the_bits::<Bf16>(&b);
     crate::transform_checks::bit_identical::<F16>(&b, (1 << 26) + 5);
     crate::transform_checks::bit_identical::<Bf16>(&b, (1 << 26) + 5);
     Ok(())

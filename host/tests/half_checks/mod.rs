@@ -144,3 +144,54 @@ pub fn upload_half_round_trips(b: &Backend) {
     let want: f64 = ys.iter().map(|y| y.to_f64()).sum();
     assert!((r.total(&d).unwrap() - want).abs() <= 1e-12 * want.abs().max(1.0));
 }
+
+/// The rolling-load moments kernel (`reduce_transform_roll_r72_moments_b256_*`, what the plan
+/// takes for halves over more than one tile) gives the plain kernel's bits at the same launch
+/// shape — the same tiles merged in the same order, only loaded earlier — over grids that give a
+/// block one, several and a partial last tile.
+pub fn rolling_loads_keep_the_bits<H: HalfFloat>(b: &Backend) {
+    let n = (1 << 18) + 11;
+    let h = signed::<H>(n, 99);
+    let d = b.upload(&h).unwrap();
+    let ty = H::TYPE.name();
+    let plain = format!("reduce_transform_r64_moments_b256_{ty}");
+    let rolling = format!("reduce_transform_roll_r72_moments_b256_{ty}");
+    let planned = plan_transform_on(
+        b,
+        TransformKind::Moments,
+        H::TYPE,
+        n,
+        LaunchOverrides::default(),
+    )
+    .unwrap();
+    assert_eq!(planned.kernel, rolling, "the plan for {n} {ty}");
+    for grid in [1, 3, 7, 32, planned.grid] {
+        let words = |kernel: &str| {
+            let partials = b.zeroed::<f64>(3 * grid).unwrap();
+            let counter = b.zeroed::<u32>(1).unwrap();
+            let out = b.zeroed::<f64>(3).unwrap();
+            let launch = Launch {
+                kernel,
+                grid,
+                block: 256,
+                shared_bytes: 3 * (256 / 32) * 8,
+                args: KernelArgs::Transform {
+                    a: d.addr(0),
+                    b: 0,
+                    n,
+                    partials: partials.addr(0),
+                    counter: counter.addr(0),
+                    out: out.addr(0),
+                },
+            };
+            // SAFETY: `a` holds `n` halves of this backend, `b` is null (one input), `partials`
+            // holds `3 · grid` doubles, `counter` a zeroed `u32`, `out` three doubles; both
+            // kernels are transform kernels built for 256-thread blocks with three doubles of
+            // shared memory per warp. The download below waits for the launch.
+            unsafe { b.launch::<H>(&launch) }.unwrap();
+            let w = b.download(&out, 3).unwrap();
+            [w[0].to_bits(), w[1].to_bits(), w[2].to_bits()]
+        };
+        assert_eq!(words(&plain), words(&rolling), "{ty} grid {grid}");
+    }
+}

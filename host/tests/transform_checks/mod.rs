@@ -165,12 +165,12 @@ pub fn adversarial_variance<T: Scalar>(b: &Backend, n: usize, offset: f64) {
     else {
         unreachable!()
     };
-    let p = plan_transform(
+    let p = plan_transform_on(
+        b,
         TransformKind::Moments,
         T::TYPE,
         n,
         LaunchOverrides::default(),
-        b.caps(),
     )
     .unwrap();
     let (s, s2) = h.iter().fold((0.0f64, 0.0f64), |(s, s2), x| {

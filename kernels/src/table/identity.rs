@@ -213,6 +213,9 @@ pub enum Family {
     S8PdlPartials,
     /// [`crate::stages::s8_pdl::combine`]: stage 8's last step as a programmatic dependent launch.
     S8PdlCombine,
+    /// [`crate::transform::one_pass::reduce_rolling`]: the transform kernel with rolling loads
+    /// (the next tile in flight during this one's arithmetic): the `f16`/`bf16` moments.
+    TransformRolling,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).

@@ -97,7 +97,11 @@ impl Accumulator for Welford {
         }
         let n = self.n + later.n;
         let delta = later.mean - self.mean;
-        let r = later.n / n;
+        // Equal halves (two chunks of a tile, and nearly every merge of the warp, block and
+        // grid trees) need no division: `n_b / (2·n_b)` is exactly 0.5 (counts are integers
+        // below 2^53), so this is the division's own result, one long-latency `div.rn.f64` fewer
+        // on the trees' dependent chains.
+        let r = if later.n == self.n { 0.5 } else { later.n / n };
         Welford {
             n,
             mean: self.mean + delta * r,

@@ -168,14 +168,47 @@ fn tile_acc<T: Element, O: TransformOp>(la: &[Vec4], lb: &[Vec4]) -> O::Acc {
     O::chunk(&xs[..k], &ys[..k])
 }
 
-/// `O` over all of `a` (and `b`, for two-input ops) into `out[0..3]`, in one launch.
+/// `O` over all of `a` (and `b`, for two-input ops) into `out[0..3]`, in one launch: a thread
+/// issues a tile's loads, then computes that tile.
 ///
 /// Launch with `blockDim.x == BLOCK` (a power of two, 32..=1024; any other block traps),
 /// `3 · BLOCK / 32` doubles of dynamic shared memory, any grid; `partials` must hold
 /// `3 · gridDim.x` doubles and `counter` must be 0 (the kernel leaves it 0 again). A two-input op
 /// traps unless `b.len() == a.len()`. The result words are [`Accumulator::word`] `0..3`.
-#[allow(clippy::needless_range_loop)] // `u` is part of the address, not just an index
 pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
+    a: Global<T>,
+    b: Global<T>,
+    partials: Coherent<f64>,
+    counter: Counter,
+    out: GlobalMut<f64>,
+) {
+    reduce_with::<T, O, BLOCK, false>(a, b, partials, counter, out)
+}
+
+/// [`reduce`] with **rolling loads**: the next tile's loads go out before this tile's arithmetic,
+/// so a thread always has a tile in flight, and the arithmetic no longer stalls the memory
+/// pipe. The same tiles merge in the same order, so the result has [`reduce`]'s bits; the cost
+/// is a second tile in registers. Built for the `f16`/`bf16` moments, whose tiles (32 values in
+/// two chunks) are the most arithmetic per byte: there it held 72 registers (the
+/// `reduce_transform_roll_r72` kernels; capped at 64 it spilled), three 256-thread blocks per SM
+/// instead of two 512-thread ones, and took `f16` `var` at 2^30 from 495.4 to 471.5 µs against the
+/// read-only kernel's 467.8 (session 13, `benches/results/h200-2026-12-02-s13/call1`). The same
+/// loop for `f32` moments (64 registers either way) measured level (924.9 against 927.3 µs), so
+/// they keep [`reduce`]. Same launch contract as [`reduce`].
+pub fn reduce_rolling<T: Element, O: TransformOp, const BLOCK: usize>(
+    a: Global<T>,
+    b: Global<T>,
+    partials: Coherent<f64>,
+    counter: Counter,
+    out: GlobalMut<f64>,
+) {
+    reduce_with::<T, O, BLOCK, true>(a, b, partials, counter, out)
+}
+
+/// [`reduce`] (`ROLLING` false) or [`reduce_rolling`] (true).
+#[allow(clippy::needless_range_loop)] // `u` is part of the address, not just an index
+#[inline(always)]
+fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const ROLLING: bool>(
     a: Global<T>,
     b: Global<T>,
     partials: Coherent<f64>,
@@ -239,8 +272,7 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
             unsafe { g.get_vec4_unchecked(head, v) }
         };
         let mut t = start;
-        while t + tile <= end {
-            // All loads first (independent, so all in flight at once) …
+        let load_tile = |t: usize| {
             let mut la = [Vec4([0; 4]); UNROLL];
             let mut lb = [Vec4([0; 4]); UNROLL];
             for u in 0..UNROLL {
@@ -249,9 +281,31 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
                     lb[u] = load(&b, t + u * BLOCK + tid);
                 }
             }
-            // … then the transform and the accumulate, one tile in registers.
-            acc = acc.merge(tile_acc::<T, O>(&la, &lb));
-            t += tile;
+            (la, lb)
+        };
+        if ROLLING {
+            // Rolling loads: the next tile's loads go out before this tile's arithmetic, so a
+            // thread has a tile in flight while it computes (the same tiles, merged in the same
+            // order: the same bits).
+            if t + tile <= end {
+                let mut current = load_tile(t);
+                t += tile;
+                while t + tile <= end {
+                    let next = load_tile(t);
+                    acc = acc.merge(tile_acc::<T, O>(&current.0, &current.1));
+                    current = next;
+                    t += tile;
+                }
+                acc = acc.merge(tile_acc::<T, O>(&current.0, &current.1));
+            }
+        } else {
+            while t + tile <= end {
+                // All loads first (independent, so all in flight at once) …
+                let (la, lb) = load_tile(t);
+                // … then the transform and the accumulate, one tile in registers.
+                acc = acc.merge(tile_acc::<T, O>(&la, &lb));
+                t += tile;
+            }
         }
         // The block's last, partial tile: the same loads, each guarded, all in flight at once;
         // each loaded vector is then one chunk.
