@@ -16,7 +16,9 @@
 #     accumulators (built here with nvcc -arch=sm_90).
 # Then accuracy: var of 1e6 + U(0,1) (f32, 2^24 elements) — ours (bin/reduce --shift 1e6) and
 # torch.var — each against an f64 reference of the same data; the transform GPU tests
-# (bin/gpu-tests transform); compute-sanitizer memcheck/racecheck on small runs.
+# (bin/gpu-tests transform, and halves); compute-sanitizer memcheck/racecheck on small runs.
+# With HALF_TYPES (default "f16 bf16"; empty: none) the same ops on halves, ours and torch, at the
+# same N, beside the read-only kernel on the same bytes (cuda/half_roof.cu): a table per type.
 # Writes OUTDIR/transform.jsonl (one record per row), OUTDIR/transform.md (the tables) and logs in
 # OUTDIR/logs/. Exit status non-zero if anything failed.
 set -u
@@ -34,6 +36,14 @@ status=0
 for n in $NS; do
     "$R" --backend "$B" transform --op sum,sumsq,norm2,l1,dot,mean,var,std --n "$n" --runs 50 \
         --format json >> "$J" 2>> "$OUT/logs/ours.log" || { echo "ours n=$n failed" >&2; status=1; }
+done
+# f16 / bf16 (HALF_TYPES; empty: none): every op, accumulated in f64 (moments: f32 tiles).
+for ty in ${HALF_TYPES-f16 bf16}; do
+    for n in $NS; do
+        "$R" --backend "$B" transform --type "$ty" --op total,nanmean,sumsq,norm2,l1,dot,mean,var,std \
+            --n "$n" --runs 50 --format json >> "$J" 2>> "$OUT/logs/ours.log" \
+            || { echo "ours $ty n=$n failed" >&2; status=1; }
+    done
 done
 "$R" --backend "$B" transform --type f64 --op sum,sumsq,l1,dot,var --n "${TRANSFORM_F64_N:-67108864}" --runs 50 \
     --format json >> "$J" 2>> "$OUT/logs/ours.log" || { echo "ours f64 failed" >&2; status=1; }
@@ -110,8 +120,16 @@ else
     status=1
 fi
 
+# The read-only kernel on the halves' bytes (cuda/half_roof.cu): the roof of the f16/bf16 rows.
+if [ -n "${HALF_TYPES-f16 bf16}" ] && [ -n "$NVCC" ] && "$NVCC" -O3 -arch="${NVCC_ARCH:-sm_90}" -std=c++17 \
+        -o "$OUT/half_roof" "$HERE/cuda/half_roof.cu" 2>> "$OUT/logs/nvcc.log"; then
+    "$OUT/half_roof" $(for n in $NS; do python3 -c "print(($n).bit_length() - 1)"; done) >> "$J" \
+        2>> "$OUT/logs/cub.log" || { echo "half_roof failed" >&2; status=1; }
+    rm -f "$OUT/half_roof"
+fi
+
 # --- torch --------------------------------------------------------------------------------------
-python3 - $NS >> "$J" 2>> "$OUT/logs/torch.log" <<'PY' || { echo "torch baseline failed (logs/torch.log)" >&2; status=1; }
+HALF_TYPES="${HALF_TYPES-f16 bf16}" python3 - $NS >> "$J" 2>> "$OUT/logs/torch.log" <<'PY' || { echo "torch baseline failed (logs/torch.log)" >&2; status=1; }
 import json, sys, torch
 dev = torch.device("cuda")
 name = torch.cuda.get_device_name(0)
@@ -144,6 +162,28 @@ for n in map(int, sys.argv[1:]):
         print(json.dumps({"record": "transform", "impl": "torch", "call": call, "device": name, "op": op,
                           "type": "f32", "n": n, "runs": 50, "min_ms": lo, "median_ms": med,
                           "bytes": 4 * n * inputs, "value": float(fn())}), flush=True)
+    # The same ops on f16 / bf16 (torch accumulates in f32 and returns the input dtype).
+    import os
+    for ty in os.environ.get("HALF_TYPES", "").split():
+        dt = {"f16": torch.float16, "bf16": torch.bfloat16}[ty]
+        h, k = x.to(dt), y.to(dt)
+        hops = [
+            ("total", "torch.sum(x)", lambda: torch.sum(h), 1),
+            ("nanmean", "torch.nanmean(x)", lambda: torch.nanmean(h), 1),
+            ("sumsq", "torch.dot(x, x)", lambda: torch.dot(h, h), 1),
+            ("norm2", "torch.linalg.vector_norm(x)", lambda: torch.linalg.vector_norm(h), 1),
+            ("l1", "torch.linalg.vector_norm(x, 1)", lambda: torch.linalg.vector_norm(h, 1), 1),
+            ("dot", "torch.dot(x, y)", lambda: torch.dot(h, k), 2),
+            ("mean", "torch.mean(x)", lambda: torch.mean(h), 1),
+            ("var", "torch.var(x)", lambda: torch.var(h), 1),
+            ("std", "torch.std(x)", lambda: torch.std(h), 1),
+        ]
+        for op, call, fn, inputs in hops:
+            lo, med = time(fn)
+            print(json.dumps({"record": "transform", "impl": "torch", "call": call, "device": name, "op": op,
+                              "type": ty, "n": n, "runs": 50, "min_ms": lo, "median_ms": med,
+                              "bytes": 2 * n * inputs, "value": float(fn())}), flush=True)
+        del h, k
     del x, y
     torch.cuda.empty_cache()
 # Accuracy: var of 1e6 + U(0,1) in f32, against the f64 variance of the same f32 values.
@@ -195,6 +235,36 @@ for op in ["norm2", "sumsq", "l1", "dot", "mean", "var", "std", "sum"]:
             cells.append(c)
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     lines.append("")
+half_roof = {r["n"]: r for r in rows if r.get("impl") == "read_roof"}
+for ty in ["f16", "bf16"]:
+    hrows = [r for r in rows if r.get("type") == ty and "min_ms" in r]
+    if not hrows:
+        continue
+    hns = sorted({r["n"] for r in hrows})
+    lines += [f"## {ty}: ours vs torch, and % of the read-only kernel's GB/s (its row last)", "",
+              "| op | impl | " + " | ".join(f"2^{n.bit_length() - 1}" for n in hns) + " |",
+              "|---|---|" + "---:|" * len(hns)]
+    for op in ["total", "nanmean", "sumsq", "norm2", "l1", "dot", "mean", "var", "std"]:
+        for impl in ["ours", "torch"]:
+            by_n = {r["n"]: r for r in hrows if r["op"] == op and r["impl"] == impl}
+            if not by_n:
+                continue
+            cells = []
+            for n in hns:
+                r = by_n.get(n)
+                if r is None:
+                    cells.append("–")
+                    continue
+                c = f"{us(r['min_ms'])} / {us(r['median_ms'])}"
+                if impl == "ours" and n in half_roof:
+                    c += f", {100 * (r['bytes'] / r['min_ms']) / (half_roof[n]['bytes'] / half_roof[n]['min_ms']):.0f}%"
+                    c += "" if r.get("ok") else " **WRONG**"
+                cells.append(c)
+            label = impl + (f" `{by_n[hns[0]]['call']}`" if impl == "torch" and hns[0] in by_n else "")
+            lines.append(f"| {op} | {label} | " + " | ".join(cells) + " |")
+    lines.append("| read | read-only kernel | " + " | ".join(
+        f"{us(half_roof[n]['min_ms'])} / {us(half_roof[n]['median_ms'])}" if n in half_roof else "–" for n in hns) + " |")
+    lines.append("")
 f64 = [r for r in rows if r["type"] == "f64"]
 if f64:
     lines += [f"## f64 at 2^{f64[0]['n'].bit_length() - 1} (ours)", "", "| op | min / median µs | GB/s | ok |", "|---|---:|---:|---|"]
@@ -219,6 +289,9 @@ PY
 if [ -x "$HERE/bin/gpu-tests" ]; then
     "$HERE/bin/gpu-tests" transform > "$OUT/transform-gpu-tests.txt" 2>&1 || { echo "transform GPU tests FAILED" >&2; status=1; }
     tail -3 "$OUT/transform-gpu-tests.txt" >&2
+    # The f16/bf16 checks (transform and stage 8; the rolling-load kernel's bits against the plain one's).
+    "$HERE/bin/gpu-tests" halves > "$OUT/halves-gpu-tests.txt" 2>&1 || { echo "halves GPU tests FAILED" >&2; status=1; }
+    tail -3 "$OUT/halves-gpu-tests.txt" >&2
 fi
 if command -v compute-sanitizer > /dev/null 2>&1; then
     for tool in memcheck racecheck; do
@@ -226,6 +299,10 @@ if command -v compute-sanitizer > /dev/null 2>&1; then
             compute-sanitizer --tool "$tool" --error-exitcode 9 "$R" --backend "$B" transform \
                 --op sumsq,l1,dot,var --n "$n" --runs 0 >> "$OUT/transform-sanitize-$tool.log" 2>&1 \
                 || { echo "$tool n=$n FAILED" >&2; status=1; }
+            # f16: the rolling-load moments kernel (more than one tile at n = 100003).
+            compute-sanitizer --tool "$tool" --error-exitcode 9 "$R" --backend "$B" transform \
+                --type f16 --op nanmean,var --n "$n" --runs 0 >> "$OUT/transform-sanitize-$tool.log" 2>&1 \
+                || { echo "$tool f16 n=$n FAILED" >&2; status=1; }
         done
         echo "$tool: $(grep -cE 'ERROR SUMMARY: 0|RACECHECK SUMMARY: 0' "$OUT/transform-sanitize-$tool.log") clean runs of 2" >&2
     done

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Session 13, issue #14: (1) the transform grids sized by the driver's occupancy calculator
+# (`plan_transform_on`) against the old grid of four 512-thread blocks per SM (528), where the
+# kernel's registers fit fewer: nanmean (40 registers: three per SM), f32 sumsq / l1 / dot (44-64:
+# two); (2) rolling loads in the moments kernels (the next tile's loads in flight during this
+# tile's arithmetic; PTX variants in ptxv/roll*.ptx, built with REDUCE_ROLLING=1 and cut by
+# ptx-variants/trim.py to the moments kernels, `.maxnreg` 64 / 72 / 80), JIT-compiled, each at the
+# grid its own occupancy gives. Beside the read-only kernel (cuda/half_roof.cu) and the f32 sum.
+# min / median of 50 runs, every result checked -> OUTDIR/s13.jsonl, OUTDIR/s13.md.
+#     bash s13-transform-on-gpu.sh OUTDIR
+set -u
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+OUT="${1:-./results}"
+mkdir -p "$OUT/logs"
+R="$HERE/bin/reduce"
+J="$OUT/s13.jsonl"
+: > "$J"
+status=0
+NVCC="$(command -v nvcc 2>/dev/null || true)"
+[ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
+"$NVCC" -O3 -arch=sm_90 -std=c++17 -o "$OUT/half_roof" "$HERE/cuda/half_roof.cu" 2> "$OUT/logs/nvcc.log" || status=1
+"$R" --backend gpu transform --type f32 --op sum --n $((1 << 24)) --runs 200 > /dev/null 2>&1  # warm-up
+tag() { sed "s/^{/{\"variant\":\"$1\",/" >> "$J"; }
+one() {  # variant-name ptx-or-empty type ops n extra-args...
+    local name="$1" ptx="$2" ty="$3" op="$4" n="$5"; shift 5
+    local p=()
+    [ -n "$ptx" ] && p=(--ptx "$ptx")
+    echo "$(date +%T) $name $ty $op 2^$n $*" >> "$OUT/logs/progress.log"
+    "$R" --backend gpu transform "${p[@]}" --type "$ty" --op "$op" --n $((1 << n)) --runs 50 --format json "$@" \
+        2>> "$OUT/logs/err.log" | tag "$name" || { echo "$name $ty $op failed" >&2; status=1; }
+}
+for round in 1 2; do
+    for ty in f16 bf16; do
+        one "default" "" $ty total,nanmean,var 26
+        one "grid 528" "" $ty nanmean 26 --grid 528
+        one "rolling r64" "$HERE/ptxv/roll64.ptx" $ty var 26
+        one "rolling r72 b256" "$HERE/ptxv/roll72.ptx" $ty var 26 --block 256
+        one "rolling r80 b256" "$HERE/ptxv/roll80.ptx" $ty var 26 --block 256
+    done
+    one "default" "" f32 sum,sumsq,l1,dot,var 26
+    one "grid 528" "" f32 sumsq,l1,dot,var 26 --grid 528
+    one "rolling r64" "$HERE/ptxv/roll64.ptx" f32 var 26
+    [ -x "$OUT/half_roof" ] && "$OUT/half_roof" 26 | tag "read-only"
+done
+for ty in f16 bf16; do
+    one "default" "" $ty total,nanmean,var 30
+    one "grid 528" "" $ty nanmean 30 --grid 528
+    one "rolling r72 b256" "$HERE/ptxv/roll72.ptx" $ty var 30 --block 256
+done
+one "default" "" f32 sum,var 30
+one "rolling r64" "$HERE/ptxv/roll64.ptx" f32 var 30
+[ -x "$OUT/half_roof" ] && "$OUT/half_roof" 30 | tag "read-only"
+if [ -x "$HERE/bin/gpu-tests" ]; then
+    "$HERE/bin/gpu-tests" transform > "$OUT/transform-gpu-tests.txt" 2>&1 || { echo "transform GPU tests FAILED" >&2; status=1; }
+    "$HERE/bin/gpu-tests" halves > "$OUT/halves-gpu-tests.txt" 2>&1 || { echo "halves GPU tests FAILED" >&2; status=1; }
+    tail -2 "$OUT/transform-gpu-tests.txt" "$OUT/halves-gpu-tests.txt" >&2
+fi
+rm -f "$OUT/half_roof"
+python3 "$HERE/python/runs_table.py" "$J" variant "variant" plan --gbps --n > "$OUT/s13.md" || status=1
+cat "$OUT/s13.md"
+exit $status
