@@ -142,6 +142,13 @@ def time(fn, runs=50, warmup=5):
             ts.append(a.elapsed_time(b))
     ts.sort()
     return ts[0], (ts[runs // 2 - 1] + ts[runs // 2]) / 2 if runs % 2 == 0 else ts[runs // 2]
+def emit(ops, ty, size, n):
+    """Time each (op, call, fn, inputs) and print its record (`size` bytes per element)."""
+    for op, call, fn, inputs in ops:
+        lo, med = time(fn)
+        print(json.dumps({"record": "transform", "impl": "torch", "call": call, "device": name, "op": op,
+                          "type": ty, "n": n, "runs": 50, "min_ms": lo, "median_ms": med,
+                          "bytes": size * n * inputs, "value": float(fn())}), flush=True)
 for n in map(int, sys.argv[1:]):
     g = torch.Generator(device=dev); g.manual_seed(42)
     x = torch.rand(n, device=dev, generator=g)
@@ -157,11 +164,7 @@ for n in map(int, sys.argv[1:]):
         ("var", "torch.var(x)", lambda: torch.var(x), 1),
         ("std", "torch.std(x)", lambda: torch.std(x), 1),
     ]
-    for op, call, fn, inputs in ops:
-        lo, med = time(fn)
-        print(json.dumps({"record": "transform", "impl": "torch", "call": call, "device": name, "op": op,
-                          "type": "f32", "n": n, "runs": 50, "min_ms": lo, "median_ms": med,
-                          "bytes": 4 * n * inputs, "value": float(fn())}), flush=True)
+    emit(ops, "f32", 4, n)
     # The same ops on f16 / bf16 (torch accumulates in f32 and returns the input dtype).
     import os
     for ty in os.environ.get("HALF_TYPES", "").split():
@@ -178,11 +181,7 @@ for n in map(int, sys.argv[1:]):
             ("var", "torch.var(x)", lambda: torch.var(h), 1),
             ("std", "torch.std(x)", lambda: torch.std(h), 1),
         ]
-        for op, call, fn, inputs in hops:
-            lo, med = time(fn)
-            print(json.dumps({"record": "transform", "impl": "torch", "call": call, "device": name, "op": op,
-                              "type": ty, "n": n, "runs": 50, "min_ms": lo, "median_ms": med,
-                              "bytes": 2 * n * inputs, "value": float(fn())}), flush=True)
+        emit(hops, ty, 2, n)
         del h, k
     del x, y
     torch.cuda.empty_cache()
