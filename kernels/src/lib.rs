@@ -74,6 +74,9 @@ pub mod thread;
 pub mod transform;
 pub mod warp;
 
+#[cfg(test)]
+mod test_rng;
+
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emu;
 

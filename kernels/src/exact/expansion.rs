@@ -232,9 +232,7 @@ mod tests {
         let mut rng = 0x9e37_79b9_7f4a_7c15u64;
         let mut random = std::vec::Vec::new();
         for _ in 0..20000 {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
+            crate::test_rng::xorshift64(&mut rng);
             // A running sum of a few thousand and an f32 element, or two doubles of nearby
             // binades (where inexact additions are common).
             let s = (rng >> 11) as f64 * 2f64.powi(-41);

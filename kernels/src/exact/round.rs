@@ -308,12 +308,7 @@ mod tests {
     #[test]
     fn the_warp_rounds_like_one_thread() {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = move || crate::test_rng::xorshift64(&mut state);
         for f in [Format::F32, Format::F64] {
             let w = f.words;
             let mut cases: std::vec::Vec<std::vec::Vec<i64>> = std::vec![

@@ -3,13 +3,7 @@
 
 use super::*;
 
-/// The next state of a xorshift64 generator (Marsaglia's 13, 7, 17): the tests' random data.
-fn xorshift(seed: &mut u64) -> u64 {
-    *seed ^= *seed << 13;
-    *seed ^= *seed >> 7;
-    *seed ^= *seed << 17;
-    *seed
-}
+use crate::test_rng::xorshift64 as xorshift;
 
 fn two_pass(x: &[f64]) -> (f64, f64) {
     let mean = x.iter().sum::<f64>() / x.len() as f64;
