@@ -14,6 +14,9 @@
 //! * the accumulator is an [`Accumulator`] of up to three `f64` words (the partials hold
 //!   `3 · gridDim.x` doubles, the result three).
 //!
+//! [`reduce_rolling`] is the same driver with the next tile's loads issued before this tile's
+//! arithmetic (the `f16`/`bf16` moments).
+//!
 //! Two-input ops (the dot product) load `a` and `b` with the same vector index. That needs both
 //! to sit at the same offset from a 16-byte boundary; when they do not (sub-slices), every thread
 //! walks the elements one by one in grid-stride order instead — correct and deterministic, only
@@ -192,9 +195,11 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
 /// two chunks) are the most arithmetic per byte: there it held 72 registers (the
 /// `reduce_transform_roll_r72` kernels; capped at 64 it spilled), three 256-thread blocks per SM
 /// instead of two 512-thread ones, and took `f16` `var` at 2^30 from 495.4 to 471.5 µs against the
-/// read-only kernel's 467.8 (session 13, `benches/results/h200-2026-12-02-s13/call1`). The same
-/// loop for `f32` moments (64 registers either way) measured level (924.9 against 927.3 µs), so
-/// they keep [`reduce`]. Same launch contract as [`reduce`].
+/// read-only kernel's 467.8 (session 13, `benches/results/h200-2026-12-02-s13/call1`). The
+/// counter behind it (Nsight Compute, call 4 of the same session, `f16` var at 2^26): cycles
+/// stalled on memory (long scoreboard) per issued instruction, 6.33 for [`reduce`] and 2.98 for
+/// this loop. The same loop for `f32` moments (64 registers either way) measured level (924.9
+/// against 927.3 µs), so they keep [`reduce`]. Same launch contract as [`reduce`].
 pub fn reduce_rolling<T: Element, O: TransformOp, const BLOCK: usize>(
     a: Global<T>,
     b: Global<T>,
