@@ -3,9 +3,10 @@
 # (`plan_transform_on`) against the old grid of four 512-thread blocks per SM (528), where the
 # kernel's registers fit fewer: nanmean (40 registers: three per SM), f32 sumsq / l1 / dot (44-64:
 # two); (2) rolling loads in the moments kernels (the next tile's loads in flight during this
-# tile's arithmetic; PTX variants in ptxv/roll*.ptx, built with REDUCE_ROLLING=1 and cut by
-# ptx-variants/trim.py to the moments kernels, `.maxnreg` 64 / 72 / 80), JIT-compiled, each at the
-# grid its own occupancy gives. Beside the read-only kernel (cuda/half_roof.cu) and the f32 sum.
+# tile's arithmetic; PTX variants in ptxv/roll*.ptx, built with the experiment's REDUCE_ROLLING=1
+# switch — since replaced by the `reduce_transform_roll_r72` kernels, whose PTX trim.py can cut and
+# recap the same way — and cut by ptx-variants/trim.py to the moments kernels, `.maxnreg` 64 / 72 /
+# 80), JIT-compiled, each at the grid its own occupancy gives. Beside the read-only kernel (cuda/half_roof.cu) and the f32 sum.
 # min / median of 50 runs, every result checked -> OUTDIR/s13.jsonl, OUTDIR/s13.md.
 #     bash s13-transform-on-gpu.sh OUTDIR
 set -u
