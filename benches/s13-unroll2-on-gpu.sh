@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Session 13, issue #14: the rolling-load f16/bf16 moments kernels with their loop unrolled by two
+# tiles (two register sets, no moves to carry the next tile; the same merge order, so the same
+# bits) — ptxv/unroll2.ptx, built from that (uncommitted) loop and cut by ptx-variants/trim.py to
+# the two `reduce_transform_roll_r72_moments_b256_*` kernels at `.maxnreg 80` (72 spills),
+# JIT-compiled — against the build's cubin (72 registers), beside the read-only kernel. min /
+# median of 50 runs, every result checked -> OUTDIR/unroll2.jsonl, OUTDIR/unroll2.md.
+#     bash s13-unroll2-on-gpu.sh OUTDIR
+set -u
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+OUT="${1:-./results}"
+mkdir -p "$OUT/logs"
+R="$HERE/bin/reduce"
+J="$OUT/unroll2.jsonl"
+: > "$J"
+status=0
+NVCC="$(command -v nvcc 2>/dev/null || true)"
+[ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
+"$NVCC" -O3 -arch=sm_90 -std=c++17 -o "$OUT/half_roof" "$HERE/cuda/half_roof.cu" 2> "$OUT/logs/nvcc.log" || status=1
+"$R" --backend gpu transform --type f32 --op sum --n $((1 << 24)) --runs 200 > /dev/null 2>&1  # warm-up
+tag() { sed "s/^{/{\"variant\":\"$1\",/" >> "$J"; }
+one() {  # variant-name ptx-or-empty type ops exp
+    local name="$1" ptx="$2" ty="$3" op="$4" e="$5"
+    local p=()
+    [ -n "$ptx" ] && p=(--ptx "$ptx")
+    "$R" --backend gpu transform "${p[@]}" --type "$ty" --op "$op" --n $((1 << e)) --runs 50 --format json \
+        2>> "$OUT/logs/err.log" | tag "$name" || { echo "$name $ty $op failed" >&2; status=1; }
+}
+for round in 1 2 3; do
+    for ty in f16 bf16; do
+        one "cubin" "" $ty total,var 26
+        one "unroll2 r80" "$HERE/ptxv/unroll2.ptx" $ty var 26
+    done
+    [ -x "$OUT/half_roof" ] && "$OUT/half_roof" 26 | tag "read-only"
+done
+for ty in f16 bf16; do
+    one "cubin" "" $ty var 30
+    one "unroll2 r80" "$HERE/ptxv/unroll2.ptx" $ty var 30
+done
+[ -x "$OUT/half_roof" ] && "$OUT/half_roof" 30 | tag "read-only"
+rm -f "$OUT/half_roof"
+python3 "$HERE/python/runs_table.py" "$J" variant "variant" plan --gbps --n > "$OUT/unroll2.md" || status=1
+cat "$OUT/unroll2.md"
+exit $status
