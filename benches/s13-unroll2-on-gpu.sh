@@ -14,18 +14,10 @@ R="$HERE/bin/reduce"
 J="$OUT/unroll2.jsonl"
 : > "$J"
 status=0
-NVCC="$(command -v nvcc 2>/dev/null || true)"
-[ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
-"$NVCC" -O3 -arch=sm_90 -std=c++17 -o "$OUT/half_roof" "$HERE/cuda/half_roof.cu" 2> "$OUT/logs/nvcc.log" || status=1
-"$R" --backend gpu transform --type f32 --op sum --n $((1 << 24)) --runs 200 > /dev/null 2>&1  # warm-up
-tag() { sed "s/^{/{\"variant\":\"$1\",/" >> "$J"; }
-one() {  # variant-name ptx-or-empty type ops exp
-    local name="$1" ptx="$2" ty="$3" op="$4" e="$5"
-    local p=()
-    [ -n "$ptx" ] && p=(--ptx "$ptx")
-    "$R" --backend gpu transform "${p[@]}" --type "$ty" --op "$op" --n $((1 << e)) --runs 50 --format json \
-        2>> "$OUT/logs/err.log" | tag "$name" || { echo "$name $ty $op failed" >&2; status=1; }
-}
+# shellcheck source=variant-lib.sh
+. "$HERE/variant-lib.sh"
+build_half_roof
+warm_up
 for round in 1 2 3; do
     for ty in f16 bf16; do
         one "cubin" "" $ty total,var 26

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Helpers shared by the scripts that time kernel variants side by side (s13-transform, s13-cap32,
+# s13-unroll2): source it after setting HERE (the bundle), OUT, R (bin/reduce), J (the JSONL file)
+# and status. Not a script to run on its own.
+#   find_nvcc                 sets NVCC: nvcc on PATH, else /usr/local/cuda/bin/nvcc, else empty
+#   build_half_roof           compiles cuda/half_roof.cu (the read-only kernel) to $OUT/half_roof
+#   warm_up                   one untimed f32 sum of 2^24 elements, 200 runs
+#   tag NAME                  stdin's JSON lines into $J, each with "variant": NAME first
+#   one NAME PTX TYPE OPS EXP [ARGS...]
+#                             `reduce transform` of 2^EXP elements, 50 runs, JSON, tagged NAME;
+#                             with `--ptx PTX` when PTX is not empty; a line in logs/progress.log
+
+find_nvcc() {
+    NVCC="$(command -v nvcc 2>/dev/null || true)"
+    [ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
+    return 0
+}
+
+build_half_roof() {
+    find_nvcc
+    "$NVCC" -O3 -arch=sm_90 -std=c++17 -o "$OUT/half_roof" "$HERE/cuda/half_roof.cu" \
+        2> "$OUT/logs/nvcc.log" || status=1
+}
+
+warm_up() {
+    "$R" --backend gpu transform --type f32 --op sum --n $((1 << 24)) --runs 200 > /dev/null 2>&1
+}
+
+tag() {
+    sed "s/^{/{\"variant\":\"$1\",/" >> "$J"
+}
+
+one() {
+    local name="$1" ptx="$2" ty="$3" op="$4" e="$5"
+    shift 5
+    local p=()
+    [ -n "$ptx" ] && p=(--ptx "$ptx")
+    echo "$(date +%T) $name $ty $op 2^$e $*" >> "$OUT/logs/progress.log"
+    "$R" --backend gpu transform "${p[@]}" --type "$ty" --op "$op" --n $((1 << e)) --runs 50 \
+        --format json "$@" 2>> "$OUT/logs/err.log" | tag "$name" \
+        || { echo "$name $ty $op failed" >&2; status=1; }
+}
