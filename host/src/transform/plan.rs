@@ -51,14 +51,17 @@ pub const ROLLING_BLOCK: usize = 256;
 pub const ROLLING_THREADS_PER_SM: usize = 768;
 
 impl TransformKind {
-    /// Threads of this op's kernel resident per SM when nothing better is known (the emulator):
-    /// the device's limit, or fewer where the kernel's registers say so
-    /// ([`MOMENTS_THREADS_PER_SM`]).
-    pub fn resident_threads_per_sm(self, caps: &DeviceCaps) -> usize {
-        match self {
-            TransformKind::Moments => caps.max_threads_per_sm.min(MOMENTS_THREADS_PER_SM),
+    /// Threads of this op's kernel (of `family`: the plain or the rolling-load transform kernels)
+    /// resident per SM when nothing better is known (the emulator): the device's limit, or fewer
+    /// where the kernel's registers say so ([`MOMENTS_THREADS_PER_SM`],
+    /// [`ROLLING_THREADS_PER_SM`]).
+    pub fn resident_threads_per_sm(self, family: Family, caps: &DeviceCaps) -> usize {
+        let limit = match (family, self) {
+            (Family::TransformRolling, _) => ROLLING_THREADS_PER_SM,
+            (_, TransformKind::Moments) => MOMENTS_THREADS_PER_SM,
             _ => caps.max_threads_per_sm,
-        }
+        };
+        caps.max_threads_per_sm.min(limit)
     }
 
     /// All six.
@@ -220,12 +223,7 @@ fn plan_with_residency(
         }
         Some(g) => g,
         None => {
-            let threads = if family == Family::TransformRolling {
-                caps.max_threads_per_sm.min(ROLLING_THREADS_PER_SM)
-            } else {
-                op.resident_threads_per_sm(caps)
-            };
-            let per_sm = blocks_per_sm.unwrap_or(threads / block);
+            let per_sm = blocks_per_sm.unwrap_or(op.resident_threads_per_sm(family, caps) / block);
             steps
                 .min(caps.sm_count * per_sm.max(1))
                 .min(MAX_SINGLE_PASS_GRID)
