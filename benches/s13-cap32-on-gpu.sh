@@ -9,16 +9,9 @@
 #     bash s13-cap32-on-gpu.sh OUTDIR
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-OUT="${1:-./results}"
-mkdir -p "$OUT/logs"
-R="$HERE/bin/reduce"
-J="$OUT/cap32.jsonl"
-: > "$J"
-status=0
 # shellcheck source=variant-lib.sh
 . "$HERE/variant-lib.sh"
-build_half_roof
-warm_up
+variant_start "${1:-./results}" cap32.jsonl
 for round in 1 2; do
     for ty in f16 bf16; do
         one "cubin" "" $ty total,nanmean 26

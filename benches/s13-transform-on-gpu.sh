@@ -11,16 +11,9 @@
 #     bash s13-transform-on-gpu.sh OUTDIR
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-OUT="${1:-./results}"
-mkdir -p "$OUT/logs"
-R="$HERE/bin/reduce"
-J="$OUT/s13.jsonl"
-: > "$J"
-status=0
 # shellcheck source=variant-lib.sh
 . "$HERE/variant-lib.sh"
-build_half_roof
-warm_up
+variant_start "${1:-./results}" s13.jsonl
 for round in 1 2; do
     for ty in f16 bf16; do
         one "default" "" $ty total,nanmean,var 26

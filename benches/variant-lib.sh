@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Helpers shared by the scripts that time kernel variants side by side (s13-transform, s13-cap32,
-# s13-unroll2): source it after setting HERE (the bundle), OUT, R (bin/reduce), J (the JSONL file)
-# and status. Not a script to run on its own.
+# s13-unroll2): source it after setting HERE (the bundle). Not a script to run on its own.
+#   variant_start OUTDIR FILE  sets OUT, R (bin/reduce), J (OUTDIR/FILE, emptied) and status=0,
+#                             makes OUTDIR/logs, builds the read-only kernel and warms the GPU up
 #   find_nvcc                 sets NVCC: nvcc on PATH, else /usr/local/cuda/bin/nvcc, else empty
 #   build_half_roof           compiles cuda/half_roof.cu (the read-only kernel) to $OUT/half_roof
 #   warm_up                   one untimed f32 sum of 2^24 elements, 200 runs
@@ -9,6 +10,17 @@
 #   one NAME PTX TYPE OPS EXP [ARGS...]
 #                             `reduce transform` of 2^EXP elements, 50 runs, JSON, tagged NAME;
 #                             with `--ptx PTX` when PTX is not empty; a line in logs/progress.log
+
+variant_start() {
+    OUT="$1"
+    mkdir -p "$OUT/logs"
+    R="$HERE/bin/reduce"
+    J="$OUT/$2"
+    : > "$J"
+    status=0
+    build_half_roof
+    warm_up
+}
 
 find_nvcc() {
     NVCC="$(command -v nvcc 2>/dev/null || true)"
