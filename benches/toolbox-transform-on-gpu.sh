@@ -130,7 +130,7 @@ fi
 
 # --- torch --------------------------------------------------------------------------------------
 HALF_TYPES="${HALF_TYPES-f16 bf16}" python3 - $NS >> "$J" 2>> "$OUT/logs/torch.log" <<'PY' || { echo "torch baseline failed (logs/torch.log)" >&2; status=1; }
-import json, sys, torch
+import json, os, sys, torch
 dev = torch.device("cuda")
 name = torch.cuda.get_device_name(0)
 def time(fn, runs=50, warmup=5):
@@ -142,6 +142,17 @@ def time(fn, runs=50, warmup=5):
             ts.append(a.elapsed_time(b))
     ts.sort()
     return ts[0], (ts[runs // 2 - 1] + ts[runs // 2]) / 2 if runs % 2 == 0 else ts[runs // 2]
+def transforms(x, y):
+    """torch's counterparts of our transform ops on x (and y), as (op, call, fn, inputs)."""
+    return [
+        ("sumsq", "torch.dot(x, x)", lambda: torch.dot(x, x), 1),
+        ("norm2", "torch.linalg.vector_norm(x)", lambda: torch.linalg.vector_norm(x), 1),
+        ("l1", "torch.linalg.vector_norm(x, 1)", lambda: torch.linalg.vector_norm(x, 1), 1),
+        ("dot", "torch.dot(x, y)", lambda: torch.dot(x, y), 2),
+        ("mean", "torch.mean(x)", lambda: torch.mean(x), 1),
+        ("var", "torch.var(x)", lambda: torch.var(x), 1),
+        ("std", "torch.std(x)", lambda: torch.std(x), 1),
+    ]
 def emit(ops, ty, size, n):
     """Time each (op, call, fn, inputs) and print its record (`size` bytes per element)."""
     for op, call, fn, inputs in ops:
@@ -153,35 +164,17 @@ for n in map(int, sys.argv[1:]):
     g = torch.Generator(device=dev); g.manual_seed(42)
     x = torch.rand(n, device=dev, generator=g)
     y = torch.rand(n, device=dev, generator=g)
-    ops = [
-        ("sum", "torch.sum(x)", lambda: torch.sum(x), 1),
-        ("sumsq", "torch.dot(x, x)", lambda: torch.dot(x, x), 1),
-        ("sumsq", "(x * x).sum()", lambda: (x * x).sum(), 1),
-        ("norm2", "torch.linalg.vector_norm(x)", lambda: torch.linalg.vector_norm(x), 1),
-        ("l1", "torch.linalg.vector_norm(x, 1)", lambda: torch.linalg.vector_norm(x, 1), 1),
-        ("dot", "torch.dot(x, y)", lambda: torch.dot(x, y), 2),
-        ("mean", "torch.mean(x)", lambda: torch.mean(x), 1),
-        ("var", "torch.var(x)", lambda: torch.var(x), 1),
-        ("std", "torch.std(x)", lambda: torch.std(x), 1),
-    ]
-    emit(ops, "f32", 4, n)
+    # Every type: (op, call, fn, inputs); f32 adds the sum and (x * x).sum(), the halves their
+    # sum (`total`) and nanmean.
+    emit([("sum", "torch.sum(x)", lambda: torch.sum(x), 1)] + transforms(x, y)
+         + [("sumsq", "(x * x).sum()", lambda: (x * x).sum(), 1)], "f32", 4, n)
     # The same ops on f16 / bf16 (torch accumulates in f32 and returns the input dtype).
-    import os
     for ty in os.environ.get("HALF_TYPES", "").split():
         dt = {"f16": torch.float16, "bf16": torch.bfloat16}[ty]
         h, k = x.to(dt), y.to(dt)
-        hops = [
-            ("total", "torch.sum(x)", lambda: torch.sum(h), 1),
-            ("nanmean", "torch.nanmean(x)", lambda: torch.nanmean(h), 1),
-            ("sumsq", "torch.dot(x, x)", lambda: torch.dot(h, h), 1),
-            ("norm2", "torch.linalg.vector_norm(x)", lambda: torch.linalg.vector_norm(h), 1),
-            ("l1", "torch.linalg.vector_norm(x, 1)", lambda: torch.linalg.vector_norm(h, 1), 1),
-            ("dot", "torch.dot(x, y)", lambda: torch.dot(h, k), 2),
-            ("mean", "torch.mean(x)", lambda: torch.mean(h), 1),
-            ("var", "torch.var(x)", lambda: torch.var(h), 1),
-            ("std", "torch.std(x)", lambda: torch.std(h), 1),
-        ]
-        emit(hops, ty, 2, n)
+        emit([("total", "torch.sum(x)", lambda: torch.sum(h), 1),
+              ("nanmean", "torch.nanmean(x)", lambda: torch.nanmean(h), 1)] + transforms(h, k),
+             ty, 2, n)
         del h, k
     del x, y
     torch.cuda.empty_cache()
