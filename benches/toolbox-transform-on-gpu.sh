@@ -281,7 +281,7 @@ PY
 if [ -x "$HERE/bin/gpu-tests" ]; then
     "$HERE/bin/gpu-tests" transform > "$OUT/transform-gpu-tests.txt" 2>&1 || { echo "transform GPU tests FAILED" >&2; status=1; }
     tail -3 "$OUT/transform-gpu-tests.txt" >&2
-    # The f16/bf16 checks (transform and stage 8; the rolling-load kernel's bits against the plain one's).
+    # The f16/bf16 checks (transform and stage 8; every loop's bits against the plain one's).
     "$HERE/bin/gpu-tests" halves > "$OUT/halves-gpu-tests.txt" 2>&1 || { echo "halves GPU tests FAILED" >&2; status=1; }
     tail -3 "$OUT/halves-gpu-tests.txt" >&2
 fi

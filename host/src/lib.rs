@@ -100,7 +100,8 @@ pub use streaming::{
 };
 pub use transform::reference::TransformReference;
 pub use transform::{
-    plan_transform, plan_transform_on, Moments, PreparedTransform, TransformKind, TransformPlan,
+    plan_transform, plan_transform_looped_on, plan_transform_on, Moments, PreparedTransform,
+    TransformKind, TransformLoop, TransformPlan,
 };
 pub use types::{matches_reference, reference, reference_mean, ElemType, Op, Reference, Scalar};
 pub use verify::{verify, Expected};

@@ -55,6 +55,7 @@
 extern crate std;
 
 pub mod argreduce;
+pub mod async_copy;
 pub mod axis;
 pub mod bench_gate;
 mod coherent;

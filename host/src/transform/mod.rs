@@ -27,5 +27,8 @@ pub mod prepared;
 pub mod reference;
 
 pub use moments::Moments;
-pub use plan::{plan_transform, plan_transform_on, TransformKind, TransformPlan};
+pub use plan::{
+    plan_transform, plan_transform_looped_on, plan_transform_on, TransformKind, TransformLoop,
+    TransformPlan,
+};
 pub use prepared::PreparedTransform;

@@ -33,22 +33,78 @@ pub enum TransformKind {
 /// because the `f16`/`bf16` moments kernels took 66 without it — and Nsight Compute then found ONE
 /// 512-thread block per SM (25% occupancy) running the 264 blocks in two waves: f16 `var` at 2^26
 /// in 58.7 µs against the f16 sum's 38.3 (base clocks; session 11,
-/// `benches/results/h200-2026-12-02-s11/call1`). Capped at 64 they do not spill. A grid sized for
+/// `benches/results/h200-2026-12-02-s11/call1`). Capped at 64 they do not spill (but for the `bf16` ones since session 14's shifted fold: 8 bytes, one `f64` in local memory — the halves take them only for one tile or a forced block). A grid sized for
 /// four runs in two waves: f32 `var` at 2^26 took 71.8 µs on 528 blocks against 68.7 µs on 264
 /// (the f32 sum: 65.2–66.6 µs; f16: 57.9 against 49.4 µs; session 10, call 2,
 /// `benches/results/h200-2026-12-02-s10/call2`). Capping the registers instead (`.maxnreg` 40 or
 /// 32, for three or four blocks) spilled in the loop: 99–129 µs.
 pub const MOMENTS_THREADS_PER_SM: usize = 1024;
 
-/// The block of the rolling-load kernels (`reduce_transform_roll_r72_*`: the `f16`/`bf16`
+/// The block of the rolling-load kernels (`reduce_transform_roll_r80_*`: the `f16`/`bf16`
 /// moments over more than one tile), and the threads an SM holds of them (the emulator's
-/// estimate; a GPU's driver answers): 72 registers per thread fit three 256-thread blocks in
+/// estimate; a GPU's driver answers): 72 registers per thread (79 since session 14's shifted
+/// fold, under a cap of 80) fit three 256-thread blocks in
 /// 65,536 registers, where a 512-thread block would leave one per SM (session 13, call 1: f16
 /// `var` at 2^30 in 471.5 µs on <<<396, 256>>>, against 495.4 for the 64-register kernel on
 /// <<<264, 512>>> and 467.8 for the read-only kernel).
 pub const ROLLING_BLOCK: usize = 256;
 /// See [`ROLLING_BLOCK`].
 pub const ROLLING_THREADS_PER_SM: usize = 768;
+/// The threads an SM holds of the copy-ring kernels (`reduce_transform_async_r80_*`, the
+/// emulator's estimate): at most 80 registers, three 256-thread blocks.
+pub const ASYNC_THREADS_PER_SM: usize = 768;
+
+/// How a transform kernel's threads keep their loads in flight (the kernel family).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum TransformLoop {
+    /// One tile's loads, then its arithmetic (`reduce_transform_r64_*`).
+    Plain,
+    /// The next tile's loads issued before this tile's arithmetic (`reduce_transform_roll_r80_*`:
+    /// `f16`/`bf16` moments).
+    Rolling,
+    /// The next tiles as `cp.async` copies into shared memory (`reduce_transform_async_r80_*`:
+    /// moments, `total`, `nantotal` of `f16`, 256-thread blocks; a measured candidate, never the
+    /// plan's choice).
+    Async,
+}
+
+impl TransformLoop {
+    /// All three.
+    pub const ALL: [TransformLoop; 3] = [
+        TransformLoop::Plain,
+        TransformLoop::Rolling,
+        TransformLoop::Async,
+    ];
+    /// `plain`, `rolling` or `async`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TransformLoop::Plain => "plain",
+            TransformLoop::Rolling => "rolling",
+            TransformLoop::Async => "async",
+        }
+    }
+    fn family(self) -> Family {
+        match self {
+            TransformLoop::Plain => Family::Transform,
+            TransformLoop::Rolling => Family::TransformRolling,
+            TransformLoop::Async => Family::TransformAsync,
+        }
+    }
+}
+
+impl std::str::FromStr for TransformLoop {
+    type Err = ReduceError;
+    fn from_str(s: &str) -> Result<Self> {
+        TransformLoop::ALL
+            .into_iter()
+            .find(|l| l.name() == s)
+            .ok_or_else(|| {
+                ReduceError::InvalidArgument(format!(
+                    "there is no transform loop `{s}` (plain, rolling or async)"
+                ))
+            })
+    }
+}
 
 impl TransformKind {
     /// Threads of this op's kernel (of `family`: the plain or the rolling-load transform kernels)
@@ -58,6 +114,7 @@ impl TransformKind {
     pub fn resident_threads_per_sm(self, family: Family, caps: &DeviceCaps) -> usize {
         let limit = match (family, self) {
             (Family::TransformRolling, _) => ROLLING_THREADS_PER_SM,
+            (Family::TransformAsync, _) => ASYNC_THREADS_PER_SM,
             (_, TransformKind::Moments) => MOMENTS_THREADS_PER_SM,
             _ => caps.max_threads_per_sm,
         };
@@ -147,7 +204,7 @@ pub fn plan_transform(
     overrides: LaunchOverrides,
     caps: &DeviceCaps,
 ) -> Result<TransformPlan> {
-    plan_with_residency(op, ty, n, overrides, caps, None)
+    plan_with_residency(op, ty, n, overrides, None, caps, None)
 }
 
 /// [`plan_transform`] on `backend`, the grid (unless `overrides` fixes it) sized by the
@@ -164,12 +221,29 @@ pub fn plan_transform_on(
     n: usize,
     overrides: LaunchOverrides,
 ) -> Result<TransformPlan> {
-    let first = plan_transform(op, ty, n, overrides, backend.caps())?;
+    plan_transform_looped_on(backend, op, ty, n, overrides, None)
+}
+
+/// [`plan_transform_on`] with the kernel's loop forced (`None`: the plan's choice). A loop
+/// not built for this op, type or block is [`ReduceError::InvalidArgument`].
+///
+/// # Errors
+/// As [`plan_transform_on`].
+pub fn plan_transform_looped_on(
+    backend: &Backend,
+    op: TransformKind,
+    ty: ElemType,
+    n: usize,
+    overrides: LaunchOverrides,
+    looping: Option<TransformLoop>,
+) -> Result<TransformPlan> {
+    let caps = backend.caps();
+    let first = plan_with_residency(op, ty, n, overrides, looping, caps, None)?;
     if overrides.grid.is_some() {
         return Ok(first);
     }
     match backend.resident_blocks_per_sm(&first.kernel, first.block, first.shared_bytes)? {
-        Some(blocks) => plan_with_residency(op, ty, n, overrides, backend.caps(), Some(blocks)),
+        Some(blocks) => plan_with_residency(op, ty, n, overrides, looping, caps, Some(blocks)),
         None => Ok(first),
     }
 }
@@ -180,6 +254,7 @@ fn plan_with_residency(
     ty: ElemType,
     n: usize,
     overrides: LaunchOverrides,
+    looping: Option<TransformLoop>,
     caps: &DeviceCaps,
     blocks_per_sm: Option<usize>,
 ) -> Result<TransformPlan> {
@@ -195,10 +270,12 @@ fn plan_with_residency(
     let rolling_row = Row::of(Family::TransformRolling);
     let rolls = rolling_row.ops.contains(&op.kind()) && rolling_row.types.contains(&ty.kind());
     let one_tile = n / lanes <= row.blocks.iter().max().copied().unwrap_or(0) * SINGLE_PASS_UNROLL;
-    let default_block = if rolls && !one_tile {
-        ROLLING_BLOCK
-    } else {
-        policy.block
+    let forced = looping.map(|l| Row::of(l.family()));
+    let default_block = match forced {
+        Some(r) if r.family != Family::Transform => r.blocks[0],
+        Some(_) => policy.block,
+        None if rolls && !one_tile => ROLLING_BLOCK,
+        None => policy.block,
     };
     let block = overrides.block.unwrap_or(default_block);
     if !row.blocks.contains(&block) {
@@ -209,10 +286,28 @@ fn plan_with_residency(
     }
     let steps = (n / lanes).div_ceil(block * SINGLE_PASS_UNROLL).max(1);
     // More than one tile of the rolling kernel's block: there is a next tile to have in flight.
-    let family = if rolls && rolling_row.blocks.contains(&block) && steps > 1 {
-        Family::TransformRolling
-    } else {
-        Family::Transform
+    let family = match forced {
+        Some(r) => {
+            if !(r.ops.contains(&op.kind())
+                && r.types.contains(&ty.kind())
+                && r.blocks.contains(&block))
+            {
+                return Err(ReduceError::InvalidArgument(format!(
+                    "the {} loop is built for {:?} of {:?} in blocks of {:?}, not {} of {ty} \
+                     in blocks of {block}",
+                    looping.map_or("plain", TransformLoop::name),
+                    r.ops,
+                    r.types,
+                    r.blocks,
+                    op.name()
+                )));
+            }
+            r.family
+        }
+        None if rolls && rolling_row.blocks.contains(&block) && steps > 1 => {
+            Family::TransformRolling
+        }
+        None => Family::Transform,
     };
     let grid = match overrides.grid {
         Some(g) if g == 0 || g > MAX_SINGLE_PASS_GRID => {
@@ -247,98 +342,14 @@ fn plan_with_residency(
         kernel: id.symbol().as_str().to_string(),
         grid,
         block,
-        shared_bytes: reduce_kernels::transform::WORDS * (block / 32) * 8,
+        shared_bytes: if family == Family::TransformAsync {
+            reduce_kernels::transform::one_pass::async_shared_bytes(block)
+        } else {
+            reduce_kernels::transform::WORDS * (block / 32) * 8
+        },
         depth,
     })
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn moments_fill_the_sms_once_and_the_sums_four_blocks_deep() {
-        let h200 = DeviceCaps {
-            name: "H200-like".into(),
-            sm_count: 132,
-            max_threads_per_sm: 2048,
-            total_mem: 1 << 37,
-            compute_capability: (9, 0),
-        };
-        let plan =
-            |op, ty| plan_transform(op, ty, 1 << 26, LaunchOverrides::default(), &h200).unwrap();
-        for ty in [ElemType::F32, ElemType::F64, ElemType::F16, ElemType::BF16] {
-            let m = plan(TransformKind::Moments, ty);
-            if ty.size() == 2 {
-                assert_eq!(
-                    (m.kernel.as_str(), m.block, m.grid),
-                    (
-                        format!("reduce_transform_roll_r72_moments_b256_{ty}").as_str(),
-                        256,
-                        396
-                    ),
-                    "{ty}: the rolling kernel, three 256-thread blocks per SM"
-                );
-            } else {
-                assert_eq!(
-                    (m.block, m.grid),
-                    (512, 264),
-                    "{ty}: two 512-thread blocks per SM"
-                );
-            }
-            let s = plan(TransformKind::SumSq, ty);
-            assert_eq!(
-                (s.block, s.grid),
-                (512, 528),
-                "{ty}: four 512-thread blocks per SM"
-            );
-        }
-        // A forced grid wins, and a small input still gets no more blocks than tiles.
-        let forced = LaunchOverrides {
-            grid: Some(528),
-            ..LaunchOverrides::default()
-        };
-        let p = plan_transform(
-            TransformKind::Moments,
-            ElemType::F32,
-            1 << 26,
-            forced,
-            &h200,
-        );
-        assert_eq!(p.unwrap().grid, 528);
-        let small = plan_transform(
-            TransformKind::Moments,
-            ElemType::F32,
-            1 << 16,
-            LaunchOverrides::default(),
-            &h200,
-        );
-        assert_eq!(small.unwrap().grid, 8);
-        // Halves' moments: one tile is the plain kernel; a forced 512-thread block too.
-        let halves = |n, block| {
-            let o = LaunchOverrides {
-                block,
-                ..LaunchOverrides::default()
-            };
-            plan_transform(TransformKind::Moments, ElemType::F16, n, o, &h200)
-                .unwrap()
-                .kernel
-        };
-        assert_eq!(
-            halves(1 << 15, None),
-            "reduce_transform_r64_moments_b1024_f16"
-        );
-        assert_eq!(
-            halves(1 << 26, Some(512)),
-            "reduce_transform_r64_moments_b512_f16"
-        );
-        assert_eq!(
-            halves(1 << 13, Some(256)),
-            "reduce_transform_r64_moments_b256_f16"
-        );
-        assert_eq!(
-            halves(1 << 16, Some(256)),
-            "reduce_transform_roll_r72_moments_b256_f16"
-        );
-    }
-}
+mod tests;

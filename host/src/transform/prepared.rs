@@ -1,8 +1,8 @@
 //! [`PreparedTransform`]: a transform plan with its workspace, the one place that launches the
 //! transform kernels. Every address a launch gets is derived here from typed buffers of the same
-//! backend and a plan made by [`plan_transform_on`] (plans are not taken from callers).
+//! backend and a plan made by [`super::plan_transform_on`] (plans are not taken from callers).
 
-use super::plan::{plan_transform_on, TransformKind, TransformPlan};
+use super::plan::{plan_transform_looped_on, TransformKind, TransformLoop, TransformPlan};
 use crate::backend::{self, Backend, KernelArgs, Launch};
 use crate::buffer::{BackendId, Buffer};
 use crate::error::{ReduceError, Result};
@@ -53,7 +53,20 @@ impl<T: Scalar> PreparedTransform<T> {
         overrides: LaunchOverrides,
         result_in: ResultIn,
     ) -> Result<Self> {
-        let plan = plan_transform_on(backend, op, T::TYPE, n, overrides)?;
+        Self::with_loop(backend, op, n, overrides, result_in, None)
+    }
+
+    /// [`PreparedTransform::with_result_in`] with the kernel's loop forced (`None`: the plan's
+    /// choice; see [`plan_transform_looped_on`]).
+    pub fn with_loop(
+        backend: &Backend,
+        op: TransformKind,
+        n: usize,
+        overrides: LaunchOverrides,
+        result_in: ResultIn,
+        looping: Option<TransformLoop>,
+    ) -> Result<Self> {
+        let plan = plan_transform_looped_on(backend, op, T::TYPE, n, overrides, looping)?;
         let mapped = match (backend, result_in) {
             (Backend::Gpu(_), ResultIn::MappedHost) => Some(backend::Mapped::new(WORDS)?),
             _ => None,

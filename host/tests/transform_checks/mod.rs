@@ -4,6 +4,8 @@
 //! adversarial variance; determinism; typed errors. They panic on failure.
 #![allow(dead_code)]
 
+pub mod loops;
+
 use reduce_host::transform::reference::{compensated_sum, reference_transform, U64};
 use reduce_host::*;
 

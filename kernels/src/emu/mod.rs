@@ -38,7 +38,7 @@ mod shared;
 pub use error::{EmuError, RaceKind};
 pub use launch::launch;
 use shared::Shadow;
-pub use shared::{shared_access, shared_base};
+pub use shared::{shared_access, shared_base, shared_len};
 
 /// Largest block CUDA allows.
 pub const MAX_BLOCK_DIM: usize = 1024;

@@ -36,6 +36,13 @@ pub fn shared_base() -> *mut u8 {
     unsafe { (*b).shared.as_mut_ptr() as *mut u8 }
 }
 
+/// Bytes of dynamic shared memory the running block's launch reserved.
+pub fn shared_len() -> usize {
+    let b = current_block();
+    // SAFETY: see `current_block`; only a field is read.
+    unsafe { (*b).shared_len }
+}
+
 /// Check one shared-memory access (called by [`crate::gpu::Shared`] before it touches memory).
 pub fn shared_access(byte_offset: usize, size: usize, write: bool) {
     let tid = with_thread(|t| t.thread_idx);

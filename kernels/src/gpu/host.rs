@@ -165,3 +165,10 @@ pub unsafe fn store_coherent<T: Element>(p: *mut T, v: T) {
         unsafe { AtomicU64::from_ptr(p as *mut u64) }.store(bits, Relaxed)
     }
 }
+pub unsafe fn load_shared_vec4(p: *const Vec4) -> Vec4 {
+    // SAFETY: the caller's contract (16 live, aligned bytes nobody writes meanwhile).
+    unsafe { p.read() }
+}
+pub fn dynamic_shared_bytes() -> u32 {
+    emu::shared_len() as u32
+}

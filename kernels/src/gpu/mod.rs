@@ -25,6 +25,7 @@
 //! | `asm("mov.u64 %0, %%globaltimer;")` | [`global_timer_ns`] |
 //! | `fmaxf`, `__hmax2`, … (one `min`/`max` instruction, NaN-propagating or not, `f32` and packed halves) | [`minmax`] |
 //! | `fmaf(a, b, c)` / `__fmaf_rn` (Rust never fuses `a * b + c` itself) | [`fma::fma_f32`] |
+//! | `__pipeline_memcpy_async` / `cp.async` + `commit_group` / `wait_group` (a thread's copies into shared memory) | [`crate::async_copy::CopyRing`] |
 //!
 //! Thread and block ids are `u32`, as in CUDA, so in-block arithmetic (loop counters, shared-memory
 //! indices) stays 32-bit like nvcc's `unsigned int`; indices into global memory are `usize`, so every

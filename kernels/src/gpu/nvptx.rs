@@ -114,6 +114,70 @@ pub fn griddepcontrol_wait() {
     // compiler treats it as reading and writing any memory, so no load is hoisted above it.
     unsafe { core::arch::asm!("griddepcontrol.wait;", options(nostack)) }
 }
+/// `cp.async.cg.shared.global [dst], [src], 16;` (PTX ISA 7.0, sm_80): a 16-byte copy from
+/// global to shared memory that completes in the background, through L2 only (`.cg`), without a
+/// register to hold the bytes.
+///
+/// # Safety
+/// `src` points to 16 live, 16-byte aligned bytes of global memory that nothing writes while the
+/// kernel runs; `dst` to 16 bytes, 16-byte aligned, of this block's shared memory that nothing
+/// reads or writes until a [`cp_async_wait`] has retired the copy.
+#[inline(always)]
+pub unsafe fn cp_async_16(dst: *mut Vec4, src: *const Vec4) {
+    // SAFETY: the caller's contract. Not `nomem`: the compiler keeps it in program order with
+    // the other memory operations.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .u64 s, g; cvta.to.shared.u64 s, {d}; cvta.to.global.u64 g, {p}; cp.async.cg.shared.global [s], [g], 16; }}",
+            d = in(reg64) dst, p = in(reg64) src,
+            options(nostack)
+        )
+    };
+}
+/// `cp.async.commit_group;`: the thread's copies issued since the last commit become one group.
+#[inline(always)]
+pub fn cp_async_commit() {
+    // SAFETY: no operands; it only closes a group of this thread's pending copies.
+    unsafe { core::arch::asm!("cp.async.commit_group;", options(nostack)) }
+}
+/// `cp.async.wait_group N;`: wait until at most the `N` newest groups of this thread's copies are
+/// pending; the others' bytes are then in shared memory and visible to this thread.
+#[inline(always)]
+pub fn cp_async_wait<const N: u32>() {
+    // SAFETY: no memory operands. Without `nomem`/`readonly` the compiler treats it as reading
+    // and writing any memory, so no read of a copy's destination is hoisted above it.
+    unsafe { core::arch::asm!("cp.async.wait_group {n};", n = const N, options(nostack)) }
+}
+/// `%dynamic_smem_size`: the bytes of dynamic shared memory this launch reserved per block.
+#[inline(always)]
+pub fn dynamic_shared_bytes() -> u32 {
+    let n: u32;
+    // SAFETY: reads a special register; touches no memory.
+    unsafe {
+        core::arch::asm!("mov.u32 {n}, %dynamic_smem_size;", n = out(reg32) n, options(pure, nomem, nostack))
+    };
+    n
+}
+/// One 16-byte shared-memory load (`ld.shared.v4.u32`).
+///
+/// # Safety
+/// `p` points to 16 live, 16-byte aligned bytes of this block's shared memory that no one writes
+/// concurrently.
+#[inline(always)]
+pub unsafe fn load_shared_vec4(p: *const Vec4) -> Vec4 {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: the caller's contract. Not `pure`: it must stay after the `cp.async.wait_group`
+    // that makes the bytes visible.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .u64 s; cvta.to.shared.u64 s, {p}; ld.shared.v4.u32 {{{a}, {b}, {c}, {d}}}, [s]; }}",
+            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+            p = in(reg64) p,
+            options(nostack, readonly)
+        )
+    };
+    Vec4([a, b, c, d])
+}
 #[inline(always)]
 pub fn global_timer_ns() -> u64 {
     let t: u64;

@@ -216,6 +216,9 @@ pub enum Family {
     /// [`crate::transform::one_pass::reduce_rolling`]: the transform kernel with rolling loads
     /// (the next tile in flight during this one's arithmetic): the `f16`/`bf16` moments.
     TransformRolling,
+    /// [`crate::transform::one_pass::reduce_async`]: the transform kernel with its next tiles in
+    /// flight as `cp.async` copies into shared memory (a candidate, chosen by the plan's loop).
+    TransformAsync,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).

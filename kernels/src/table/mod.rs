@@ -174,8 +174,10 @@ kernel_table! {
         => s8_pdl::partials;
     S8PdlCombine reduce_s8_pdl_combine PdlCombine const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [512]
         => s8_pdl::combine;
-    TransformRolling reduce_transform_roll_r72 Transform const [f16, bf16] [Moments] [256]
+    TransformRolling reduce_transform_roll_r80 Transform const [f16, bf16] [Moments] [256]
         => one_pass::reduce_rolling;
+    TransformAsync reduce_transform_async_r80 Transform const [f16] [Moments, Total, NanTotal] [256]
+        => one_pass::reduce_async;
 }
 
 #[cfg(test)]

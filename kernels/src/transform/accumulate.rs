@@ -36,10 +36,43 @@ pub trait Accumulator: Copy + Send + Sync + 'static {
     fn from_words(w: [f64; WORDS]) -> Self;
 }
 
+/// How one thread folds the accumulators of its own elements and tiles, in order, before the
+/// warp and block trees merge the threads' results ([`Merged`] for every op but the moments,
+/// which fold around a shift: [`super::moments::Shifted`]).
+pub trait Running<A: Accumulator>: Copy {
+    /// Nothing folded yet.
+    fn new() -> Self;
+    /// Fold in `a`, which covers later elements than everything folded so far.
+    fn add(&mut self, a: A);
+    /// The accumulator of everything folded.
+    fn finish(self) -> A;
+}
+
+/// The plain fold: each accumulator merged into a running one ([`Accumulator::merge`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Merged<A>(pub A);
+
+impl<A: Accumulator> Running<A> for Merged<A> {
+    #[inline(always)]
+    fn new() -> Self {
+        Merged(A::empty())
+    }
+    #[inline(always)]
+    fn add(&mut self, a: A) {
+        self.0 = self.0.merge(a);
+    }
+    #[inline(always)]
+    fn finish(self) -> A {
+        self.0
+    }
+}
+
 /// A transform-reduce operator: what one element becomes.
 pub trait TransformOp: Copy + Send + Sync + 'static {
     /// What it accumulates.
     type Acc: Accumulator;
+    /// How a thread folds its tiles' accumulators ([`Merged`] unless the op has a cheaper fold).
+    type Run: Running<Self::Acc>;
     /// Reads a second input of the same length (the dot product)?
     const TWO_INPUTS: bool;
     /// Does the op read |x| instead of x (one-input ops)? Then the driver hands [`item`] and
@@ -67,7 +100,8 @@ pub trait TransformOp: Copy + Send + Sync + 'static {
     }
     /// Does this one-input op take the tiles of `f32`, `f16` and `bf16` inputs as `f32`
     /// ([`TransformOp::chunk_f32`]) instead of widening every element to `f64` first? Only for
-    /// ops whose tile arithmetic in `f32` keeps their stated bound ([`super::Moments`]).
+    /// ops whose tile arithmetic in `f32` keeps their stated bound ([`super::Moments`]; and
+    /// [`super::NanTotal`], which still adds in `f64` but tests and counts in `f32`/`u32`).
     const F32_TILES: bool = false;
     /// The accumulator of `a.len() ≥ 1` consecutive `f32` values (one input), used when
     /// [`TransformOp::F32_TILES`] is set: by default, each value widened and merged left to right.

@@ -10,7 +10,7 @@
 //! (sub-slices), their vectors do not line up: then every thread reads element by element, grid
 //! stride — correct, slower, and never taken for whole buffers (allocations are 256-byte aligned).
 
-use super::accumulate::{F64Sum, TransformOp};
+use super::accumulate::{F64Sum, Merged, TransformOp};
 
 /// Σ aᵢ·bᵢ.
 #[derive(Clone, Copy, Debug, Default)]
@@ -18,6 +18,7 @@ pub struct Dot;
 
 impl TransformOp for Dot {
     type Acc = F64Sum;
+    type Run = Merged<F64Sum>;
     const TWO_INPUTS: bool = true;
     #[inline(always)]
     fn item(a: f64, b: f64) -> F64Sum {

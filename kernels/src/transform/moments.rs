@@ -18,16 +18,19 @@
 //! (`δ/n`), too slow at HBM speed. Instead each thread takes its registers' tile (16 `f32`, 32
 //! halves or 8 `f64` values after the 16-byte loads) and computes that tile's exact-form triple in two passes
 //! *over registers* — sum, mean (a multiply: the count is a power of two), Σ(x−mean)² — then
-//! merges it into its running triple with one Chan update: **one division per 16 elements**. Warps
-//! merge by shuffle tree, blocks through shared memory, the last block over the per-block triples
-//! in block order: a fixed order, so the result is **deterministic** run to run.
+//! folds it into sums of deviations from a shift, the thread's first tile mean ([`Shifted`]):
+//! **one division per thread**, where a Chan update per tile cost one per 16 elements. Warps
+//! merge the threads' triples by shuffle tree (Chan), blocks through shared memory, the last block
+//! over the per-block triples in block order: a fixed order, so the result is **deterministic**
+//! run to run.
 //!
 //! **Accuracy** (stated and tested): with `u = 2⁻⁵³`, the condition number
 //! `κ = √(1 + mean²/var_pop)` and `L` the longest chain of merges any element goes through
 //! (tiles per thread + log₂(threads per block) + log₂(blocks) + a few),
 //! `|M2 − M2_exact| ≲ (L + 4)·κ·u·M2_exact` — the pairwise algorithm's bound (Chan, Golub,
 //! LeVeque, *Algorithms for computing the sample variance*, 1983), with the sequential part
-//! limited to one thread's tiles. For `1e6 + U(0,1)` (`κ ≈ 3.5e6`) at 2^20 elements that is a
+//! limited to one thread's tiles (whose shifted fold adds at most `(C + 4)(C + 1)·u·M2` for `C`
+//! chunks per thread, inside that term: [`Shifted`]). For `1e6 + U(0,1)` (`κ ≈ 3.5e6`) at 2^20 elements that is a
 //! relative error below ~1e-7 (measured on the emulator: ~1e-13), where `Σx² − (Σx)²/n` in `f64` is off by ~1e-3. The mean's error
 //! is at most `(L + 2)·u·max|x|`.
 //!
@@ -61,7 +64,7 @@
 //! NaN or ±inf anywhere gives NaN for the variance (as NumPy), and possibly for the mean (NumPy's
 //! mean of `[inf, inf]` is inf; here `inf − inf` in the merge makes it NaN).
 
-use super::accumulate::{Accumulator, TransformOp};
+use super::accumulate::{Accumulator, Running, TransformOp};
 use super::WORDS;
 use crate::gpu::fma::fma_f32;
 
@@ -127,12 +130,79 @@ impl Accumulator for Welford {
     }
 }
 
+/// A thread's fold of its own chunks' triples: sums of deviations from a **shift** `k` — the
+/// first chunk's mean — instead of one Chan update per chunk (session 14: that update, with its
+/// `div.rn.f64`, was about 40 of the `f16` loop's ~280 instructions per tile):
+///
+/// ```text
+/// dᵢ = meanᵢ − k,   S₁ = Σ nᵢ·dᵢ,   S₂ = Σ (M2ᵢ + nᵢ·dᵢ²),   n = Σ nᵢ
+/// then  mean = k + S₁/n,   M2 = S₂ − S₁·(S₁/n)        (one division per thread)
+/// ```
+///
+/// exact in real arithmetic (`S₂ = Σ(x − k)²`, `S₁ = Σ(x − k)`). **Rounding.** The final
+/// subtraction cancels by at most `S₂/M2 = 1 + n·(mean − k)²/M2`, and since `k` is one chunk's
+/// mean, `n_c·(k − mean)² ≤ M2` for that chunk's `n_c` elements — so `S₂/M2 ≤ 1 + n/n_c`, the
+/// thread's number of chunks `C`. With `u = 2⁻⁵³` the fold adds at most about `(C + 4)·u·S₂ ≤
+/// (C + 4)(C + 1)·u·M2`; `C` is at most the thread's elements over 8, so this stays below the
+/// module bound's `(L + 4)·κ·u·M2` term for every launch the plan makes (at 2^30 halves, `C` =
+/// 662: ~5·10⁻¹¹ relative, against the tiles' 131·u₃₂ ≈ 7.8·10⁻⁶). Like the Chan form it works
+/// only with deviations, never with the data's magnitude, so it is κ-independent but for the
+/// chunk means' own error. A rounded `M2` below 0 (all values equal but for rounding) is 0.
+#[derive(Clone, Copy, Debug)]
+pub struct Shifted {
+    k: f64,
+    n: f64,
+    s1: f64,
+    s2: f64,
+}
+
+impl Running<Welford> for Shifted {
+    #[inline(always)]
+    fn new() -> Self {
+        Shifted {
+            k: 0.0,
+            n: 0.0,
+            s1: 0.0,
+            s2: 0.0,
+        }
+    }
+    /// `w` has `n ≥ 1` (an element or a chunk: the driver never folds an empty triple).
+    #[inline(always)]
+    fn add(&mut self, w: Welford) {
+        // The first chunk sets the shift and adds d = 0 (not `mean − mean`, which an infinite
+        // mean would make NaN): selects, no branch.
+        let first = self.n == 0.0;
+        let k = if first { w.mean } else { self.k };
+        let d = if first { 0.0 } else { w.mean - k };
+        let nd = w.n * d;
+        self.k = k;
+        self.n += w.n;
+        self.s1 += nd;
+        self.s2 += w.m2 + nd * d;
+    }
+    #[inline(always)]
+    fn finish(self) -> Welford {
+        if self.n == 0.0 {
+            return Welford::empty();
+        }
+        let centre = self.s1 / self.n;
+        let m2 = self.s2 - self.s1 * centre;
+        Welford {
+            n: self.n,
+            mean: self.k + centre,
+            // `!(m2 < 0)` keeps a NaN (`f64::max` would drop it).
+            m2: if m2 < 0.0 { 0.0 } else { m2 },
+        }
+    }
+}
+
 /// Count, mean and M2 of the input (the host derives variance and standard deviation).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Moments;
 
 impl TransformOp for Moments {
     type Acc = Welford;
+    type Run = Shifted;
     const TWO_INPUTS: bool = false;
     #[inline(always)]
     fn item(a: f64, _: f64) -> Welford {

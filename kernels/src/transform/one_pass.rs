@@ -15,17 +15,24 @@
 //!   `3 · gridDim.x` doubles, the result three).
 //!
 //! [`reduce_rolling`] is the same driver with the next tile's loads issued before this tile's
-//! arithmetic (the `f16`/`bf16` moments).
+//! arithmetic (the `f16`/`bf16` moments); [`reduce_async`] keeps the next tiles in flight as
+//! `cp.async` copies into shared memory instead (a measured candidate).
+//!
+//! A thread folds its tiles with the op's [`TransformOp::Run`] ([`super::accumulate::Merged`],
+//! or the moments' [`super::moments::Shifted`]) before the warp and block trees merge.
 //!
 //! Two-input ops (the dot product) load `a` and `b` with the same vector index. That needs both
 //! to sit at the same offset from a 16-byte boundary; when they do not (sub-slices), every thread
 //! walks the elements one by one in grid-stride order instead — correct and deterministic, only
 //! slower.
 
-use super::accumulate::{block_merge, Accumulator, TransformOp};
+use super::accumulate::{block_merge, Accumulator, Running, TransformOp};
 use super::{to_f64, WORDS};
+use crate::async_copy::CopyRing;
 use crate::gpu::WARP_SIZE;
-use crate::gpu::{fail, sync_threads_or, Coherent, Counter, Global, GlobalMut, Shared, Vec4};
+use crate::gpu::{
+    fail, sync_threads, sync_threads_or, Coherent, Counter, Global, GlobalMut, Shared, Vec4,
+};
 use crate::primitives::tiles::unrolled;
 use crate::table::{ElemKind, SINGLE_PASS_UNROLL as UNROLL};
 use crate::{thread, Element};
@@ -138,23 +145,25 @@ fn scalar<T: Element, O: TransformOp>(x: T) -> f64 {
     }
 }
 
-/// The accumulator of the vectors `la` (and `lb`, for two-input ops): one tile, or one vector of
-/// the last, partial tile. Ops with [`TransformOp::F32_TILES`] take `f32`, `f16` and `bf16` tiles
-/// as `f32`; everything else is widened to `f64` first ([`TransformOp::ABS_INPUT`] ops' signs
-/// cleared first).
+/// Fold the vectors `la` (and `lb`, for two-input ops) into `run`: one tile, or one vector of
+/// the last, partial tile. Ops with [`TransformOp::F32_TILES`] take `f32`, `f16` and `bf16`
+/// tiles as `f32`, in chunks of at most [`F32_TILE`] values (one for a tile of `f32`, two for a
+/// tile of halves: 32 halves at once held 88 registers); everything else is widened to `f64`
+/// first ([`TransformOp::ABS_INPUT`] ops' signs cleared first) and folded as one chunk.
 #[inline(always)]
-fn tile_acc<T: Element, O: TransformOp>(la: &[Vec4], lb: &[Vec4]) -> O::Acc {
+fn tile_into<T: Element, O: TransformOp>(run: &mut O::Run, la: &[Vec4], lb: &[Vec4]) {
     let lanes = 16 / core::mem::size_of::<T>();
     let k = la.len() * lanes;
     if O::F32_TILES && matches!(T::KIND, ElemKind::F32 | ElemKind::F16 | ElemKind::BF16) {
-        // Chunks of at most `F32_TILE` values: one for a tile of `f32`, two for a tile of halves
-        // (32 halves at once held 88 registers, too many for two 512-thread blocks per SM).
         let () = F32TileCheck::OK;
         if la.len() * lanes <= F32_TILE {
-            return f32_chunk::<T, O>(la);
+            run.add(f32_chunk::<T, O>(la));
+        } else {
+            let half = la.len() / 2;
+            run.add(f32_chunk::<T, O>(&la[..half]));
+            run.add(f32_chunk::<T, O>(&la[half..]));
         }
-        let half = la.len() / 2;
-        return f32_chunk::<T, O>(&la[..half]).merge(f32_chunk::<T, O>(&la[half..]));
+        return;
     }
     // Room for 8 halves per vector; `f32`/`f64` use the first 16 / 8 (the rest is optimized away
     // with the loops fully unrolled).
@@ -168,7 +177,7 @@ fn tile_acc<T: Element, O: TransformOp>(la: &[Vec4], lb: &[Vec4]) -> O::Acc {
             }
         }
     });
-    O::chunk(&xs[..k], &ys[..k])
+    run.add(O::chunk(&xs[..k], &ys[..k]));
 }
 
 /// `O` over all of `a` (and `b`, for two-input ops) into `out[0..3]`, in one launch: a thread
@@ -185,15 +194,16 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
     counter: Counter,
     out: GlobalMut<f64>,
 ) {
-    reduce_with::<T, O, BLOCK, false>(a, b, partials, counter, out)
+    reduce_with::<T, O, BLOCK, PLAIN>(a, b, partials, counter, out)
 }
 
 /// [`reduce`] with **rolling loads**: the next tile's loads go out before this tile's arithmetic,
 /// so a thread always has a tile in flight, and the arithmetic no longer stalls the memory
 /// pipe. The same tiles merge in the same order, so the result has [`reduce`]'s bits; the cost
 /// is a second tile in registers. Built for the `f16`/`bf16` moments, whose tiles (32 values in
-/// two chunks) are the most arithmetic per byte: there it held 72 registers (the
-/// `reduce_transform_roll_r72` kernels; capped at 64 it spilled), three 256-thread blocks per SM
+/// two chunks) are the most arithmetic per byte: there it held 72 registers (capped at 64 it
+/// spilled; since session 14's shifted fold, [`super::moments::Shifted`], 79 under the
+/// `reduce_transform_roll_r80` kernels' cap — at 72 it spilled again), three 256-thread blocks per SM
 /// instead of two 512-thread ones, and took `f16` `var` at 2^30 from 495.4 to 471.5 µs against the
 /// read-only kernel's 467.8 (session 13, `benches/results/h200-2026-12-02-s13/call1`). The
 /// counter behind it (Nsight Compute, call 4 of the same session, `f16` var at 2^26): cycles
@@ -207,13 +217,50 @@ pub fn reduce_rolling<T: Element, O: TransformOp, const BLOCK: usize>(
     counter: Counter,
     out: GlobalMut<f64>,
 ) {
-    reduce_with::<T, O, BLOCK, true>(a, b, partials, counter, out)
+    reduce_with::<T, O, BLOCK, ROLLING>(a, b, partials, counter, out)
 }
 
-/// [`reduce`] (`ROLLING` false) or [`reduce_rolling`] (true).
+/// [`reduce`] with **copies into shared memory**: each thread keeps up to [`ASYNC_STAGES`] tiles
+/// in flight (two while it computes the third) as `cp.async` copies into its own slots of a
+/// [`CopyRing`] (no register waits for them), and computes the oldest once its copies have
+/// landed. Measured on the H200 (session 14, `benches/results/h200-2026-12-02-s14/call1`): slower
+/// than the plain and rolling loops at 2^26 (`f16` var 42.0–42.3 µs against 40.7–40.8), level at
+/// 2^28–2^30 — a measured candidate (`reduce transform --loop async`), built for `f16` only. The same tiles merge in the same
+/// order, so the result has [`reduce`]'s bits. Launch as [`reduce`], with
+/// [`async_shared_bytes`]`(BLOCK)` bytes of dynamic shared memory (the ring; the block merge
+/// reuses its first bytes afterwards). Two-input ops take [`reduce`]'s loop.
+pub fn reduce_async<T: Element, O: TransformOp, const BLOCK: usize>(
+    a: Global<T>,
+    b: Global<T>,
+    partials: Coherent<f64>,
+    counter: Counter,
+    out: GlobalMut<f64>,
+) {
+    reduce_with::<T, O, BLOCK, ASYNC>(a, b, partials, counter, out)
+}
+
+/// Tiles a thread of [`reduce_async`] has in flight.
+pub const ASYNC_STAGES: usize = 3;
+
+/// The ring of [`reduce_async`].
+type Ring = CopyRing<ASYNC_STAGES, UNROLL>;
+
+/// Dynamic shared memory of a [`reduce_async`] launch of `block` threads: its copy ring (which
+/// is larger than the block merge's `3 · block / 32` doubles).
+pub const fn async_shared_bytes(block: usize) -> usize {
+    Ring::bytes(block)
+}
+
+/// The loops of [`reduce_with`].
+const PLAIN: u8 = 0;
+const ROLLING: u8 = 1;
+const ASYNC: u8 = 2;
+
+/// [`reduce`] (`LOOP` = [`PLAIN`]), [`reduce_rolling`] ([`ROLLING`]) or [`reduce_async`]
+/// ([`ASYNC`]).
 #[allow(clippy::needless_range_loop)] // `u` is part of the address, not just an index
 #[inline(always)]
-fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const ROLLING: bool>(
+fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const LOOP: u8>(
     a: Global<T>,
     b: Global<T>,
     partials: Coherent<f64>,
@@ -243,20 +290,20 @@ fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const ROLLING: bo
         }
     };
 
-    let mut acc = O::Acc::empty();
+    let mut run = O::Run::new();
     let head = a.misaligned_head();
     if O::TWO_INPUTS && b.misaligned_head() != head {
         // Vectors of `a` and `b` do not line up: element by element, grid stride.
         let mut i = block * BLOCK + tid;
         while i < n {
-            acc = acc.merge(O::item(scalar::<T, O>(a.get(i)), other(i)));
+            run.add(O::item(scalar::<T, O>(a.get(i)), other(i)));
             i += grid * BLOCK;
         }
     } else {
         // Elements before the first 16-byte boundary: block 0, one per thread.
         if block == 0 && tid < head {
             // SAFETY: `tid < head <= a.len()` (`misaligned_head` is at most the length).
-            acc = acc.merge(O::item(
+            run.add(O::item(
                 scalar::<T, O>(unsafe { a.get_unchecked(tid) }),
                 other(tid),
             ));
@@ -288,7 +335,46 @@ fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const ROLLING: bo
             }
             (la, lb)
         };
-        if ROLLING {
+        if LOOP == ASYNC && !O::TWO_INPUTS {
+            // Tiles `i + 1 ..= i + STAGES - 1` in flight as copies while tile `i` is computed.
+            let steps = (end - t.min(end)) / tile;
+            // SAFETY: the launch reserves the ring's bytes (`new` checks it), and nothing else
+            // touches them before the `drain` and the barrier below.
+            let ring = unsafe { Ring::new() };
+            let fetch = |step: usize| {
+                let stage = step % ASYNC_STAGES;
+                for u in 0..UNROLL {
+                    // SAFETY: `step < steps`, so the vector `t + step * tile + u * BLOCK + tid <
+                    // t + steps * tile <= end <= vectors` is in bounds and aligned, as `load`'s;
+                    // the slot's previous copy (step - STAGES) was waited for and read in that
+                    // step's iteration, which precedes this fetch.
+                    unsafe { ring.fetch(&a, head, t + step * tile + u * BLOCK + tid, stage, u) };
+                }
+            };
+            for step in 0..ASYNC_STAGES {
+                if step < steps {
+                    fetch(step);
+                }
+                ring.commit();
+            }
+            for step in 0..steps {
+                // STAGES + step groups committed: all but the newest STAGES - 1 are step's.
+                ring.wait::<{ ASYNC_STAGES as u32 - 1 }>();
+                let mut la = [Vec4([0; 4]); UNROLL];
+                for u in 0..UNROLL {
+                    // SAFETY: `step % STAGES < STAGES`, `u < UNROLL`; step's copies were fetched
+                    // (prologue or iteration step - STAGES) and retired by the wait above.
+                    la[u] = unsafe { ring.read(step % ASYNC_STAGES, u) };
+                }
+                tile_into::<T, O>(&mut run, &la, &la);
+                if step + ASYNC_STAGES < steps {
+                    fetch(step + ASYNC_STAGES);
+                }
+                ring.commit();
+            }
+            ring.drain();
+            t += steps * tile;
+        } else if LOOP == ROLLING {
             // Rolling loads: the next tile's loads go out before this tile's arithmetic, so a
             // thread has a tile in flight while it computes (the same tiles, merged in the same
             // order: the same bits).
@@ -297,18 +383,18 @@ fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const ROLLING: bo
                 t += tile;
                 while t + tile <= end {
                     let next = load_tile(t);
-                    acc = acc.merge(tile_acc::<T, O>(&current.0, &current.1));
+                    tile_into::<T, O>(&mut run, &current.0, &current.1);
                     current = next;
                     t += tile;
                 }
-                acc = acc.merge(tile_acc::<T, O>(&current.0, &current.1));
+                tile_into::<T, O>(&mut run, &current.0, &current.1);
             }
         } else {
             while t + tile <= end {
                 // All loads first (independent, so all in flight at once) …
                 let (la, lb) = load_tile(t);
                 // … then the transform and the accumulate, one tile in registers.
-                acc = acc.merge(tile_acc::<T, O>(&la, &lb));
+                tile_into::<T, O>(&mut run, &la, &lb);
                 t += tile;
             }
         }
@@ -332,7 +418,7 @@ fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const ROLLING: bo
             });
             unrolled::<UNROLL>(|u| {
                 if valid[u] {
-                    acc = acc.merge(tile_acc::<T, O>(&la[u..u + 1], &lb[u..u + 1]));
+                    tile_into::<T, O>(&mut run, &la[u..u + 1], &lb[u..u + 1]);
                 }
             });
         }
@@ -341,10 +427,15 @@ fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const ROLLING: bo
         if block == grid - 1 && tail + tid < n {
             // SAFETY: `tail + tid < n`, tested just above.
             let x = unsafe { a.get_unchecked(tail + tid) };
-            acc = acc.merge(O::item(scalar::<T, O>(x), other(tail + tid)));
+            run.add(O::item(scalar::<T, O>(x), other(tail + tid)));
         }
     }
 
+    let acc = run.finish();
+    if LOOP == ASYNC && !O::TWO_INPUTS {
+        // The block merge reuses the ring's first bytes: every thread must be done with its ring.
+        sync_threads();
+    }
     let block_total = block_merge::<O::Acc, BLOCK>(acc, smem);
     let write = |v: O::Acc| {
         for i in 0..WORDS {

@@ -10,7 +10,8 @@ use reduce_host::measure::{time_queued, TimingSpec};
 use reduce_host::transform::reference::reference_transform;
 use reduce_host::{
     matches_reference, reference, with_elem_type, Backend, ElemType, LaunchOverrides, Moments, Op,
-    PreparedTransform, ReduceError, Reducer, Scalar, TransformKind, TransformReference,
+    PreparedTransform, ReduceError, Reducer, ResultIn, Scalar, TransformKind, TransformLoop,
+    TransformReference,
 };
 use std::collections::HashMap;
 
@@ -54,6 +55,10 @@ pub struct TransformArgs {
     /// Force the transform kernel's grid (1..=4096 blocks; default: stage 8's policy).
     #[arg(long)]
     pub grid: Option<usize>,
+    /// Force the transform kernel's loop: plain, rolling (f16/bf16 moments) or async (copies
+    /// into shared memory; moments, total, nantotal of f16). Default: the plan's.
+    #[arg(long = "loop")]
+    pub looping: Option<TransformLoop>,
 }
 
 /// What `--op` names.
@@ -243,7 +248,14 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &TransformArgs) -> Result<bool, Re
                     grid: a.grid,
                     ..LaunchOverrides::default()
                 };
-                e.insert(PreparedTransform::<T>::with_overrides(backend, kind, n, o)?);
+                e.insert(PreparedTransform::<T>::with_loop(
+                    backend,
+                    kind,
+                    n,
+                    o,
+                    ResultIn::MappedHost,
+                    a.looping,
+                )?);
             }
             let p = &prepared[&kind];
             let other = if kind == TransformKind::Dot {

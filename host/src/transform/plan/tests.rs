@@ -1,0 +1,154 @@
+//! The transform plan's choices on an H200-like device (no GPU needed).
+use super::*;
+
+#[test]
+fn moments_fill_the_sms_once_and_the_sums_four_blocks_deep() {
+    let h200 = DeviceCaps {
+        name: "H200-like".into(),
+        sm_count: 132,
+        max_threads_per_sm: 2048,
+        total_mem: 1 << 37,
+        compute_capability: (9, 0),
+    };
+    let plan = |op, ty| plan_transform(op, ty, 1 << 26, LaunchOverrides::default(), &h200).unwrap();
+    for ty in [ElemType::F32, ElemType::F64, ElemType::F16, ElemType::BF16] {
+        let m = plan(TransformKind::Moments, ty);
+        if ty.size() == 2 {
+            assert_eq!(
+                (m.kernel.as_str(), m.block, m.grid),
+                (
+                    format!("reduce_transform_roll_r80_moments_b256_{ty}").as_str(),
+                    256,
+                    396
+                ),
+                "{ty}: the rolling kernel, three 256-thread blocks per SM"
+            );
+        } else {
+            assert_eq!(
+                (m.block, m.grid),
+                (512, 264),
+                "{ty}: two 512-thread blocks per SM"
+            );
+        }
+        let s = plan(TransformKind::SumSq, ty);
+        assert_eq!(
+            (s.block, s.grid),
+            (512, 528),
+            "{ty}: four 512-thread blocks per SM"
+        );
+    }
+    // A forced grid wins, and a small input still gets no more blocks than tiles.
+    let forced = LaunchOverrides {
+        grid: Some(528),
+        ..LaunchOverrides::default()
+    };
+    let p = plan_transform(
+        TransformKind::Moments,
+        ElemType::F32,
+        1 << 26,
+        forced,
+        &h200,
+    );
+    assert_eq!(p.unwrap().grid, 528);
+    let small = plan_transform(
+        TransformKind::Moments,
+        ElemType::F32,
+        1 << 16,
+        LaunchOverrides::default(),
+        &h200,
+    );
+    assert_eq!(small.unwrap().grid, 8);
+    // Halves' moments: one tile is the plain kernel; a forced 512-thread block too.
+    let halves = |n, block| {
+        let o = LaunchOverrides {
+            block,
+            ..LaunchOverrides::default()
+        };
+        plan_transform(TransformKind::Moments, ElemType::F16, n, o, &h200)
+            .unwrap()
+            .kernel
+    };
+    assert_eq!(
+        halves(1 << 15, None),
+        "reduce_transform_r64_moments_b1024_f16"
+    );
+    assert_eq!(
+        halves(1 << 26, Some(512)),
+        "reduce_transform_r64_moments_b512_f16"
+    );
+    assert_eq!(
+        halves(1 << 13, Some(256)),
+        "reduce_transform_r64_moments_b256_f16"
+    );
+    assert_eq!(
+        halves(1 << 16, Some(256)),
+        "reduce_transform_roll_r80_moments_b256_f16"
+    );
+}
+
+#[test]
+fn a_forced_loop_takes_its_family_or_is_a_typed_error() {
+    let h200 = DeviceCaps {
+        name: "H200-like".into(),
+        sm_count: 132,
+        max_threads_per_sm: 2048,
+        total_mem: 1 << 37,
+        compute_capability: (9, 0),
+    };
+    let plan = |op, ty, looping| {
+        plan_with_residency(
+            op,
+            ty,
+            1 << 26,
+            LaunchOverrides::default(),
+            looping,
+            &h200,
+            None,
+        )
+    };
+    let a = plan(
+        TransformKind::Moments,
+        ElemType::F16,
+        Some(TransformLoop::Async),
+    )
+    .unwrap();
+    assert_eq!(
+        (a.kernel.as_str(), a.block, a.grid, a.shared_bytes),
+        (
+            "reduce_transform_async_r80_moments_b256_f16",
+            256,
+            396,
+            48 * 1024
+        )
+    );
+    let p = plan(
+        TransformKind::Moments,
+        ElemType::F16,
+        Some(TransformLoop::Plain),
+    )
+    .unwrap();
+    assert_eq!(p.kernel, "reduce_transform_r64_moments_b512_f16");
+    for (op, ty) in [
+        (TransformKind::Dot, ElemType::F32),
+        (TransformKind::Moments, ElemType::F64),
+        (TransformKind::Moments, ElemType::F32),
+        (TransformKind::SumSq, ElemType::F16),
+    ] {
+        let e = plan(op, ty, Some(TransformLoop::Async)).unwrap_err();
+        assert!(
+            matches!(&e, ReduceError::InvalidArgument(why) if why.contains("async loop is built for")),
+            "{op:?} {ty}: {e}"
+        );
+    }
+    assert!(plan(
+        TransformKind::Total,
+        ElemType::F16,
+        Some(TransformLoop::Rolling)
+    )
+    .is_err());
+    assert_eq!(
+        "async".parse::<TransformLoop>().unwrap(),
+        TransformLoop::Async
+    );
+    assert!("eager".parse::<TransformLoop>().is_err());
+}
