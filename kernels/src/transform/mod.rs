@@ -39,6 +39,7 @@ pub mod dot;
 pub mod moments;
 pub mod norms;
 pub mod one_pass;
+mod tile;
 
 pub use accumulate::{Accumulator, F64Sum, F64SumCount, TransformOp};
 pub use dot::Dot;
