@@ -22,7 +22,8 @@
 #    132, default, max × blocks 256, 512 × input offsets 0-3) on uniform and adversarial data.
 # 4. The exact sums' GPU tests (bin/gpu-tests exact).
 # Writes OUTDIR/exact.jsonl and OUTDIR/exact.md; logs in OUTDIR/logs/. Exit status non-zero if
-# anything failed.
+# anything failed. EXPS (the sizes of step 1, powers of two) and SWEEP_POLICIES (the policies of
+# the sweep, separated by ';') may be set in the environment (benches/s15-exact-on-gpu.sh does).
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="${1:-${OUT:-./results}}"
@@ -30,7 +31,7 @@ mkdir -p "$OUT/logs"
 J="$OUT/exact.jsonl"
 : > "$J"
 R="$HERE/bin/reduce"
-EXPS="12 16 20 24 28 30"
+EXPS="${EXPS:-12 16 20 24 28 30}"
 status=0
 start=$(date +%s)
 
@@ -48,10 +49,15 @@ NVCC_PID=$!
 #    checked by the GPU tests), and the policy sweep on the same buffer.
 SWEEP=""
 F="fast_f32=1,fast_f64=1"
-for p in "fast_f32=0,fast_f64=0" "$F" "block_merge=1" "$F,block_merge=1" \
-    "$F,block_merge=1,blocks_per_sm=2" "$F,block_merge=1,blocks_per_sm=4" \
-    "$F,block_merge=1,block=512,blocks_per_sm=2" "$F,block_merge=1,min_tiles=4" \
-    "$F,block_merge=1,min_tiles=16" "block_merge=1,min_tiles=4" "blocks_per_sm=4"; do
+if [ -n "${SWEEP_POLICIES:-}" ]; then
+    IFS=';' read -r -a POLICIES <<< "$SWEEP_POLICIES"
+else
+    POLICIES=("fast_f32=0,fast_f64=0" "$F" "block_merge=1" "$F,block_merge=1"
+        "$F,block_merge=1,blocks_per_sm=2" "$F,block_merge=1,blocks_per_sm=4"
+        "$F,block_merge=1,block=512,blocks_per_sm=2" "$F,block_merge=1,min_tiles=4"
+        "$F,block_merge=1,min_tiles=16" "block_merge=1,min_tiles=4" "blocks_per_sm=4")
+fi
+for p in "${POLICIES[@]}"; do
     SWEEP="$SWEEP --policy $p"
 done
 for ty in f32 f64; do

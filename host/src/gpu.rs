@@ -3,13 +3,13 @@
 use crate::backend::{DeviceCaps, KernelArgs, Launch};
 use crate::buffer::BackendId;
 use crate::error::{CudaContext, ReduceError, Result};
-use cust::memory::DeviceCopy;
 use cust::sys as cu;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::c_void;
 
 pub use crate::kernel_image::EMBEDDED_PTX;
+pub(crate) use crate::mapped::Mapped;
 
 /// A real GPU.
 pub struct Gpu {
@@ -17,6 +17,8 @@ pub struct Gpu {
     module: cust::module::Module,
     stream: cust::stream::Stream,
     functions: RefCell<HashMap<String, cu::CUfunction>>,
+    /// The dynamic shared memory each kernel was allowed above the default 48 KiB.
+    shared_allowed: RefCell<HashMap<String, usize>>,
     ptx_origin: String,
     pub(crate) caps: DeviceCaps,
     pub(crate) id: BackendId,
@@ -116,6 +118,7 @@ impl Gpu {
             module,
             stream,
             functions: RefCell::new(HashMap::new()),
+            shared_allowed: RefCell::new(HashMap::new()),
             ptx_origin: origin.to_string(),
             caps,
             id: BackendId::fresh(),
@@ -151,6 +154,30 @@ impl Gpu {
         Ok(f)
     }
 
+    /// Let `kernel` (`f`) launch with `bytes` of dynamic shared memory: above 48 KiB a kernel must
+    /// opt in (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, once per kernel and size; the
+    /// driver refuses more than the device's per-block maximum, a typed error).
+    fn allow_shared(&self, f: cu::CUfunction, kernel: &str, bytes: usize) -> Result<()> {
+        const DEFAULT: usize = 48 * 1024;
+        let allowed = self.shared_allowed.borrow().get(kernel).copied();
+        if bytes <= DEFAULT || allowed.is_some_and(|a| a >= bytes) {
+            return Ok(());
+        }
+        let attr = cu::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+        let value = i32::try_from(bytes).unwrap_or(i32::MAX);
+        // SAFETY: `f` is a function of this handle's module (from `function`), which lives as
+        // long as `self`; setting an attribute touches nothing else.
+        let r = unsafe { cu::cuFuncSetAttribute(f, attr, value) };
+        driver_result(
+            r,
+            format!("allowing {kernel} {bytes} bytes of dynamic shared memory"),
+        )?;
+        self.shared_allowed
+            .borrow_mut()
+            .insert(kernel.to_string(), bytes);
+        Ok(())
+    }
+
     /// Is `name` in the loaded module?
     pub fn has_kernel(&self, name: &str) -> bool {
         self.function(name).is_ok()
@@ -180,6 +207,7 @@ impl Gpu {
         let launch = crate::launch_ex::LaunchKernelEx::get(self.caps.compute_capability)?;
         let mut words = argument_words(&l.args);
         let f = self.function(l.kernel)?;
+        self.allow_shared(f, l.kernel, l.shared_bytes)?;
         let mut params = parameter_pointers(&mut words);
         // SAFETY: as in `launch`: the kernel takes these 64-bit words (this function's
         // contract); `words` and `params` outlive the call, which copies the arguments.
@@ -226,6 +254,7 @@ impl Gpu {
         words: &mut [u64],
     ) -> Result<()> {
         let f = self.function(kernel)?;
+        self.allow_shared(f, kernel, shared_bytes)?;
         let mut params = parameter_pointers(words);
         // SAFETY: the caller's contract; `words` outlives the call, which copies the arguments.
         let r = unsafe {
@@ -332,55 +361,6 @@ fn parameter_pointers(words: &mut [u64]) -> [*mut c_void; 10] {
         *p = unsafe { base.add(i) } as *mut c_void;
     }
     params
-}
-
-/// Pinned host memory mapped into the device's address space: kernels read and write it through
-/// [`Mapped::device_addr`], the host through volatile reads and writes.
-pub(crate) struct Mapped<T: DeviceCopy> {
-    host: cust::memory::LockedBuffer<T>,
-    dev: u64,
-}
-
-impl<T: DeviceCopy + Default> Mapped<T> {
-    /// `len` elements, each `T::default()`. Needs a current context (a [`Gpu`]).
-    pub(crate) fn new(len: usize) -> Result<Self> {
-        let mut host = cust::memory::LockedBuffer::new(&T::default(), len)
-            .during("allocating pinned memory")?;
-        let mut dev: cu::CUdeviceptr = 0;
-        // SAFETY: `host` is a live pinned allocation of the current context.
-        let r = unsafe { cu::cuMemHostGetDevicePointer_v2(&mut dev, host.as_mut_ptr().cast(), 0) };
-        driver_result(r, "mapping pinned memory into the device")?;
-        Ok(Mapped { host, dev })
-    }
-
-    /// The device address of element 0.
-    pub(crate) fn device_addr(&self) -> u64 {
-        self.dev
-    }
-
-    /// Element `i`, read from host RAM now (not a cached copy). Panics if `i` is out of range.
-    pub(crate) fn read(&self, i: usize) -> T {
-        assert!(
-            i < self.host.len(),
-            "mapped element {i} of {}",
-            self.host.len()
-        );
-        // SAFETY: in bounds of the live allocation; through a raw pointer (no reference to memory
-        // the device may be writing), and the types used here (integers, floats) have no
-        // invalid bit patterns.
-        unsafe { std::ptr::read_volatile(self.host.as_ptr().add(i)) }
-    }
-
-    /// Store `v` in element `i` now. Panics if `i` is out of range.
-    pub(crate) fn write(&mut self, i: usize, v: T) {
-        assert!(
-            i < self.host.len(),
-            "mapped element {i} of {}",
-            self.host.len()
-        );
-        // SAFETY: in bounds of the live allocation, through a raw pointer.
-        unsafe { std::ptr::write_volatile(self.host.as_mut_ptr().add(i), v) }
-    }
 }
 
 /// Map a raw driver status (from the few calls made through `cust::sys`) to our error.

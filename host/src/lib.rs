@@ -46,6 +46,7 @@ pub mod gpu;
 pub mod halves;
 pub mod kernel_image;
 pub(crate) mod launch_ex;
+pub(crate) mod mapped;
 pub mod measure;
 pub mod multi;
 pub mod occupancy;

@@ -17,7 +17,7 @@ const FAST: ExactPolicy = ExactPolicy {
     fast_f64: true,
     block_merge: false,
     lean_finish: true,
-    pipeline: false,
+    pipeline: 0,
 };
 
 #[test]
@@ -35,13 +35,15 @@ fn settings_set_each_key_and_name_the_bad_one() {
             fast_f64: false,
             block_merge: false,
             lean_finish: true,
-            pipeline: false,
+            pipeline: 0,
         }
     );
     let p = ExactPolicy::default()
         .with_settings("lean_finish=0,pipeline=1,blocks_per_sm=6")
         .unwrap();
-    assert!(!p.lean_finish && p.pipeline && p.blocks_per_sm == 6);
+    assert!(!p.lean_finish && p.pipeline == 1 && p.blocks_per_sm == 6);
+    let p = ExactPolicy::default().with_settings("pipeline=2").unwrap();
+    assert_eq!(p.pipeline, 2);
     assert_eq!(
         ExactPolicy::default().with_settings("").unwrap(),
         ExactPolicy::default()
@@ -56,7 +58,7 @@ fn settings_set_each_key_and_name_the_bad_one() {
         ("fast_f64=yes", "fast_f64"),
         ("block_merge=-1", "block_merge"),
         ("lean_finish=2", "lean_finish"),
-        ("pipeline=2", "pipeline"),
+        ("pipeline=3", "pipeline"),
         ("max_regs=64", "max_regs"),
         ("prefetch=1", "prefetch"),
     ] {
@@ -105,14 +107,19 @@ fn plans_pick_the_variant_and_fewer_blocks_at_small_n() {
     assert_eq!(p.kernel, "reduce_exact_fast_merge_sum_b256_f32");
     // The rolling loads: with the lean publish only; no block-merge kernel is built with
     // either (a typed error, not another kernel).
-    let pipe = ExactPolicy {
-        pipeline: true,
-        ..d
-    };
+    let pipe = ExactPolicy { pipeline: 1, ..d };
     let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, pipe).unwrap();
     assert_eq!(p.kernel, "reduce_exact_fast_lean_pipe_sum_b256_f32");
     let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, pipe).unwrap();
     assert_eq!(p.kernel, "reduce_exact_lean_pipe_sum_b256_f64");
+    // The async loop: its ring (3 tiles × 4 vectors × 16 bytes per thread) after the words.
+    let ring = ExactPolicy { pipeline: 2, ..d };
+    let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, ring).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_fast_lean_async_r80_sum_b256_f32");
+    assert_eq!(p.shared_bytes, 16 * (11 + 4 + 256 / 32) + 3 * 4 * 16 * 256);
+    let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, ring).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_lean_async_r80_sum_b256_f64");
+    assert_eq!(p.shared_bytes, 16 * (68 + 4 + 256 / 32) + 3 * 4 * 16 * 256);
     for (bad, key) in [
         (
             ExactPolicy {
@@ -136,6 +143,14 @@ fn plans_pick_the_variant_and_fewer_blocks_at_small_n() {
             },
             "block_merge",
         ),
+        (
+            ExactPolicy {
+                lean_finish: false,
+                ..ring
+            },
+            "pipeline",
+        ),
+        (ExactPolicy { pipeline: 3, ..d }, "pipeline"),
     ] {
         match exact_plan(ElemType::F32, 1 << 20, o, &caps, bad) {
             Err(ReduceError::Policy { key: k, .. }) => assert_eq!(k, key),
@@ -209,13 +224,22 @@ fn fast_kernels_match_the_reference_on_every_family() {
         ..FAST
     };
     let pipe = ExactPolicy {
-        pipeline: true,
+        pipeline: 1,
         ..lean
     };
     let plain_pipe = ExactPolicy {
         fast_f32: false,
         fast_f64: false,
         ..pipe
+    };
+    let ring = ExactPolicy {
+        pipeline: 2,
+        ..lean
+    };
+    let plain_ring = ExactPolicy {
+        fast_f32: false,
+        fast_f64: false,
+        ..ring
     };
     for data in ExactData::ALL {
         for n in [1usize, 5, 4099] {
@@ -225,7 +249,9 @@ fn fast_kernels_match_the_reference_on_every_family() {
                     grid,
                     combine: None,
                 };
-                for p in [FAST, merged, lean, fenced, pipe, plain_pipe] {
+                for p in [
+                    FAST, merged, lean, fenced, pipe, plain_pipe, ring, plain_ring,
+                ] {
                     check(&b, &generate::<f32>(data, n, n as u64), p, o);
                     check(&b, &generate::<f64>(data, n, n as u64 + 1), p, o);
                 }
@@ -256,7 +282,7 @@ fn fast_kernels_on_inputs_that_defeat_the_fast_test() {
         ..FAST
     };
     let lean = ExactPolicy {
-        pipeline: true,
+        pipeline: 1,
         ..FAST
     };
     check(&b, &d, FAST, o);
@@ -266,9 +292,15 @@ fn fast_kernels_on_inputs_that_defeat_the_fast_test() {
     check(&b, &d64, FAST, o);
     check(&b, &d64, merged, o);
     check(&b, &d64, lean, o);
-    // One block: the rolling loop runs over four whole tiles (the next tile's loads in flight
-    // while a tile is redone on the general path), then the partial tile.
+    // One block: the rolling and the async loops run over four whole tiles (the next tiles in
+    // flight while a tile is redone on the general path), then the partial tile.
     let one = LaunchOverrides { grid: Some(1), ..o };
+    let ring = ExactPolicy {
+        pipeline: 2,
+        ..FAST
+    };
+    check(&b, &d, ring, o);
+    check(&b, &d64, ring, o);
     for p in [
         FAST,
         lean,
@@ -276,6 +308,12 @@ fn fast_kernels_on_inputs_that_defeat_the_fast_test() {
             fast_f32: false,
             fast_f64: false,
             ..lean
+        },
+        ring,
+        ExactPolicy {
+            fast_f32: false,
+            fast_f64: false,
+            ..ring
         },
     ] {
         check(&b, &d, p, one);

@@ -7,8 +7,9 @@
 //! memory instead: nothing in the register file waits for them.
 //!
 //! [`CopyRing`] gives each thread `STAGES` slots of `UNROLL` 16-byte vectors in the block's
-//! dynamic shared memory, **its own**: thread `t`'s vector `u` of stage `s` lives at index
-//! `(s · UNROLL + u) · blockDim.x + t` (16-byte units), so a warp's 32 copies or reads of one
+//! dynamic shared memory (from byte 0, or from a byte offset with [`CopyRing::new_at`]), **its
+//! own**: thread `t`'s vector `u` of stage `s` lives at index `(s · UNROLL + u) · blockDim.x + t`
+//! (16-byte units from the ring's start), so a warp's 32 copies or reads of one
 //! vector are 512 consecutive bytes (four shared-memory wavefronts, the minimum) and no other
 //! thread ever touches them — no barrier is needed between a copy and its read, only the thread's
 //! own `cp.async.wait_group`. The protocol, per slot: [`CopyRing::fetch`] issues a copy,
@@ -33,9 +34,14 @@ use crate::gpu::{fail, Global, Vec4};
 use crate::Element;
 
 /// `STAGES × UNROLL` 16-byte slots per thread in the block's dynamic shared memory (see the
-/// module docs). Needs `STAGES · UNROLL · 16 · blockDim.x` bytes of it, from byte 0.
+/// module docs). Needs `STAGES · UNROLL · 16 · blockDim.x` bytes of it, from byte 0 ([`CopyRing::new`])
+/// or from a chosen offset ([`CopyRing::new_at`]).
 pub struct CopyRing<const STAGES: usize, const UNROLL: usize> {
     base: *mut Vec4,
+    /// The ring's first slot, in 16-byte units from the start of dynamic shared memory (for the
+    /// emulator's bounds and race checks).
+    #[cfg(not(target_arch = "nvptx64"))]
+    first: usize,
     tid: usize,
     block: usize,
     #[cfg(not(target_arch = "nvptx64"))]
@@ -56,12 +62,32 @@ impl<const STAGES: usize, const UNROLL: usize> CopyRing<STAGES, UNROLL> {
     /// has [`CopyRing::drain`]ed its ring and passed a block barrier.
     #[inline(always)]
     pub unsafe fn new() -> Self {
+        // SAFETY: the caller's contract is `new_at(0)`'s.
+        unsafe { Self::new_at(0) }
+    }
+
+    /// [`CopyRing::new`] for a ring that starts `offset` bytes into the block's dynamic shared
+    /// memory (a multiple of 16; the bytes before it are the kernel's own). Checks that the
+    /// launch reserved `offset +` [`CopyRing::bytes`]`(blockDim.x)` bytes and that `offset` is a
+    /// multiple of 16: otherwise it stops the kernel ([`fail`]).
+    ///
+    /// # Safety
+    /// As [`CopyRing::new`], for the ring's bytes `offset..offset + bytes(blockDim.x)`.
+    #[inline(always)]
+    pub unsafe fn new_at(offset: usize) -> Self {
         let block = crate::thread::block_dim_x() as usize;
-        if (imp::dynamic_shared_bytes() as usize) < Self::bytes(block) {
-            fail("a copy ring needs STAGES * UNROLL * 16 * blockDim.x bytes of dynamic shared memory");
+        if !offset.is_multiple_of(16)
+            || (imp::dynamic_shared_bytes() as usize) < offset + Self::bytes(block)
+        {
+            fail("a copy ring needs offset + STAGES * UNROLL * 16 * blockDim.x bytes of dynamic shared memory, from a 16-byte boundary");
         }
+        let first = offset / 16;
         CopyRing {
-            base: crate::shared::dynamic_shared_mem::<Vec4>(),
+            // SAFETY: `first` 16-byte units are inside the reserved dynamic shared memory (just
+            // checked), so the pointer stays inside it.
+            base: unsafe { crate::shared::dynamic_shared_mem::<Vec4>().add(first) },
+            #[cfg(not(target_arch = "nvptx64"))]
+            first,
             tid: crate::thread::thread_idx_x() as usize,
             block,
             #[cfg(not(target_arch = "nvptx64"))]
@@ -130,7 +156,9 @@ impl<const STAGES: usize, const UNROLL: usize> CopyRing<STAGES, UNROLL> {
         #[cfg(target_arch = "nvptx64")]
         imp::cp_async_wait::<N>();
         #[cfg(not(target_arch = "nvptx64"))]
-        self.emu.borrow_mut().retire(N as usize, self.base);
+        self.emu
+            .borrow_mut()
+            .retire(N as usize, self.base, self.first);
     }
 
     /// The vector in slot `(stage, u)`.
@@ -142,7 +170,7 @@ impl<const STAGES: usize, const UNROLL: usize> CopyRing<STAGES, UNROLL> {
     pub unsafe fn read(&self, stage: usize, u: usize) -> Vec4 {
         let slot = self.slot(stage, u);
         #[cfg(not(target_arch = "nvptx64"))]
-        self.emu.borrow().check_read(slot);
+        self.emu.borrow().check_read(slot, self.first);
         // SAFETY: the slot lies in the reserved shared memory and is this thread's alone
         // (`new`'s contract); its copy has landed (the caller's contract).
         unsafe { imp::load_shared_vec4(self.base.add(slot)) }
@@ -191,10 +219,11 @@ mod emu_ring {
             self.groups.push_back(group);
         }
         /// Perform the copies of every group but the newest `keep`.
-        pub fn retire(&mut self, keep: usize, base: *mut Vec4) {
+        /// (`base` is the ring's first slot, `first` 16-byte units into shared memory.)
+        pub fn retire(&mut self, keep: usize, base: *mut Vec4, first: usize) {
             while self.groups.len() > keep {
                 for (slot, value) in self.groups.pop_front().unwrap_or_default() {
-                    crate::emu::shared_access(slot * 16, 16, true);
+                    crate::emu::shared_access((first + slot) * 16, 16, true);
                     // SAFETY: `shared_access` just checked that the 16 bytes lie in the block's
                     // reserved shared memory (it panics otherwise); 16-byte aligned (the
                     // emulator's shared memory is, and `slot` counts 16-byte units).
@@ -202,12 +231,12 @@ mod emu_ring {
                 }
             }
         }
-        pub fn check_read(&self, slot: usize) {
+        pub fn check_read(&self, slot: usize, first: usize) {
             assert!(
                 !self.pending(slot),
                 "read of copy-ring slot {slot} before cp.async.wait_group retired its copy"
             );
-            crate::emu::shared_access(slot * 16, 16, false);
+            crate::emu::shared_access((first + slot) * 16, 16, false);
         }
         pub fn check_drained(&self) {
             assert!(

@@ -5,6 +5,7 @@ use crate::error::{ReduceError, Result};
 use crate::plan::LaunchOverrides;
 use crate::stage::Stage;
 use crate::types::ElemType;
+use reduce_kernels::exact::kernel::{async_shared_bytes, words_bytes};
 use reduce_kernels::exact::kernel::{MAX_GRID as MAX_EXACT_GRID, MAX_PER_BLOCK};
 use reduce_kernels::exact::Format;
 use reduce_kernels::table::{Family, KernelId, OpKind, Row, SINGLE_PASS_UNROLL};
@@ -42,13 +43,19 @@ pub struct ExactPolicy {
     /// 7.4 / 7.6; `benches/results/h200-2026-12-01-s7/call1/exact/s7-exact.md`). Not with
     /// `block_merge` (whose kernels keep the fence: set `lean_finish=0` with it).
     pub lean_finish: bool,
-    /// The rolling loads ([`reduce_kernels::exact::lean::sum_lean_pipe`], the
-    /// `*_lean_pipe` kernels): the next tile's loads issued while the current tile is added.
-    /// With `lean_finish` only. ptxas (sm_90): 88 registers (f64), 90 (f32 fast), 76 (f32
-    /// plain), so two 256-thread blocks per SM fit (three for plain f32): pair it with
-    /// `blocks_per_sm = 2`. Off by default: a session-7 candidate, not yet measured
-    /// (`benches/s7b-exact-on-gpu.sh`).
-    pub pipeline: bool,
+    /// The streaming loop (with `lean_finish` only for 1 and 2):
+    /// * 0: plain — a tile's four loads into registers, then its additions;
+    /// * 1: the rolling loads ([`reduce_kernels::exact::lean::sum_lean_pipe`], the `*_lean_pipe`
+    ///   kernels): the next tile's loads issued while the current tile is added. ptxas (sm_90):
+    ///   88 registers (f64), 90 (f32 fast), 76 (f32 plain), so two 256-thread blocks per SM fit
+    ///   (three for plain f32): pair it with `blocks_per_sm = 2`. Slower on the H200 (session 7);
+    /// * 2: the async loop ([`reduce_kernels::exact::lean::sum_lean_async`], the `*_lean_async`
+    ///   kernels): each thread copies its tiles with `cp.async` into a shared-memory ring three
+    ///   tiles ahead — more bytes in flight at the plain loop's registers, for 48 KiB more
+    ///   shared memory per 256-thread block ([`reduce_kernels::exact::kernel::async_shared_bytes`];
+    ///   the launch opts in above 48 KiB). Slower for f32 on the H200 (2^24: 30.3 against
+    ///   25.2 µs), level for f64 (session 15).
+    pub pipeline: u8,
 }
 
 impl Default for ExactPolicy {
@@ -61,7 +68,7 @@ impl Default for ExactPolicy {
             fast_f64: false,
             block_merge: false,
             lean_finish: true,
-            pipeline: false,
+            pipeline: 0,
         }
     }
 }
@@ -71,7 +78,7 @@ impl ExactPolicy {
     ///
     /// # Errors
     /// [`ReduceError::Policy`] for a combination no kernel is built for: `block_merge` with
-    /// `lean_finish` or `pipeline`, `pipeline` without `lean_finish`.
+    /// `lean_finish` or a `pipeline`, a `pipeline` without `lean_finish`, a `pipeline` above 2.
     pub fn family(&self, ty: ElemType) -> Result<Family> {
         let fast = match ty {
             ElemType::F32 => self.fast_f32,
@@ -81,8 +88,17 @@ impl ExactPolicy {
         use Family::*;
         Ok(
             match (fast, self.block_merge, self.lean_finish, self.pipeline) {
-                (false, true, false, false) => ExactMerge,
-                (true, true, false, false) => ExactFastMerge,
+                (.., 3..) => {
+                    return Err(ReduceError::Policy {
+                        key: "pipeline".into(),
+                        why: format!(
+                            "{} is not a loop (0 plain, 1 rolling, 2 async)",
+                            self.pipeline
+                        ),
+                    })
+                }
+                (false, true, false, 0) => ExactMerge,
+                (true, true, false, 0) => ExactFastMerge,
                 (_, true, ..) => {
                     return Err(ReduceError::Policy {
                         key: "block_merge".into(),
@@ -90,18 +106,21 @@ impl ExactPolicy {
                             .into(),
                     })
                 }
-                (_, false, false, true) => {
+                (_, false, false, 1..) => {
                     return Err(ReduceError::Policy {
                         key: "pipeline".into(),
-                        why: "the rolling-load kernels are built with lean_finish=1".into(),
+                        why: "the rolling-load and async kernels are built with lean_finish=1"
+                            .into(),
                     })
                 }
-                (false, false, false, false) => Exact,
-                (true, false, false, false) => ExactFast,
-                (false, false, true, false) => ExactLean,
-                (true, false, true, false) => ExactFastLean,
-                (false, false, true, true) => ExactLeanPipe,
-                (true, false, true, true) => ExactFastLeanPipe,
+                (false, false, false, 0) => Exact,
+                (true, false, false, 0) => ExactFast,
+                (false, false, true, 0) => ExactLean,
+                (true, false, true, 0) => ExactFastLean,
+                (false, false, true, 1) => ExactLeanPipe,
+                (true, false, true, 1) => ExactFastLeanPipe,
+                (false, false, true, 2) => ExactLeanAsync,
+                (true, false, true, 2) => ExactFastLeanAsync,
             },
         )
     }
@@ -121,7 +140,7 @@ pub struct ExactPlan {
     /// Threads per block.
     pub block: usize,
     /// Dynamic shared memory bytes (`16 · (W + 4 + block / 32)`: the words, their carries and
-    /// one expansion per warp).
+    /// one expansion per warp; the async loop's ring after them).
     pub shared_bytes: usize,
     /// 64-bit words of shared memory per block and of workspace (`W + 4`).
     pub slots: usize,
@@ -204,7 +223,11 @@ pub fn exact_plan(
         kernel: id.symbol().to_string(),
         grid,
         block,
-        shared_bytes: 16 * (format.slots() + block / 32),
+        shared_bytes: if policy.pipeline == 2 {
+            async_shared_bytes(format.slots(), block)
+        } else {
+            words_bytes(format.slots(), block)
+        },
         slots: format.slots(),
     })
 }

@@ -47,17 +47,20 @@ pub fn repro_grids(backend: &Backend, ty: crate::types::ElemType, n: usize) -> R
 
 /// The kernel variants of the matrix: the fast path × the block merge, each off and on (with the
 /// fenced publish, as the merge kernels are built), then the fast path off and on with the lean
-/// publish (the default), and with the rolling loads (the rest of the policy default).
-pub fn repro_variants() -> [ExactPolicy; 8] {
+/// publish (the default), with the rolling loads and with the async loop (the rest of the policy
+/// default).
+pub fn repro_variants() -> [ExactPolicy; 10] {
     [
-        (false, false, false, false),
-        (true, false, false, false),
-        (false, true, false, false),
-        (true, true, false, false),
-        (false, false, true, false),
-        (true, false, true, false),
-        (false, false, true, true),
-        (true, false, true, true),
+        (false, false, false, 0),
+        (true, false, false, 0),
+        (false, true, false, 0),
+        (true, true, false, 0),
+        (false, false, true, 0),
+        (true, false, true, 0),
+        (false, false, true, 1),
+        (true, false, true, 1),
+        (false, false, true, 2),
+        (true, false, true, 2),
     ]
     .map(|(fast, block_merge, lean, pipeline)| ExactPolicy {
         fast_f32: fast,

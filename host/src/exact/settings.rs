@@ -23,8 +23,8 @@ impl ExactPolicy {
     /// # Errors
     /// [`ReduceError::Policy`] for an unknown key or a bad value: `block` one of the built
     /// blocks (256, 512), `blocks_per_sm` 1..=64, `min_tiles` 1..=2^20, `fast_f32`, `fast_f64`,
-    /// `block_merge`, `lean_finish` and `pipeline` 0 or 1 (the combinations are checked when a
-    /// plan is made: [`ExactPolicy::family`]).
+    /// `block_merge` and `lean_finish` 0 or 1, `pipeline` 0, 1 or 2 (the combinations are
+    /// checked when a plan is made: [`ExactPolicy::family`]).
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
         match key {
             "block" => {
@@ -43,7 +43,7 @@ impl ExactPolicy {
             "fast_f64" => self.fast_f64 = size(key, value, 0, 1)? == 1,
             "block_merge" => self.block_merge = size(key, value, 0, 1)? == 1,
             "lean_finish" => self.lean_finish = size(key, value, 0, 1)? == 1,
-            "pipeline" => self.pipeline = size(key, value, 0, 1)? == 1,
+            "pipeline" => self.pipeline = size(key, value, 0, 2)? as u8,
             _ => return Err(unknown(key, &Self::KEYS)),
         }
         Ok(())

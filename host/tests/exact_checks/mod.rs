@@ -131,7 +131,7 @@ pub fn exact_sum_of_2e30_floats() -> Result<(), Failed> {
     }
 }
 
-/// The fast-path, block-merge, lean-publish (fenced and lean) and rolling-load kernels (and the
+/// The fast-path, block-merge, lean-publish (fenced and lean), rolling-load and async kernels (and the
 /// small-N shapes of `min_tiles`): every family and the IEEE edge cases, bit for bit against the
 /// reference.
 pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
@@ -151,13 +151,22 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
         ..fast
     };
     let pipe = ExactPolicy {
-        pipeline: true,
+        pipeline: 1,
         ..fast
     };
     let plain_pipe = ExactPolicy {
         fast_f32: false,
         fast_f64: false,
         ..pipe
+    };
+    let ring = ExactPolicy {
+        pipeline: 2,
+        ..fast
+    };
+    let plain_ring = ExactPolicy {
+        fast_f32: false,
+        fast_f64: false,
+        ..ring
     };
     for policy in [
         fast,
@@ -178,6 +187,8 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
             blocks_per_sm: 9,
             ..pipe
         },
+        ring,
+        plain_ring,
     ] {
         policy_families::<f32>(&b, policy)?;
         policy_families::<f64>(&b, policy)?;
@@ -193,7 +204,7 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
     ];
     for c in edges {
         let c32: Vec<f32> = c.iter().map(|&x| x as f32).collect();
-        for p in [fast, merged, fenced, pipe, plain_pipe] {
+        for p in [fast, merged, fenced, pipe, plain_pipe, ring, plain_ring] {
             check_one(&b, &c, p)?;
             check_one(&b, &c32, p)?;
         }

@@ -39,12 +39,27 @@
 
 use super::accumulator::{normalize_step, Format, GlobalWords, SharedWords, MAX_SLOTS};
 use super::expansion::Expansion;
+use super::lean::last_block;
 use super::merge::{block_merge, warp_merge};
 use super::round::{round, round_warp};
-use super::tile::{add_one, add_partial_tile, add_tile, add_tile_fast, stream_rolling, widen};
-use crate::gpu::{fail, sync_threads_or, thread_fence, Counter, Global, GlobalMut};
+use super::tile::{add_one, add_partial_tile, add_tile, add_tile_fast, widen};
+use super::tile::{stream_async, stream_rolling, Ring, ASYNC, PLAIN, ROLLING};
+use crate::gpu::{fail, Counter, Global, GlobalMut};
 use crate::gpu::{Shared, Vec4, WARP_SIZE};
 use crate::{thread, warp, Element};
+
+/// Dynamic shared memory of an exact-sum block of `block` threads for `slots` words: the words,
+/// their carries and one expansion per warp.
+pub const fn words_bytes(slots: usize, block: usize) -> usize {
+    16 * (slots + block / 32)
+}
+
+/// Dynamic shared memory of an async-loop launch ([`super::lean::sum_lean_async`]):
+/// [`words_bytes`], then the copy ring (48 KiB for 256 threads: a launch above 48 KiB needs the
+/// driver's opt-in, `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
+pub const fn async_shared_bytes(slots: usize, block: usize) -> usize {
+    words_bytes(slots, block) + Ring::bytes(block)
+}
 
 /// Most elements one block may add: a word takes at most two digits per element and a few per
 /// thread at the end, each below 2^32, so it stays below 2^63.
@@ -65,7 +80,7 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false, false, false>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, false, false, false, PLAIN>(input, words, counter, round_into(out))
 }
 
 /// [`sum`] with the fast path ([`Expansion::add_fast`]: three additions per element when one
@@ -76,7 +91,7 @@ pub fn sum_fast<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, false, false, false>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, true, false, false, PLAIN>(input, words, counter, round_into(out))
 }
 
 /// [`sum`] with the block merge (`block_merge`: the warps' expansions merged by warp 0 with
@@ -88,7 +103,7 @@ pub fn sum_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, true, false, false>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, false, true, false, PLAIN>(input, words, counter, round_into(out))
 }
 
 /// [`sum_fast`] and [`sum_merge`] together.
@@ -98,7 +113,7 @@ pub fn sum_fast_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, true, false, false>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, true, true, false, PLAIN>(input, words, counter, round_into(out))
 }
 
 /// Everything of [`sum`] but its last step: when the grid's words are in the block's shared
@@ -112,7 +127,7 @@ pub(super) fn accumulate<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     last: impl FnOnce(&Shared<i64>, Format, usize),
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false, false, false>(input, words, counter, last)
+    sum_with::<T, BLOCK, UNROLL, false, false, false, PLAIN>(input, words, counter, last)
 }
 
 /// The last step of [`sum`] and its variants: warp 0 rounds the grid's words, lane 0 stores the
@@ -131,8 +146,10 @@ pub(super) fn round_into<T: Element>(
 
 /// The kernel behind [`sum`], [`sum_fast`], [`sum_merge`], [`sum_fast_merge`],
 /// [`super::lean`]'s variants and [`accumulate`] (`FAST` picks the per-element addition, `MERGE`
-/// the block's combine, `LEAN` the publish step's ordering and `PIPE` the rolling loads — see
-/// [`super::lean`] — and `last` what warp 0 of the last block does with the grid's words).
+/// the block's combine, `LEAN` the publish step's ordering and `LOOP` the streaming loop —
+/// [`PLAIN`], [`ROLLING`] or [`ASYNC`], see [`super::lean`] — and `last` what warp 0 of the last
+/// block does with the grid's words). An [`ASYNC`] launch reserves [`async_shared_bytes`] of
+/// dynamic shared memory instead of the `16 · (slots + BLOCK / 32)` of the others.
 #[inline(always)]
 pub(super) fn sum_with<
     T: Element,
@@ -141,7 +158,7 @@ pub(super) fn sum_with<
     const FAST: bool,
     const MERGE: bool,
     const LEAN: bool,
-    const PIPE: bool,
+    const LOOP: u8,
 >(
     input: Global<T>,
     words: GlobalWords,
@@ -176,7 +193,7 @@ pub(super) fn sum_with<
     }
 
     // SAFETY: the launch reserves `16 · (slots + BLOCK / 32)` bytes of shared memory (the
-    // contract above).
+    // contract above; an async launch reserves its ring after them).
     let smem =
         unsafe { Shared::<i64>::dynamic((2 * slots + 2 * BLOCK / WARP_SIZE as usize) as u32) };
     // SAFETY: the same reservation; every phase below is fenced by barriers: plain stores
@@ -199,8 +216,12 @@ pub(super) fn sum_with<
         vectors
     };
     let mut t = start;
-    if PIPE && UNROLL == 4 {
+    if LOOP == ROLLING && UNROLL == 4 {
         t = stream_rolling::<T, BLOCK, FAST>(input, head, t, end, &mut a, &mut b, &acc);
+    } else if LOOP == ASYNC && UNROLL == 4 {
+        // The ring lies after the words, carries and warp expansions (`words_bytes`).
+        let ring = words_bytes(slots, BLOCK);
+        t = stream_async::<T, BLOCK, FAST>(input, head, t, end, &mut a, &mut b, &acc, ring);
     }
     while t + tile <= end {
         let mut loaded = [Vec4([0; 4]); UNROLL];
@@ -276,72 +297,6 @@ pub(super) fn sum_with<
         0
     };
     last_block::<LEAN>(&smem, mine, f, words, counter, n, last);
-}
-
-/// Step 3's end, for every block: publish the block's normalized word `mine` (thread `tid`'s)
-/// into the grid's `words` and take the ticket; the last block reads the grid's words back,
-/// zeroes them for the next launch, and its warp 0 calls `last` on them once (the variants round
-/// there). A single-block launch skips the global words and the ticket and passes its own words.
-#[inline(always)]
-fn last_block<const LEAN: bool>(
-    smem: &Shared<i64>,
-    mine: i64,
-    f: Format,
-    words: GlobalWords,
-    counter: Counter,
-    n: usize,
-    last: impl FnOnce(&Shared<i64>, Format, usize),
-) {
-    let slots = f.slots();
-    let tid = thread::thread_idx_x() as usize;
-    if thread::grid_dim_x() == 1 {
-        thread::sync_threads();
-        if tid < slots {
-            smem.set(tid as u32, mine);
-        }
-        thread::sync_threads();
-        if tid < WARP_SIZE as usize {
-            last(smem, f, n);
-        }
-        return;
-    }
-    if tid < slots {
-        if mine != 0 {
-            words.add(tid, mine);
-        }
-        if !LEAN {
-            // Make this thread's atomic visible GPU-wide before thread 0's release (the barrier
-            // below orders it before the ticket).
-            thread_fence();
-        }
-        // `LEAN`: no fence here. The atomic precedes this thread's barrier below, which
-        // synchronizes with thread 0's, which precedes thread 0's release (the ticket) in
-        // program order: the atomic is in causality order before the release, and the release
-        // pattern makes it visible to the block that acquires the last ticket (PTX ISA, "Memory
-        // Consistency Model": base causality order; the CUDA grid barrier relies on the same:
-        // a block barrier, then one thread's fence and atomic).
-    }
-    thread::sync_threads();
-    let mut last_ticket = false;
-    if tid == 0 {
-        last_ticket = counter.take_ticket() == thread::grid_dim_x() - 1;
-    }
-    if sync_threads_or(last_ticket) {
-        // The last block: every block's words are in `words` (thread 0's acquire, then the
-        // barrier, order these loads after every block's release). Read them, zero them for the
-        // next launch, round.
-        if tid < slots {
-            smem.set(tid as u32, words.get(tid));
-            words.set(tid, 0);
-        }
-        thread::sync_threads();
-        if tid < WARP_SIZE as usize {
-            last(smem, f, n);
-        }
-        if tid == 0 {
-            counter.reset();
-        }
-    }
 }
 
 /// Warp 0's last step: the specials, the rounding ([`round_warp`]), the sign of zero — the bits

@@ -1,4 +1,4 @@
-//! # The lean publish (the default) and the rolling loads, for N ≈ 2^24
+//! # The lean publish (the default), the rolling loads and the async loop, for N ≈ 2^24
 //!
 //! **Why.** At 2^24 elements the exact sum took 26.1 µs (f32) and 42.7 µs (f64) on the H200
 //! against stage 8's 20.6 and 35.5 (79% and 83%; the target is 90%), while at 2^28 and 2^30 it is
@@ -38,13 +38,33 @@
 //! prefetches two tiles ahead were slower at every N (f32 2^24: 26.6 and 30.4 µs capped, 26.6
 //! prefetching, against 25.8 lean; 2^28 prefetching 272 against 249).
 //!
+//! 3. **The async loop** ([`sum_lean_async`], [`sum_fast_lean_async`], policy `pipeline=2`,
+//!    session 15): the same diagnosis, answered without registers. Each thread copies its tiles
+//!    with `cp.async` into its own slots of a shared-memory ring ([`crate::async_copy::CopyRing`],
+//!    three tiles deep, after the block's words: [`super::kernel::async_shared_bytes`], 48 KiB
+//!    more per 256-thread block) and adds a tile from shared memory while the next two are in
+//!    flight — three tiles per thread in flight at three blocks per SM (2,304 vectors per SM,
+//!    against 768 × 1 for the plain loop while it waits and none while it adds), at the plain
+//!    loop's register count (86 registers uncapped, so the kernels are built capped at 80:
+//!    `_r80`, no spills).
+//!
+//!    **Measured and lost** (session 15, `benches/results/h200-2026-12-03-s15/call1/exact.md`):
+//!    `f32` 2^24 30.3 µs against the plain loop's 25.2, 2^30 1118 against 943 — the ring's
+//!    copies, shared loads and slot arithmetic are instructions the `f32` kernel, near its issue
+//!    budget (16 elements per tile), cannot hide; `f64` level (2^24 44.4, or 42.8 with one
+//!    512-thread block per SM, against 42.0; 2^30 1866 against 1892). Three times the bytes in
+//!    flight did not close the 2^24 gap, so that gap is not the loads' latency alone. Kept as a
+//!    measured candidate (`pipeline=2`), like the rolling loads.
+//!
 //! The bits are the same as every other variant's: only the order of memory operations and the
 //! register allocation change, never an addition.
 
+use super::accumulator::Format;
 use super::kernel::{round_into, sum_with};
+use super::tile::{ASYNC, PLAIN, ROLLING};
 use super::GlobalWords;
-use crate::gpu::{Counter, Global, GlobalMut};
-use crate::Element;
+use crate::gpu::{sync_threads_or, thread_fence, Counter, Global, GlobalMut, Shared, WARP_SIZE};
+use crate::{thread, Element};
 
 /// [`super::kernel::sum`] with the lean publish (no per-thread fence before the ticket); the same
 /// launch contract and the same bits.
@@ -54,7 +74,7 @@ pub fn sum_lean<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false, true, false>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, false, false, true, PLAIN>(input, words, counter, round_into(out))
 }
 
 /// [`super::kernel::sum_fast`] with the lean publish; the same launch contract and the same bits.
@@ -64,7 +84,7 @@ pub fn sum_fast_lean<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, false, true, false>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, true, false, true, PLAIN>(input, words, counter, round_into(out))
 }
 
 /// [`sum_lean`] with the rolling loads (`tile::stream_rolling`); the same launch
@@ -75,7 +95,12 @@ pub fn sum_lean_pipe<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false, true, true>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, false, false, true, ROLLING>(
+        input,
+        words,
+        counter,
+        round_into(out),
+    )
 }
 
 /// [`sum_fast_lean`] with the rolling loads; the same launch contract and the same bits.
@@ -85,5 +110,93 @@ pub fn sum_fast_lean_pipe<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, false, true, true>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, true, false, true, ROLLING>(input, words, counter, round_into(out))
+}
+
+/// [`sum_lean`] with the async loop (`tile::stream_async`): launch with
+/// [`super::kernel::async_shared_bytes`] of dynamic shared memory; otherwise the same launch
+/// contract and the same bits.
+pub fn sum_lean_async<T: Element, const BLOCK: usize, const UNROLL: usize>(
+    input: Global<T>,
+    words: GlobalWords,
+    counter: Counter,
+    out: GlobalMut<T>,
+) {
+    sum_with::<T, BLOCK, UNROLL, false, false, true, ASYNC>(input, words, counter, round_into(out))
+}
+
+/// [`sum_fast_lean`] with the async loop; launch as [`sum_lean_async`].
+pub fn sum_fast_lean_async<T: Element, const BLOCK: usize, const UNROLL: usize>(
+    input: Global<T>,
+    words: GlobalWords,
+    counter: Counter,
+    out: GlobalMut<T>,
+) {
+    sum_with::<T, BLOCK, UNROLL, true, false, true, ASYNC>(input, words, counter, round_into(out))
+}
+
+/// Step 3's end, for every block: publish the block's normalized word `mine` (thread `tid`'s)
+/// into the grid's `words` and take the ticket; the last block reads the grid's words back,
+/// zeroes them for the next launch, and its warp 0 calls `last` on them once (the variants round
+/// there). A single-block launch skips the global words and the ticket and passes its own words.
+#[inline(always)]
+pub(super) fn last_block<const LEAN: bool>(
+    smem: &Shared<i64>,
+    mine: i64,
+    f: Format,
+    words: GlobalWords,
+    counter: Counter,
+    n: usize,
+    last: impl FnOnce(&Shared<i64>, Format, usize),
+) {
+    let slots = f.slots();
+    let tid = thread::thread_idx_x() as usize;
+    if thread::grid_dim_x() == 1 {
+        thread::sync_threads();
+        if tid < slots {
+            smem.set(tid as u32, mine);
+        }
+        thread::sync_threads();
+        if tid < WARP_SIZE as usize {
+            last(smem, f, n);
+        }
+        return;
+    }
+    if tid < slots {
+        if mine != 0 {
+            words.add(tid, mine);
+        }
+        if !LEAN {
+            // Make this thread's atomic visible GPU-wide before thread 0's release (the barrier
+            // below orders it before the ticket).
+            thread_fence();
+        }
+        // `LEAN`: no fence here. The atomic precedes this thread's barrier below, which
+        // synchronizes with thread 0's, which precedes thread 0's release (the ticket) in
+        // program order: the atomic is in causality order before the release, and the release
+        // pattern makes it visible to the block that acquires the last ticket (PTX ISA, "Memory
+        // Consistency Model": base causality order; the CUDA grid barrier relies on the same:
+        // a block barrier, then one thread's fence and atomic).
+    }
+    thread::sync_threads();
+    let mut last_ticket = false;
+    if tid == 0 {
+        last_ticket = counter.take_ticket() == thread::grid_dim_x() - 1;
+    }
+    if sync_threads_or(last_ticket) {
+        // The last block: every block's words are in `words` (thread 0's acquire, then the
+        // barrier, order these loads after every block's release). Read them, zero them for the
+        // next launch, round.
+        if tid < slots {
+            smem.set(tid as u32, words.get(tid));
+            words.set(tid, 0);
+        }
+        thread::sync_threads();
+        if tid < WARP_SIZE as usize {
+            last(smem, f, n);
+        }
+        if tid == 0 {
+            counter.reset();
+        }
+    }
 }

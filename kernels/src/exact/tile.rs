@@ -14,6 +14,7 @@
 
 use super::accumulator::SharedWords;
 use super::expansion::Expansion;
+use crate::async_copy::CopyRing;
 use crate::gpu::{Global, Vec4};
 use crate::table::ElemKind;
 use crate::Element;
@@ -221,6 +222,102 @@ pub(super) fn stream_rolling<T: Element, const BLOCK: usize, const FAST: bool>(
         t += tile;
     }
     t
+}
+
+/// The streaming loops of `sum_with`: loads into registers, a tile at a time (every kernel of
+/// this module).
+pub const PLAIN: u8 = 0;
+/// The rolling loads (`tile::stream_rolling`: the next tile's loads in flight while one is
+/// added).
+pub const ROLLING: u8 = 1;
+/// The async loop (`tile::stream_async`: `cp.async` copies three tiles ahead into shared memory).
+pub const ASYNC: u8 = 2;
+
+/// Tiles a thread of the async loop ([`stream_async`]) has in flight.
+pub const ASYNC_STAGES: usize = 3;
+
+/// The copy ring of [`stream_async`]: [`ASYNC_STAGES`] tiles of four 16-byte vectors per thread.
+pub type Ring = CopyRing<ASYNC_STAGES, 4>;
+
+/// The async loop ([`super::lean::sum_lean_async`], policy `pipeline=2`): the whole 4-vector
+/// tiles of this thread's run `[t, end)` (vectors counted from element `head`, `BLOCK` threads),
+/// copied into the thread's own shared-memory slots with `cp.async` ([`CopyRing`], starting
+/// `ring_offset` bytes into dynamic shared memory) [`ASYNC_STAGES`] tiles ahead: while a tile is
+/// added, the next two are in flight without holding a register. Returns the first vector not
+/// added (the partial tile's start). The additions, and so the bits, are the plain loop's
+/// ([`add_tile`], [`add_tile_fast`]: the same tiles in the same order).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn stream_async<T: Element, const BLOCK: usize, const FAST: bool>(
+    input: Global<T>,
+    head: usize,
+    t: usize,
+    end: usize,
+    a: &mut Expansion,
+    b: &mut Expansion,
+    s: &SharedWords,
+    ring_offset: usize,
+) -> usize {
+    let tile = 4 * BLOCK;
+    let steps = (end - t.min(end)) / tile;
+    if steps == 0 {
+        return t;
+    }
+    let tid = crate::thread::thread_idx_x() as usize;
+    // SAFETY: the launch reserves the ring's bytes after the kernel's words (`new_at` checks
+    // it), and nothing else touches them: the words end at `ring_offset`.
+    let ring = unsafe { Ring::new_at(ring_offset) };
+    let fetch = |step: usize| {
+        for u in 0..4 {
+            // SAFETY: `step < steps`, so vector `t + step * tile + u * BLOCK + tid < t + steps *
+            // tile <= end`, which is at most the input's whole vectors from `head` (the caller's
+            // run): in bounds and 16-byte aligned. The slot's previous copy (step - STAGES) was
+            // retired and read in that step's iteration, which precedes this fetch.
+            unsafe {
+                ring.fetch(
+                    &input,
+                    head,
+                    t + step * tile + u * BLOCK + tid,
+                    step % ASYNC_STAGES,
+                    u,
+                )
+            };
+        }
+    };
+    for step in 0..ASYNC_STAGES {
+        if step < steps {
+            fetch(step);
+        }
+        ring.commit();
+    }
+    for step in 0..steps {
+        // STAGES + step groups are committed: all but the newest STAGES - 1 are step's or older.
+        ring.wait::<{ ASYNC_STAGES as u32 - 1 }>();
+        let stage = step % ASYNC_STAGES;
+        // SAFETY: `stage < STAGES`, `u < 4`; step's copies were fetched (prologue or iteration
+        // step - STAGES), committed and retired by the wait above.
+        let v = unsafe {
+            [
+                ring.read(stage, 0),
+                ring.read(stage, 1),
+                ring.read(stage, 2),
+                ring.read(stage, 3),
+            ]
+        };
+        let first = t + step * tile + tid;
+        if FAST {
+            add_tile_fast::<T>(&v, a, b, s, input, head, first, BLOCK);
+        } else {
+            add_tile::<T, 4, false>(&v, a, b, s);
+        }
+        // The slot is refilled only after its vectors were added: a copy never races a read.
+        if step + ASYNC_STAGES < steps {
+            fetch(step + ASYNC_STAGES);
+        }
+        ring.commit();
+    }
+    ring.drain();
+    t + steps * tile
 }
 
 /// The partial tile `[t, end)` (fewer than `BLOCK · UNROLL` vectors from element `head`; nothing

@@ -219,6 +219,12 @@ pub enum Family {
     /// [`crate::transform::one_pass::reduce_async`]: the transform kernel with its next tiles in
     /// flight as `cp.async` copies into shared memory (a candidate, chosen by the plan's loop).
     TransformAsync,
+    /// [`crate::exact::lean::sum_lean_async`]: the lean publish with the async loop (three
+    /// tiles per thread in flight as `cp.async` copies into shared memory).
+    ExactLeanAsync,
+    /// [`crate::exact::lean::sum_fast_lean_async`]: the fast path, the lean publish, the async
+    /// loop.
+    ExactFastLeanAsync,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).

@@ -178,6 +178,10 @@ kernel_table! {
         => one_pass::reduce_rolling;
     TransformAsync reduce_transform_async_r80 Transform const [f16] [Moments, Total, NanTotal] [256]
         => one_pass::reduce_async;
+    ExactLeanAsync reduce_exact_lean_async_r80 Exact const [f32, f64] [Sum] [256, 512]
+        => lean::sum_lean_async;
+    ExactFastLeanAsync reduce_exact_fast_lean_async_r80 Exact const [f32, f64] [Sum] [256, 512]
+        => lean::sum_fast_lean_async;
 }
 
 #[cfg(test)]
