@@ -18,6 +18,7 @@ const FAST: ExactPolicy = ExactPolicy {
     block_merge: false,
     lean_finish: true,
     pipeline: 0,
+    probe: false,
 };
 
 #[test]
@@ -36,6 +37,7 @@ fn settings_set_each_key_and_name_the_bad_one() {
             block_merge: false,
             lean_finish: true,
             pipeline: 0,
+            probe: false,
         }
     );
     let p = ExactPolicy::default()

@@ -7,6 +7,7 @@ use crate::stage::Stage;
 use crate::types::ElemType;
 use reduce_kernels::exact::kernel::{async_shared_bytes, words_bytes};
 use reduce_kernels::exact::kernel::{MAX_GRID as MAX_EXACT_GRID, MAX_PER_BLOCK};
+use reduce_kernels::exact::probe::STAMPS;
 use reduce_kernels::exact::Format;
 use reduce_kernels::table::{Family, KernelId, OpKind, Row, SINGLE_PASS_UNROLL};
 
@@ -56,6 +57,10 @@ pub struct ExactPolicy {
     ///   the launch opts in above 48 KiB). Slower for f32 on the H200 (2^24: 30.3 against
     ///   25.2 µs), level for f64 (session 15).
     pub pipeline: u8,
+    /// The probe kernels (`reduce_kernels::exact::probe`): the default kernel (lean publish,
+    /// plain loop, `fast_*` as set) with per-block phase stamps written after the grid's words
+    /// ([`crate::exact::PreparedExact::stamps`]). A diagnostic; the same bits.
+    pub probe: bool,
 }
 
 impl Default for ExactPolicy {
@@ -69,6 +74,7 @@ impl Default for ExactPolicy {
             block_merge: false,
             lean_finish: true,
             pipeline: 0,
+            probe: false,
         }
     }
 }
@@ -78,7 +84,8 @@ impl ExactPolicy {
     ///
     /// # Errors
     /// [`ReduceError::Policy`] for a combination no kernel is built for: `block_merge` with
-    /// `lean_finish` or a `pipeline`, a `pipeline` without `lean_finish`, a `pipeline` above 2.
+    /// `lean_finish` or a `pipeline`, a `pipeline` without `lean_finish`, a `pipeline` above 2,
+    /// `probe` with anything but the lean publish and the plain loop.
     pub fn family(&self, ty: ElemType) -> Result<Family> {
         let fast = match ty {
             ElemType::F32 => self.fast_f32,
@@ -86,6 +93,18 @@ impl ExactPolicy {
             _ => false,
         };
         use Family::*;
+        if self.probe {
+            return match (fast, self.block_merge, self.lean_finish, self.pipeline) {
+                (false, false, true, 0) => Ok(ExactProbe),
+                (true, false, true, 0) => Ok(ExactFastProbe),
+                _ => Err(ReduceError::Policy {
+                    key: "probe".into(),
+                    why:
+                        "the probe kernels are built with lean_finish=1, block_merge=0, pipeline=0"
+                            .into(),
+                }),
+            };
+        }
         Ok(
             match (fast, self.block_merge, self.lean_finish, self.pipeline) {
                 (.., 3..) => {
@@ -142,8 +161,10 @@ pub struct ExactPlan {
     /// Dynamic shared memory bytes (`16 · (W + 4 + block / 32)`: the words, their carries and
     /// one expansion per warp; the async loop's ring after them).
     pub shared_bytes: usize,
-    /// 64-bit words of shared memory per block and of workspace (`W + 4`).
+    /// 64-bit words of shared memory per block and of the grid's words (`W + 4`).
     pub slots: usize,
+    /// 64-bit words of workspace: `slots`, and a probe's 8 stamps per block after them.
+    pub workspace: usize,
 }
 
 /// The blocks the exact kernels are built for.
@@ -229,5 +250,6 @@ pub fn exact_plan(
             words_bytes(format.slots(), block)
         },
         slots: format.slots(),
+        workspace: format.slots() + if policy.probe { STAMPS * grid } else { 0 },
     })
 }

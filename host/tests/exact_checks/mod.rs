@@ -131,7 +131,7 @@ pub fn exact_sum_of_2e30_floats() -> Result<(), Failed> {
     }
 }
 
-/// The fast-path, block-merge, lean-publish (fenced and lean), rolling-load and async kernels (and the
+/// The fast-path, block-merge, lean-publish (fenced and lean), rolling-load, async and probe kernels (and the
 /// small-N shapes of `min_tiles`): every family and the IEEE edge cases, bit for bit against the
 /// reference.
 pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
@@ -168,6 +168,15 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
         fast_f64: false,
         ..ring
     };
+    let probe = ExactPolicy {
+        probe: true,
+        ..fast
+    };
+    let plain_probe = ExactPolicy {
+        fast_f32: false,
+        fast_f64: false,
+        ..probe
+    };
     for policy in [
         fast,
         ExactPolicy {
@@ -189,6 +198,8 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
         },
         ring,
         plain_ring,
+        probe,
+        plain_probe,
     ] {
         policy_families::<f32>(&b, policy)?;
         policy_families::<f64>(&b, policy)?;
@@ -204,12 +215,37 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
     ];
     for c in edges {
         let c32: Vec<f32> = c.iter().map(|&x| x as f32).collect();
-        for p in [fast, merged, fenced, pipe, plain_pipe, ring, plain_ring] {
+        for p in [
+            fast, merged, fenced, pipe, plain_pipe, ring, plain_ring, probe,
+        ] {
             check_one(&b, &c, p)?;
             check_one(&b, &c32, p)?;
         }
     }
-    Ok(())
+    probe_stamps(&b, probe)
+}
+
+/// The probe kernel's stamps on the GPU: one per block, exactly one last block, every block's
+/// cycles in order and its `%globaltimer` entry before its exit.
+fn probe_stamps(b: &Backend, probe: ExactPolicy) -> Result<(), Failed> {
+    let d = generate::<f32>(ExactData::Uniform, 1 << 22, 9);
+    let p = PreparedExact::<f32>::with_policy(b, d.len(), LaunchOverrides::default(), probe)?;
+    p.run(b, &b.upload(&d)?, 0)?;
+    let stamps = p.stamps(b)?;
+    let lasts = stamps.iter().filter(|s| s.last).count();
+    let ordered = stamps
+        .iter()
+        .all(|s| s.cycles.windows(2).all(|w| w[0] <= w[1]) && s.entry_ns <= s.exit_ns);
+    if stamps.len() == p.plan.grid && lasts == 1 && ordered {
+        Ok(())
+    } else {
+        Err(format!(
+            "probe stamps: {} for {} blocks, {lasts} last, ordered {ordered}",
+            stamps.len(),
+            p.plan.grid
+        )
+        .into())
+    }
 }
 
 fn check_one<T: ExactFloat + Sync>(

@@ -226,6 +226,16 @@ impl GlobalWords {
             len,
         }
     }
+    /// The same words, viewed as `len` of them (the probe kernels' stamps follow the grid's
+    /// words: [`super::probe`]).
+    ///
+    /// # Safety
+    /// As [`GlobalWords::from_raw`] for `len` words: the allocation holds them, and they are
+    /// only accessed through a [`GlobalWords`] during the launch.
+    #[inline(always)]
+    pub unsafe fn with_len(self, len: usize) -> Self {
+        GlobalWords { ptr: self.ptr, len }
+    }
     /// Number of words.
     #[inline(always)]
     pub fn len(&self) -> usize {

@@ -41,10 +41,11 @@ use super::accumulator::{normalize_step, Format, GlobalWords, SharedWords, MAX_S
 use super::expansion::Expansion;
 use super::lean::last_block;
 use super::merge::{block_merge, warp_merge};
+use super::probe::{write_stamps, STAMPS};
 use super::round::{round, round_warp};
 use super::tile::{add_one, add_partial_tile, add_tile, add_tile_fast, widen};
 use super::tile::{stream_async, stream_rolling, Ring, ASYNC, PLAIN, ROLLING};
-use crate::gpu::{fail, Counter, Global, GlobalMut};
+use crate::gpu::{clock64, fail, global_timer_ns, Counter, Global, GlobalMut};
 use crate::gpu::{Shared, Vec4, WARP_SIZE};
 use crate::{thread, warp, Element};
 
@@ -80,7 +81,12 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false, false, PLAIN>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, false, false, false, PLAIN, false>(
+        input,
+        words,
+        counter,
+        round_into(out),
+    )
 }
 
 /// [`sum`] with the fast path ([`Expansion::add_fast`]: three additions per element when one
@@ -91,7 +97,12 @@ pub fn sum_fast<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, false, false, PLAIN>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, true, false, false, PLAIN, false>(
+        input,
+        words,
+        counter,
+        round_into(out),
+    )
 }
 
 /// [`sum`] with the block merge (`block_merge`: the warps' expansions merged by warp 0 with
@@ -103,7 +114,12 @@ pub fn sum_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, true, false, PLAIN>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, false, true, false, PLAIN, false>(
+        input,
+        words,
+        counter,
+        round_into(out),
+    )
 }
 
 /// [`sum_fast`] and [`sum_merge`] together.
@@ -113,7 +129,12 @@ pub fn sum_fast_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, true, false, PLAIN>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, true, true, false, PLAIN, false>(
+        input,
+        words,
+        counter,
+        round_into(out),
+    )
 }
 
 /// Everything of [`sum`] but its last step: when the grid's words are in the block's shared
@@ -127,7 +148,7 @@ pub(super) fn accumulate<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     last: impl FnOnce(&Shared<i64>, Format, usize),
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false, false, PLAIN>(input, words, counter, last)
+    sum_with::<T, BLOCK, UNROLL, false, false, false, PLAIN, false>(input, words, counter, last)
 }
 
 /// The last step of [`sum`] and its variants: warp 0 rounds the grid's words, lane 0 stores the
@@ -159,12 +180,19 @@ pub(super) fn sum_with<
     const MERGE: bool,
     const LEAN: bool,
     const LOOP: u8,
+    const PROBE: bool,
 >(
     input: Global<T>,
     words: GlobalWords,
     counter: Counter,
     last: impl FnOnce(&Shared<i64>, Format, usize),
 ) {
+    // `PROBE`: thread 0's stamps (see `super::probe`); the first two before anything else.
+    let (entry_ns, entry) = if PROBE {
+        (global_timer_ns(), clock64())
+    } else {
+        (0, 0)
+    };
     let Some(f) = Format::of(T::KIND) else {
         fail("exact sums are for f32 and f64");
     };
@@ -251,6 +279,7 @@ pub(super) fn sum_with<
     }
 
     // Step 1–2: thread, warp, (block,) then the block's words.
+    let streamed = if PROBE { clock64() } else { 0 };
     a.merge(b, &acc);
     let e = warp_merge(a, &acc);
     let (e, adds) = if MERGE {
@@ -278,6 +307,7 @@ pub(super) fn sum_with<
         }
     }
     thread::sync_threads();
+    let merged = if PROBE { clock64() } else { 0 };
 
     // Step 3: one carry step (each thread reads its own word and, through the second half of
     // shared memory, its neighbour's carry), then publish (or finish, for a single block).
@@ -296,7 +326,15 @@ pub(super) fn sum_with<
     } else {
         0
     };
-    last_block::<LEAN>(&smem, mine, f, words, counter, n, last);
+    let carried = if PROBE { clock64() } else { 0 };
+    let was_last = last_block::<LEAN>(&smem, mine, f, words, counter, n, last);
+    if PROBE && tid == 0 {
+        let cycles = [entry, streamed, merged, carried, clock64()];
+        // SAFETY: a probe kernel's launch contract (`super::probe`): the workspace holds
+        // `slots + STAMPS · gridDim.x` words, the stamps only written here, one block's each.
+        let all = unsafe { words.with_len(slots + STAMPS * grid) };
+        write_stamps(all, slots, block, entry_ns, cycles, was_last);
+    }
 }
 
 /// Warp 0's last step: the specials, the rounding ([`round_warp`]), the sign of zero — the bits

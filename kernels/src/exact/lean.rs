@@ -74,7 +74,12 @@ pub fn sum_lean<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false, true, PLAIN>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, false, false, true, PLAIN, false>(
+        input,
+        words,
+        counter,
+        round_into(out),
+    )
 }
 
 /// [`super::kernel::sum_fast`] with the lean publish; the same launch contract and the same bits.
@@ -84,7 +89,12 @@ pub fn sum_fast_lean<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, false, true, PLAIN>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, true, false, true, PLAIN, false>(
+        input,
+        words,
+        counter,
+        round_into(out),
+    )
 }
 
 /// [`sum_lean`] with the rolling loads (`tile::stream_rolling`); the same launch
@@ -95,7 +105,7 @@ pub fn sum_lean_pipe<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false, true, ROLLING>(
+    sum_with::<T, BLOCK, UNROLL, false, false, true, ROLLING, false>(
         input,
         words,
         counter,
@@ -110,7 +120,12 @@ pub fn sum_fast_lean_pipe<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, false, true, ROLLING>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, true, false, true, ROLLING, false>(
+        input,
+        words,
+        counter,
+        round_into(out),
+    )
 }
 
 /// [`sum_lean`] with the async loop (`tile::stream_async`): launch with
@@ -122,7 +137,12 @@ pub fn sum_lean_async<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false, true, ASYNC>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, false, false, true, ASYNC, false>(
+        input,
+        words,
+        counter,
+        round_into(out),
+    )
 }
 
 /// [`sum_fast_lean`] with the async loop; launch as [`sum_lean_async`].
@@ -132,13 +152,19 @@ pub fn sum_fast_lean_async<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, false, true, ASYNC>(input, words, counter, round_into(out))
+    sum_with::<T, BLOCK, UNROLL, true, false, true, ASYNC, false>(
+        input,
+        words,
+        counter,
+        round_into(out),
+    )
 }
 
 /// Step 3's end, for every block: publish the block's normalized word `mine` (thread `tid`'s)
 /// into the grid's `words` and take the ticket; the last block reads the grid's words back,
 /// zeroes them for the next launch, and its warp 0 calls `last` on them once (the variants round
 /// there). A single-block launch skips the global words and the ticket and passes its own words.
+/// Returns whether this block was the last (every block of a one-block launch is).
 #[inline(always)]
 pub(super) fn last_block<const LEAN: bool>(
     smem: &Shared<i64>,
@@ -148,7 +174,7 @@ pub(super) fn last_block<const LEAN: bool>(
     counter: Counter,
     n: usize,
     last: impl FnOnce(&Shared<i64>, Format, usize),
-) {
+) -> bool {
     let slots = f.slots();
     let tid = thread::thread_idx_x() as usize;
     if thread::grid_dim_x() == 1 {
@@ -160,7 +186,7 @@ pub(super) fn last_block<const LEAN: bool>(
         if tid < WARP_SIZE as usize {
             last(smem, f, n);
         }
-        return;
+        return true;
     }
     if tid < slots {
         if mine != 0 {
@@ -183,7 +209,8 @@ pub(super) fn last_block<const LEAN: bool>(
     if tid == 0 {
         last_ticket = counter.take_ticket() == thread::grid_dim_x() - 1;
     }
-    if sync_threads_or(last_ticket) {
+    let is_last = sync_threads_or(last_ticket);
+    if is_last {
         // The last block: every block's words are in `words` (thread 0's acquire, then the
         // barrier, order these loads after every block's release). Read them, zero them for the
         // next launch, round.
@@ -199,4 +226,5 @@ pub(super) fn last_block<const LEAN: bool>(
             counter.reset();
         }
     }
+    is_last
 }

@@ -55,6 +55,7 @@ pub mod expansion;
 pub mod kernel;
 pub mod lean;
 mod merge;
+pub mod probe;
 pub mod round;
 mod tile;
 pub mod words;

@@ -225,6 +225,11 @@ pub enum Family {
     /// [`crate::exact::lean::sum_fast_lean_async`]: the fast path, the lean publish, the async
     /// loop.
     ExactFastLeanAsync,
+    /// [`crate::exact::probe::sum_probe`]: the default plain exact kernel with per-block phase
+    /// stamps (a diagnostic).
+    ExactProbe,
+    /// [`crate::exact::probe::sum_fast_probe`]: the fast-path kernel with the stamps.
+    ExactFastProbe,
 }
 
 /// A kernel's calling convention (see [`crate::exports`]).

@@ -182,6 +182,10 @@ kernel_table! {
         => lean::sum_lean_async;
     ExactFastLeanAsync reduce_exact_fast_lean_async_r80 Exact const [f32, f64] [Sum] [256, 512]
         => lean::sum_fast_lean_async;
+    ExactProbe reduce_exact_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
+        => probe::sum_probe;
+    ExactFastProbe reduce_exact_fast_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
+        => probe::sum_fast_probe;
 }
 
 #[cfg(test)]

@@ -51,9 +51,14 @@ pub struct ExactArgs {
     #[arg(long)]
     pub save_input: Option<std::path::PathBuf>,
     /// Also check and time the sum under this policy (`key=value,…`; keys block, blocks_per_sm,
-    /// min_tiles, fast_f32, fast_f64, block_merge, lean_finish, pipeline); repeatable.
+    /// min_tiles, fast_f32, fast_f64, block_merge, lean_finish, pipeline, probe); repeatable.
     #[arg(long)]
     pub policy: Vec<String>,
+    /// Also launch the probe kernel (the default kernel with per-block phase stamps, checked
+    /// against the reference) after `--warmup` untimed launches, and print its stamps' summary
+    /// (record kind `exact_probe`).
+    #[arg(long)]
+    pub probe: bool,
     /// Output format (text or json).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -194,8 +199,9 @@ fn run_typed<T: ExactFloat + Sync>(backend: &Backend, a: &ExactArgs) -> Result<b
                 }
             }
             _ => println!(
-                "reproducibility: {} launches (4 kernel variants × grids {:?} × blocks {:?} × offsets 0-3): {}",
+                "reproducibility: {} launches ({} kernel variants × grids {:?} × blocks {:?} × offsets 0-3): {}",
                 cells.len(),
+                reduce_host::exact::repro_variants().len(),
                 grids,
                 reduce_host::exact::exact_blocks(),
                 if repro_ok {
@@ -207,7 +213,77 @@ fn run_typed<T: ExactFloat + Sync>(backend: &Backend, a: &ExactArgs) -> Result<b
         }
     }
     let policies_ok = run_policies(backend, a, &input, want)?;
-    Ok(ok && repro_ok && policies_ok)
+    let probe_ok = !a.probe || run_probe(backend, a, &input, want)?;
+    Ok(ok && repro_ok && policies_ok && probe_ok)
+}
+
+/// `--probe`: warm up, launch the probe kernel once, check it, summarize its stamps.
+fn run_probe<T: ExactFloat>(
+    backend: &Backend,
+    a: &ExactArgs,
+    input: &reduce_host::Buffer<T>,
+    want: Option<T>,
+) -> Result<bool, ReduceError> {
+    let policy = ExactPolicy {
+        probe: true,
+        ..ExactPolicy::default()
+    };
+    let overrides = LaunchOverrides {
+        block: a.block,
+        grid: a.grid,
+        combine: None,
+    };
+    let p = PreparedExact::<T>::with_policy(backend, a.n, overrides, policy)?;
+    for _ in 0..a.warmup {
+        p.enqueue(backend, input, 0)?;
+    }
+    let got = p.run(backend, input, 0)?;
+    let ok = want.is_none_or(|w| ulps(got, w) == 0);
+    let summary = reduce_host::exact::ProbeSummary::of(&p.stamps(backend)?);
+    let record = serde_json::json!({
+        "kind": "exact_probe",
+        "type": T::TYPE.name(),
+        "n": a.n,
+        "data": a.data.name(),
+        "kernel": p.plan.kernel,
+        "grid": p.plan.grid,
+        "block": p.plan.block,
+        "exact_bits": format!("{:#x}", got.to_bits64()),
+        "exact_matches_reference": want.map(|w| ulps(got, w) == 0),
+        "summary": summary,
+    });
+    match a.format {
+        Format::Json => println!("{record}"),
+        _ => {
+            let s = &summary;
+            println!(
+                "probe {} ({} blocks on {} SMs; bits {}): cycles median / max over blocks — \
+                 stream {} / {}, merge {} / {}, carry {} / {}, publish {} / {}; last block \
+                 {:?}; span {} ns, entry spread {} ns, last block's tail {} ns",
+                p.plan.kernel,
+                s.blocks,
+                s.sms,
+                if ok {
+                    "= reference"
+                } else {
+                    "DIFFERENT from the reference"
+                },
+                s.stream.median,
+                s.stream.max,
+                s.merge.median,
+                s.merge.max,
+                s.carry.median,
+                s.carry.max,
+                s.publish.median,
+                s.publish.max,
+                s.last_block,
+                s.span_ns,
+                s.entry_spread_ns,
+                s.tail_ns
+            );
+        }
+    }
+    Ok(ok)
 }
 
 /// Each `--policy`: plan, run, compare with the reference, time; one record (or line) each.
