@@ -184,6 +184,72 @@ impl<const STAGES: usize, const UNROLL: usize> CopyRing<STAGES, UNROLL> {
         #[cfg(not(target_arch = "nvptx64"))]
         self.emu.borrow().check_drained();
     }
+
+    /// Wait until at most the `STAGES - 1` newest groups are pending ([`CopyRing::wait`] with
+    /// that count: the instruction takes it as an immediate, so the match picks the constant).
+    #[inline(always)]
+    fn wait_all_but_newest_stages(&self) {
+        match STAGES {
+            0 | 1 => self.wait::<0>(),
+            2 => self.wait::<1>(),
+            3 => self.wait::<2>(),
+            4 => self.wait::<3>(),
+            5 => self.wait::<4>(),
+            6 => self.wait::<5>(),
+            7 => self.wait::<6>(),
+            _ => self.wait::<7>(),
+        }
+    }
+
+    /// The ring's whole loop: `steps` steps, whose `UNROLL` vectors — vector `u` of step `s` is
+    /// `src`'s 16-byte vector `vector(s, u)` counted from element `start` — are copied up to
+    /// `STAGES` steps ahead and handed to `consume(s, vectors)` in step order; a step's slots are
+    /// refilled only after `consume` returned. Then the ring is drained.
+    ///
+    /// # Safety
+    /// [`CopyRing::fetch`]'s source contract for every `vector(s, u)`, `s < steps`, `u < UNROLL`
+    /// (`start + (vector(s, u) + 1) · L <= src.len()`, element `start` on a 16-byte boundary).
+    #[inline(always)]
+    pub unsafe fn stream<T: Element>(
+        self,
+        src: &Global<T>,
+        start: usize,
+        steps: usize,
+        vector: impl Fn(usize, usize) -> usize,
+        mut consume: impl FnMut(usize, [Vec4; UNROLL]),
+    ) {
+        let fetch = |step: usize| {
+            for u in 0..UNROLL {
+                // SAFETY: the source vector is valid (this function's contract, `step < steps`);
+                // `step % STAGES < STAGES`, `u < UNROLL`; the slot's previous copy (step - STAGES)
+                // was retired and read in that step's iteration, which precedes this fetch.
+                unsafe { self.fetch(src, start, vector(step, u), step % STAGES, u) };
+            }
+        };
+        for step in 0..STAGES {
+            if step < steps {
+                fetch(step);
+            }
+            self.commit();
+        }
+        for step in 0..steps {
+            // STAGES + step groups are committed: all but the newest STAGES - 1 are step's or
+            // older.
+            self.wait_all_but_newest_stages();
+            let mut v = [Vec4([0; 4]); UNROLL];
+            for (u, x) in v.iter_mut().enumerate() {
+                // SAFETY: `step % STAGES < STAGES`, `u < UNROLL`; step's copies were fetched
+                // (before the loop, or in iteration step - STAGES), committed and retired above.
+                *x = unsafe { self.read(step % STAGES, u) };
+            }
+            consume(step, v);
+            if step + STAGES < steps {
+                fetch(step + STAGES);
+            }
+            self.commit();
+        }
+        self.drain();
+    }
 }
 
 /// The emulator's pending copies of one thread.

@@ -255,7 +255,7 @@ pub(super) fn stream_async<T: Element, const BLOCK: usize, const FAST: bool>(
     end: usize,
     a: &mut Expansion,
     b: &mut Expansion,
-    s: &SharedWords,
+    s_words: &SharedWords,
     ring_offset: usize,
 ) -> usize {
     let tile = 4 * BLOCK;
@@ -267,56 +267,25 @@ pub(super) fn stream_async<T: Element, const BLOCK: usize, const FAST: bool>(
     // SAFETY: the launch reserves the ring's bytes after the kernel's words (`new_at` checks
     // it), and nothing else touches them: the words end at `ring_offset`.
     let ring = unsafe { Ring::new_at(ring_offset) };
-    let fetch = |step: usize| {
-        for u in 0..4 {
-            // SAFETY: `step < steps`, so vector `t + step * tile + u * BLOCK + tid < t + steps *
-            // tile <= end`, which is at most the input's whole vectors from `head` (the caller's
-            // run): in bounds and 16-byte aligned. The slot's previous copy (step - STAGES) was
-            // retired and read in that step's iteration, which precedes this fetch.
-            unsafe {
-                ring.fetch(
-                    &input,
-                    head,
-                    t + step * tile + u * BLOCK + tid,
-                    step % ASYNC_STAGES,
-                    u,
-                )
-            };
-        }
+    let first = |step: usize| t + step * tile + tid;
+    // SAFETY: step `s < steps` reads vectors `first(s) + u · BLOCK < t + steps · tile <= end`,
+    // which is at most the input's whole vectors from `head` (the caller's run): in bounds and
+    // 16-byte aligned.
+    unsafe {
+        ring.stream(
+            &input,
+            head,
+            steps,
+            |s, u| first(s) + u * BLOCK,
+            |s, v| {
+                if FAST {
+                    add_tile_fast::<T>(&v, a, b, s_words, input, head, first(s), BLOCK);
+                } else {
+                    add_tile::<T, 4, false>(&v, a, b, s_words);
+                }
+            },
+        )
     };
-    for step in 0..ASYNC_STAGES {
-        if step < steps {
-            fetch(step);
-        }
-        ring.commit();
-    }
-    for step in 0..steps {
-        // STAGES + step groups are committed: all but the newest STAGES - 1 are step's or older.
-        ring.wait::<{ ASYNC_STAGES as u32 - 1 }>();
-        let stage = step % ASYNC_STAGES;
-        // SAFETY: `stage < STAGES`, `u < 4`; step's copies were fetched (prologue or iteration
-        // step - STAGES), committed and retired by the wait above.
-        let v = unsafe {
-            [
-                ring.read(stage, 0),
-                ring.read(stage, 1),
-                ring.read(stage, 2),
-                ring.read(stage, 3),
-            ]
-        };
-        let first = t + step * tile + tid;
-        if FAST {
-            add_tile_fast::<T>(&v, a, b, s, input, head, first, BLOCK);
-        } else {
-            add_tile::<T, 4, false>(&v, a, b, s);
-        }
-        // The slot is refilled only after its vectors were added: a copy never races a read.
-        if step + ASYNC_STAGES < steps {
-            fetch(step + ASYNC_STAGES);
-        }
-        ring.commit();
-    }
-    ring.drain();
     t + steps * tile
 }
 

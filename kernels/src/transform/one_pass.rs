@@ -200,38 +200,18 @@ fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const LOOP: u8>(
             // SAFETY: the launch reserves the ring's bytes (`new` checks it), and nothing else
             // touches them before the `drain` and the barrier below.
             let ring = unsafe { Ring::new() };
-            let fetch = |step: usize| {
-                let stage = step % ASYNC_STAGES;
-                for u in 0..UNROLL {
-                    // SAFETY: `step < steps`, so the vector `t + step * tile + u * BLOCK + tid <
-                    // t + steps * tile <= end <= vectors` is in bounds and aligned, as `load`'s;
-                    // the slot's previous copy (step - STAGES) was waited for and read in that
-                    // step's iteration, which precedes this fetch.
-                    unsafe { ring.fetch(&a, head, t + step * tile + u * BLOCK + tid, stage, u) };
-                }
+            let first = |step: usize| t + step * tile + tid;
+            // SAFETY: step `s < steps` reads vectors `first(s) + u * BLOCK < t + steps * tile <=
+            // end <= vectors`: in bounds and aligned, as `load`'s.
+            unsafe {
+                ring.stream(
+                    &a,
+                    head,
+                    steps,
+                    |s, u| first(s) + u * BLOCK,
+                    |_, la| tile_into::<T, O>(&mut run, &la, &la),
+                )
             };
-            for step in 0..ASYNC_STAGES {
-                if step < steps {
-                    fetch(step);
-                }
-                ring.commit();
-            }
-            for step in 0..steps {
-                // STAGES + step groups committed: all but the newest STAGES - 1 are step's.
-                ring.wait::<{ ASYNC_STAGES as u32 - 1 }>();
-                let mut la = [Vec4([0; 4]); UNROLL];
-                for u in 0..UNROLL {
-                    // SAFETY: `step % STAGES < STAGES`, `u < UNROLL`; step's copies were fetched
-                    // (prologue or iteration step - STAGES) and retired by the wait above.
-                    la[u] = unsafe { ring.read(step % ASYNC_STAGES, u) };
-                }
-                tile_into::<T, O>(&mut run, &la, &la);
-                if step + ASYNC_STAGES < steps {
-                    fetch(step + ASYNC_STAGES);
-                }
-                ring.commit();
-            }
-            ring.drain();
             t += steps * tile;
         } else if LOOP == ROLLING {
             // Rolling loads: the next tile's loads go out before this tile's arithmetic, so a
