@@ -29,6 +29,7 @@ use crate::Element;
 /// Independent 16-byte loads per thread per step in stage 8 (8 measured no faster on the H200).
 pub const SINGLE_PASS_UNROLL: usize = 4;
 
+mod family;
 mod identity;
 
 pub use identity::*;
