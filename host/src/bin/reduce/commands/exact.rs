@@ -64,6 +64,17 @@ pub struct ExactArgs {
     pub format: Format,
 }
 
+impl ExactArgs {
+    /// The forced block and grid (`--block`, `--grid`), for every plan of the command.
+    fn overrides(&self) -> LaunchOverrides {
+        LaunchOverrides {
+            block: self.block,
+            grid: self.grid,
+            combine: None,
+        }
+    }
+}
+
 pub fn run(backend: &Backend, a: &ExactArgs) -> Result<bool, ReduceError> {
     match a.ty {
         ElemType::F32 => run_typed::<f32>(backend, a),
@@ -93,11 +104,7 @@ fn run_typed<T: ExactFloat + Sync>(backend: &Backend, a: &ExactArgs) -> Result<b
         })?;
     }
     let input = backend.upload(&data)?;
-    let overrides = LaunchOverrides {
-        block: a.block,
-        grid: a.grid,
-        combine: None,
-    };
+    let overrides = a.overrides();
     let prepared = PreparedExact::<T>::new(backend, a.n, overrides)?;
     let got = prepared.run(backend, &input, 0)?;
     let mut reducer = Reducer::new(backend);
@@ -228,11 +235,7 @@ fn run_probe<T: ExactFloat>(
         probe: true,
         ..ExactPolicy::default()
     };
-    let overrides = LaunchOverrides {
-        block: a.block,
-        grid: a.grid,
-        combine: None,
-    };
+    let overrides = a.overrides();
     let p = PreparedExact::<T>::with_policy(backend, a.n, overrides, policy)?;
     for _ in 0..a.warmup {
         p.enqueue(backend, input, 0)?;
@@ -296,11 +299,7 @@ fn run_policies<T: ExactFloat>(
     let mut all_ok = true;
     for text in &a.policy {
         let policy = ExactPolicy::default().with_settings(text)?;
-        let overrides = LaunchOverrides {
-            block: a.block,
-            grid: a.grid,
-            combine: None,
-        };
+        let overrides = a.overrides();
         let p = PreparedExact::<T>::with_policy(backend, a.n, overrides, policy)?;
         let got = p.run(backend, input, 0)?;
         let ok = want.is_none_or(|w| ulps(got, w) == 0);
