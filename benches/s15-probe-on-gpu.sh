@@ -8,6 +8,9 @@
 # 132 and 264 (the default is 396) and on 512-thread blocks. Then the exact GPU tests (the probe's
 # bits and stamps among them) when bin/gpu-tests is in the bundle.
 #     bash s15-probe-on-gpu.sh OUTDIR      -> OUTDIR/probe.jsonl, OUTDIR/probe.md
+# With PROBE_EXPS set (e.g. "20 24 26"): one round at those sizes, no grid or block variants, and
+# each of PROBE_POLICIES (separated by ';') probed too (`--probe=SETTINGS`, e.g. warp_finish=1)
+# next to the default kernel (session 16).
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="${1:-${OUT:-./results}}"
@@ -19,19 +22,29 @@ status=0
 one() { # one TYPE EXP [ARGS...]: a timed run of the default and stage 8, then the probe
     local ty=$1 e=$2
     shift 2
-    "$R" --backend gpu exact --n $((1 << e)) --type "$ty" --data uniform --runs 50 --probe \
+    "$R" --backend gpu exact --n $((1 << e)) --type "$ty" --data uniform --runs 50 \
         --format json "$@" 2>> "$OUT/logs/probe.log" | sed "s/^{/{\"args\":\"$*\",/" >> "$J" \
         || { echo "probe $ty 2^$e $* FAILED" >&2; status=1; }
 }
-for round in 1 2; do
+if [ -n "${PROBE_EXPS:-}" ]; then
+    IFS=';' read -r -a PP <<< "${PROBE_POLICIES:-}"
     for ty in f32 f64; do
-        for e in 12 20 22 24 26 28; do one $ty $e; done
+        for e in $PROBE_EXPS; do
+            one $ty $e --probe
+            for p in "${PP[@]}"; do one $ty $e "--probe=$p"; done
+        done
     done
-done
-for ty in f32 f64; do
-    for g in 132 264; do one $ty 24 --grid $g; done
-    one $ty 24 --block 512
-done
+else
+    for round in 1 2; do
+        for ty in f32 f64; do
+            for e in 12 20 22 24 26 28; do one $ty $e --probe; done
+        done
+    done
+    for ty in f32 f64; do
+        for g in 132 264; do one $ty 24 --probe --grid $g; done
+        one $ty 24 --probe --block 512
+    done
+fi
 python3 - "$J" > "$OUT/probe.md" <<'PY' || status=1
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
@@ -41,8 +54,8 @@ print("# The exact kernel's phases (probe kernels, H200; cycles at 1980 MHz show
 print("Times: min of 50 CUDA-event runs of the default exact kernel and stage 8 (same call). "
       "Phases: median / max over the blocks that did not take the last ticket; `last` = the last "
       "block's publish + read + round. span, entry spread, tail: %globaltimer (µs steps).\n")
-print("| type | N | args | grid×block | exact µs | stage 8 µs | stream | merge | carry | publish | last | span | entry spread | tail | bits |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| type | N | args | kernel | grid×block | exact µs | stage 8 µs | stream | merge | carry | publish | last | span | entry spread | tail | bits |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 exact = {}
 bad = []
 for r in recs:
@@ -55,7 +68,7 @@ for r in recs:
         ok = r.get("exact_matches_reference") is True and e.get("exact_matches_reference") is True
         if not ok:
             bad.append((r["type"], r["n"], r.get("args")))
-        print(f"| {r['type']} | 2^{r['n'].bit_length() - 1} | {r.get('args', '')} | {r['grid']}×{r['block']} | "
+        print(f"| {r['type']} | 2^{r['n'].bit_length() - 1} | {r.get('args', '')} | {r['kernel']} | {r['grid']}×{r['block']} | "
               f"{e.get('exact_min_us', 0):.1f} | {e.get('s8_min_us', 0):.1f} | {f(s['stream'])} | {f(s['merge'])} | "
               f"{f(s['carry'])} | {f(s['publish'])} | {us(s['last_block'][3]):.2f} | {s['span_ns'] / 1e3:.1f} | "
               f"{s['entry_spread_ns'] / 1e3:.1f} | {s['tail_ns'] / 1e3:.1f} | {'ok' if ok else 'DIFFERENT'} |")

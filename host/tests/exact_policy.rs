@@ -19,6 +19,7 @@ const FAST: ExactPolicy = ExactPolicy {
     lean_finish: true,
     pipeline: 0,
     probe: false,
+    warp_finish: false,
 };
 
 #[test]
@@ -38,6 +39,7 @@ fn settings_set_each_key_and_name_the_bad_one() {
             lean_finish: true,
             pipeline: 0,
             probe: false,
+            warp_finish: false,
         }
     );
     let p = ExactPolicy::default()

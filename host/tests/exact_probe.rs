@@ -22,6 +22,7 @@ const PROBE: ExactPolicy = ExactPolicy {
     lean_finish: true,
     pipeline: 0,
     probe: true,
+    warp_finish: false,
 };
 
 #[test]

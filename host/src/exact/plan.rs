@@ -61,6 +61,12 @@ pub struct ExactPolicy {
     /// plain loop, `fast_*` as set) with per-block phase stamps written after the grid's words
     /// ([`crate::exact::PreparedExact::stamps`]). A diagnostic; the same bits.
     pub probe: bool,
+    /// The warp finish ([`reduce_kernels::exact::warp_finish`], the `*_warp` kernels): after
+    /// the streaming, one block barrier, then warp 0 alone merges the warps' expansions,
+    /// computes the block's words with shifts instead of contended 64-bit shared atomics, carries
+    /// them by shuffles, publishes them and takes the ticket (with `lean_finish=1`,
+    /// `block_merge=0`, `pipeline=0`; with `probe`, the stamped `*_warp_probe_r80` kernels).
+    pub warp_finish: bool,
 }
 
 impl Default for ExactPolicy {
@@ -75,6 +81,7 @@ impl Default for ExactPolicy {
             lean_finish: true,
             pipeline: 0,
             probe: false,
+            warp_finish: false,
         }
     }
 }
@@ -85,7 +92,7 @@ impl ExactPolicy {
     /// # Errors
     /// [`ReduceError::Policy`] for a combination no kernel is built for: `block_merge` with
     /// `lean_finish` or a `pipeline`, a `pipeline` without `lean_finish`, a `pipeline` above 2,
-    /// `probe` with anything but the lean publish and the plain loop.
+    /// `probe` or `warp_finish` with anything but the lean publish and the plain loop.
     pub fn family(&self, ty: ElemType) -> Result<Family> {
         let fast = match ty {
             ElemType::F32 => self.fast_f32,
@@ -93,6 +100,22 @@ impl ExactPolicy {
             _ => false,
         };
         use Family::*;
+        if self.warp_finish {
+            if self.block_merge || !self.lean_finish || self.pipeline != 0 {
+                return Err(ReduceError::Policy {
+                    key: "warp_finish".into(),
+                    why: "the warp-finish kernels are built with lean_finish=1, block_merge=0, \
+                          pipeline=0"
+                        .into(),
+                });
+            }
+            return Ok(match (fast, self.probe) {
+                (false, false) => ExactWarp,
+                (true, false) => ExactFastWarp,
+                (false, true) => ExactWarpProbe,
+                (true, true) => ExactFastWarpProbe,
+            });
+        }
         if self.probe {
             return match (fast, self.block_merge, self.lean_finish, self.pipeline) {
                 (false, false, true, 0) => Ok(ExactProbe),

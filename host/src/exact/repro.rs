@@ -47,29 +47,34 @@ pub fn repro_grids(backend: &Backend, ty: crate::types::ElemType, n: usize) -> R
 
 /// The kernel variants of the matrix: the fast path × the block merge, each off and on (with the
 /// fenced publish, as the merge kernels are built), then the fast path off and on with the lean
-/// publish (the default), with the rolling loads and with the async loop (the rest of the policy
-/// default).
-pub fn repro_variants() -> [ExactPolicy; 10] {
+/// publish (the default), with the rolling loads, with the async loop and with the warp finish
+/// (the rest of the policy default).
+pub fn repro_variants() -> [ExactPolicy; 12] {
     [
-        (false, false, false, 0),
-        (true, false, false, 0),
-        (false, true, false, 0),
-        (true, true, false, 0),
-        (false, false, true, 0),
-        (true, false, true, 0),
-        (false, false, true, 1),
-        (true, false, true, 1),
-        (false, false, true, 2),
-        (true, false, true, 2),
+        (false, false, false, 0, false),
+        (true, false, false, 0, false),
+        (false, true, false, 0, false),
+        (true, true, false, 0, false),
+        (false, false, true, 0, false),
+        (true, false, true, 0, false),
+        (false, false, true, 1, false),
+        (true, false, true, 1, false),
+        (false, false, true, 2, false),
+        (true, false, true, 2, false),
+        (false, false, true, 0, true),
+        (true, false, true, 0, true),
     ]
-    .map(|(fast, block_merge, lean, pipeline)| ExactPolicy {
-        fast_f32: fast,
-        fast_f64: fast,
-        block_merge,
-        lean_finish: lean,
-        pipeline,
-        ..ExactPolicy::default()
-    })
+    .map(
+        |(fast, block_merge, lean, pipeline, warp_finish)| ExactPolicy {
+            fast_f32: fast,
+            fast_f64: fast,
+            block_merge,
+            lean_finish: lean,
+            pipeline,
+            warp_finish,
+            ..ExactPolicy::default()
+        },
+    )
 }
 
 /// Sum `data` on `backend` for every kernel variant ([`repro_variants`]) × grid in `grids` ×

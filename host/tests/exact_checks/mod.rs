@@ -131,7 +131,8 @@ pub fn exact_sum_of_2e30_floats() -> Result<(), Failed> {
     }
 }
 
-/// The fast-path, block-merge, lean-publish (fenced and lean), rolling-load, async and probe kernels (and the
+/// The fast-path, block-merge, lean-publish (fenced and lean), rolling-load, async, probe and
+/// warp-finish kernels (and the
 /// small-N shapes of `min_tiles`): every family and the IEEE edge cases, bit for bit against the
 /// reference.
 pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
@@ -177,6 +178,18 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
         fast_f64: false,
         ..probe
     };
+    let warp = ExactPolicy {
+        warp_finish: true,
+        ..fast
+    };
+    let plain_warp = ExactPolicy {
+        warp_finish: true,
+        ..plain_probe
+    };
+    let warp_probe = ExactPolicy {
+        warp_finish: true,
+        ..probe
+    };
     for policy in [
         fast,
         ExactPolicy {
@@ -200,6 +213,13 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
         plain_ring,
         probe,
         plain_probe,
+        warp,
+        plain_warp,
+        ExactPolicy {
+            probe: false,
+            ..plain_warp
+        },
+        warp_probe,
     ] {
         policy_families::<f32>(&b, policy)?;
         policy_families::<f64>(&b, policy)?;
@@ -216,13 +236,14 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
     for c in edges {
         let c32: Vec<f32> = c.iter().map(|&x| x as f32).collect();
         for p in [
-            fast, merged, fenced, pipe, plain_pipe, ring, plain_ring, probe,
+            fast, merged, fenced, pipe, plain_pipe, ring, plain_ring, probe, warp, plain_warp,
         ] {
             check_one(&b, &c, p)?;
             check_one(&b, &c32, p)?;
         }
     }
-    probe_stamps(&b, probe)
+    probe_stamps(&b, probe)?;
+    probe_stamps(&b, warp_probe)
 }
 
 /// The probe kernel's stamps on the GPU: one per block, exactly one last block, every block's

@@ -10,7 +10,7 @@
 //!    so nothing is counted twice);
 //! 2. lane 0 of each warp adds its expansion's two components into the block's long accumulator
 //!    ([`SharedWords`], shared-memory atomics) — where the rare residuals already went;
-//! 3. the block normalizes its words once ([`normalize_step`]) and adds the non-zero ones into
+//! 3. the block normalizes its words once ([`normalize_step`](super::accumulator::normalize_step)) and adds the non-zero ones into
 //!    the grid's words ([`GlobalWords`], global atomics: integers, so any order gives the same
 //!    bits), then takes stage 8's acquire-release ticket; the last block reads the grid's words
 //!    (and zeroes them for the next launch), and its warp 0 rounds **once** ([`round_warp`]:
@@ -37,14 +37,15 @@
 //! Infinities and NaNs are counted, not added, and the "all inputs were -0.0" bit is an OR over
 //! warps: order-free too.
 
-use super::accumulator::{normalize_step, Format, GlobalWords, SharedWords, MAX_SLOTS};
+use super::accumulator::{Format, GlobalWords, SharedWords, MAX_SLOTS};
 use super::expansion::Expansion;
-use super::lean::last_block;
-use super::merge::{block_merge, warp_merge};
+use super::lean::block_finish;
+use super::merge::warp_merge;
 use super::probe::{write_stamps, STAMPS};
 use super::round::{round, round_warp};
 use super::tile::{add_one, add_partial_tile, add_tile, add_tile_fast, widen};
 use super::tile::{stream_async, stream_rolling, Ring, ASYNC, PLAIN, ROLLING};
+use super::warp_finish::warp_finish;
 use crate::gpu::{clock64, fail, global_timer_ns, Counter, Global, GlobalMut};
 use crate::gpu::{Shared, Vec4, WARP_SIZE};
 use crate::{thread, warp, Element};
@@ -81,7 +82,7 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false, false, PLAIN, false>(
+    sum_with::<T, BLOCK, UNROLL, false, ATOMICS, false, PLAIN, false>(
         input,
         words,
         counter,
@@ -97,7 +98,7 @@ pub fn sum_fast<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, false, false, PLAIN, false>(
+    sum_with::<T, BLOCK, UNROLL, true, ATOMICS, false, PLAIN, false>(
         input,
         words,
         counter,
@@ -114,7 +115,7 @@ pub fn sum_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, true, false, PLAIN, false>(
+    sum_with::<T, BLOCK, UNROLL, false, BLOCK_MERGE, false, PLAIN, false>(
         input,
         words,
         counter,
@@ -129,7 +130,7 @@ pub fn sum_fast_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, true, false, PLAIN, false>(
+    sum_with::<T, BLOCK, UNROLL, true, BLOCK_MERGE, false, PLAIN, false>(
         input,
         words,
         counter,
@@ -148,7 +149,7 @@ pub(super) fn accumulate<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     last: impl FnOnce(&Shared<i64>, Format, usize),
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false, false, PLAIN, false>(input, words, counter, last)
+    sum_with::<T, BLOCK, UNROLL, false, ATOMICS, false, PLAIN, false>(input, words, counter, last)
 }
 
 /// The last step of [`sum`] and its variants: warp 0 rounds the grid's words, lane 0 stores the
@@ -165,9 +166,18 @@ pub(super) fn round_into<T: Element>(
     }
 }
 
+/// How a block combines its warps' expansions ([`sum_with`]'s `COMBINE`): lane 0 of each warp
+/// adds into the block's words with shared atomics (the default).
+pub(super) const ATOMICS: u8 = 0;
+/// Warp 0 merges the warps' expansions first (`block_merge`), thread 0 adds.
+pub(super) const BLOCK_MERGE: u8 = 1;
+/// Warp 0 does the whole block finish without shared atomics ([`super::warp_finish`]).
+pub(super) const WARP_FINISH: u8 = 2;
+
 /// The kernel behind [`sum`], [`sum_fast`], [`sum_merge`], [`sum_fast_merge`],
-/// [`super::lean`]'s variants and [`accumulate`] (`FAST` picks the per-element addition, `MERGE`
-/// the block's combine, `LEAN` the publish step's ordering and `LOOP` the streaming loop —
+/// [`super::lean`]'s, [`super::probe`]'s and [`super::warp_finish`]'s variants and [`accumulate`]
+/// (`FAST` picks the per-element addition, `COMBINE` the block's finish — [`ATOMICS`],
+/// [`BLOCK_MERGE`] or [`WARP_FINISH`] — `LEAN` the publish step's ordering and `LOOP` the streaming loop —
 /// [`PLAIN`], [`ROLLING`] or [`ASYNC`], see [`super::lean`] — and `last` what warp 0 of the last
 /// block does with the grid's words). An [`ASYNC`] launch reserves [`async_shared_bytes`] of
 /// dynamic shared memory instead of the `16 · (slots + BLOCK / 32)` of the others.
@@ -177,7 +187,7 @@ pub(super) fn sum_with<
     const BLOCK: usize,
     const UNROLL: usize,
     const FAST: bool,
-    const MERGE: bool,
+    const COMBINE: u8,
     const LEAN: bool,
     const LOOP: u8,
     const PROBE: bool,
@@ -278,63 +288,45 @@ pub(super) fn sum_with<
         );
     }
 
-    // Step 1–2: thread, warp, (block,) then the block's words.
+    // Step 1: thread, then warp; steps 2–3: the block's words and the grid's (`COMBINE`).
     let streamed = if PROBE { clock64() } else { 0 };
     a.merge(b, &acc);
     let e = warp_merge(a, &acc);
-    let (e, adds) = if MERGE {
-        (block_merge::<BLOCK>(e, &smem, 2 * slots, &acc), tid == 0)
+    let (base, stamp) = (2 * slots, || if PROBE { clock64() } else { 0 });
+    let done = if COMBINE == WARP_FINISH {
+        warp_finish::<BLOCK, PROBE>(e, &smem, base, &acc, f, words, counter, n, last)
     } else {
-        (e, warp::lane_id() == 0)
+        block_finish::<BLOCK, LEAN>(
+            e,
+            COMBINE == BLOCK_MERGE,
+            &smem,
+            &acc,
+            f,
+            words,
+            counter,
+            n,
+            last,
+            stamp,
+        )
     };
-    if adds {
-        let w = f.words;
-        if e.hi.is_nan() {
-            acc.add(w, 1);
-        } else if e.hi == f64::INFINITY {
-            acc.add(w + 1, 1);
-        } else if e.hi == f64::NEG_INFINITY {
-            acc.add(w + 2, 1);
-        } else if LEAN {
-            acc.add_f64_inline(e.hi);
-            acc.add_f64_inline(e.lo);
-        } else {
-            acc.add_f64(e.hi);
-            acc.add_f64(e.lo);
-        }
-        if e.hi.to_bits() != (-0.0f64).to_bits() {
-            acc.add(w + 3, 1);
-        }
-    }
-    thread::sync_threads();
-    let merged = if PROBE { clock64() } else { 0 };
-
-    // Step 3: one carry step (each thread reads its own word and, through the second half of
-    // shared memory, its neighbour's carry), then publish (or finish, for a single block).
-    let own = if tid < slots { smem.get(tid as u32) } else { 0 };
-    if tid < slots {
-        smem.set((slots + tid) as u32, own >> 32);
-    }
-    thread::sync_threads();
-    let mine = if tid < slots {
-        let carry_in = if tid == 0 {
-            0
-        } else {
-            smem.get((slots + tid - 1) as u32)
-        };
-        normalize_step(own, carry_in, tid, f.words)
-    } else {
-        0
-    };
-    let carried = if PROBE { clock64() } else { 0 };
-    let was_last = last_block::<LEAN>(&smem, mine, f, words, counter, n, last);
     if PROBE && tid == 0 {
-        let cycles = [entry, streamed, merged, carried, clock64()];
+        let cycles = [entry, streamed, done.merged, done.carried, clock64()];
         // SAFETY: a probe kernel's launch contract (`super::probe`): the workspace holds
         // `slots + STAMPS · gridDim.x` words, the stamps only written here, one block's each.
         let all = unsafe { words.with_len(slots + STAMPS * grid) };
-        write_stamps(all, slots, block, entry_ns, cycles, was_last);
+        write_stamps(all, slots, block, entry_ns, cycles, done.last);
     }
+}
+
+/// What a block's finish ([`super::lean::block_finish`], [`super::warp_finish::warp_finish`])
+/// tells the kernel.
+pub(super) struct Finished {
+    /// This block took the last ticket (every block of a one-block launch does).
+    pub last: bool,
+    /// Thread 0's cycle counter once every warp has merged (0 unless probing).
+    pub merged: u64,
+    /// Thread 0's cycle counter after the carry step (0 unless probing).
+    pub carried: u64,
 }
 
 /// Warp 0's last step: the specials, the rounding ([`round_warp`]), the sign of zero — the bits

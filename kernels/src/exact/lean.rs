@@ -59,12 +59,14 @@
 //! The bits are the same as every other variant's: only the order of memory operations and the
 //! register allocation change, never an addition.
 
-use super::accumulator::Format;
-use super::kernel::{round_into, sum_with};
+use super::accumulator::{normalize_step, Format, SharedWords};
+use super::expansion::Expansion;
+use super::kernel::{round_into, sum_with, Finished, ATOMICS};
+use super::merge::block_merge;
 use super::tile::{ASYNC, PLAIN, ROLLING};
 use super::GlobalWords;
 use crate::gpu::{sync_threads_or, thread_fence, Counter, Global, GlobalMut, Shared, WARP_SIZE};
-use crate::{thread, Element};
+use crate::{thread, warp, Element};
 
 /// [`super::kernel::sum`] with the lean publish (no per-thread fence before the ticket); the same
 /// launch contract and the same bits.
@@ -74,7 +76,7 @@ pub fn sum_lean<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false, true, PLAIN, false>(
+    sum_with::<T, BLOCK, UNROLL, false, ATOMICS, true, PLAIN, false>(
         input,
         words,
         counter,
@@ -89,7 +91,7 @@ pub fn sum_fast_lean<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, false, true, PLAIN, false>(
+    sum_with::<T, BLOCK, UNROLL, true, ATOMICS, true, PLAIN, false>(
         input,
         words,
         counter,
@@ -105,7 +107,7 @@ pub fn sum_lean_pipe<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false, true, ROLLING, false>(
+    sum_with::<T, BLOCK, UNROLL, false, ATOMICS, true, ROLLING, false>(
         input,
         words,
         counter,
@@ -120,7 +122,7 @@ pub fn sum_fast_lean_pipe<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, false, true, ROLLING, false>(
+    sum_with::<T, BLOCK, UNROLL, true, ATOMICS, true, ROLLING, false>(
         input,
         words,
         counter,
@@ -137,7 +139,7 @@ pub fn sum_lean_async<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false, true, ASYNC, false>(
+    sum_with::<T, BLOCK, UNROLL, false, ATOMICS, true, ASYNC, false>(
         input,
         words,
         counter,
@@ -152,12 +154,85 @@ pub fn sum_fast_lean_async<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, false, true, ASYNC, false>(
+    sum_with::<T, BLOCK, UNROLL, true, ATOMICS, true, ASYNC, false>(
         input,
         words,
         counter,
         round_into(out),
     )
+}
+
+/// Steps 2–3 of [`super::kernel::sum`] for every block but with the warp finish: lane 0 of each
+/// warp (or, with `merge`, thread 0 after [`block_merge`]) adds its expansion `e` into the block's
+/// words `acc` with shared atomics, a barrier, one carry step through shared memory, then
+/// [`last_block`]. `stamp` reads the probe's cycle counter (or returns 0).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(super) fn block_finish<const BLOCK: usize, const LEAN: bool>(
+    e: Expansion,
+    merge: bool,
+    smem: &Shared<i64>,
+    acc: &SharedWords,
+    f: Format,
+    words: GlobalWords,
+    counter: Counter,
+    n: usize,
+    last: impl FnOnce(&Shared<i64>, Format, usize),
+    stamp: impl Fn() -> u64,
+) -> Finished {
+    let slots = f.slots();
+    let tid = thread::thread_idx_x() as usize;
+    let (e, adds) = if merge {
+        (block_merge::<BLOCK>(e, smem, 2 * slots, acc), tid == 0)
+    } else {
+        (e, warp::lane_id() == 0)
+    };
+    if adds {
+        let w = f.words;
+        if e.hi.is_nan() {
+            acc.add(w, 1);
+        } else if e.hi == f64::INFINITY {
+            acc.add(w + 1, 1);
+        } else if e.hi == f64::NEG_INFINITY {
+            acc.add(w + 2, 1);
+        } else if LEAN {
+            acc.add_f64_inline(e.hi);
+            acc.add_f64_inline(e.lo);
+        } else {
+            acc.add_f64(e.hi);
+            acc.add_f64(e.lo);
+        }
+        if e.hi.to_bits() != (-0.0f64).to_bits() {
+            acc.add(w + 3, 1);
+        }
+    }
+    thread::sync_threads();
+    let merged = stamp();
+
+    // Step 3: one carry step (each thread reads its own word and, through the second half of
+    // shared memory, its neighbour's carry), then publish (or finish, for a single block).
+    let own = if tid < slots { smem.get(tid as u32) } else { 0 };
+    if tid < slots {
+        smem.set((slots + tid) as u32, own >> 32);
+    }
+    thread::sync_threads();
+    let mine = if tid < slots {
+        let carry_in = if tid == 0 {
+            0
+        } else {
+            smem.get((slots + tid - 1) as u32)
+        };
+        normalize_step(own, carry_in, tid, f.words)
+    } else {
+        0
+    };
+    let carried = stamp();
+    let last = last_block::<LEAN>(smem, mine, f, words, counter, n, last);
+    Finished {
+        last,
+        merged,
+        carried,
+    }
 }
 
 /// Step 3's end, for every block: publish the block's normalized word `mine` (thread `tid`'s)

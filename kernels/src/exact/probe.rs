@@ -29,7 +29,7 @@
 //! taken where the kernel already synchronizes, and the additions — hence the bits — are the
 //! default kernels' (tested).
 
-use super::kernel::{round_into, sum_with};
+use super::kernel::{round_into, sum_with, ATOMICS};
 use super::tile::PLAIN;
 use super::GlobalWords;
 use crate::gpu::{global_timer_ns, sm_id, Counter, Global, GlobalMut};
@@ -49,7 +49,7 @@ pub fn sum_probe<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, false, true, PLAIN, true>(
+    sum_with::<T, BLOCK, UNROLL, false, ATOMICS, true, PLAIN, true>(
         input,
         words,
         counter,
@@ -64,7 +64,7 @@ pub fn sum_fast_probe<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, false, true, PLAIN, true>(
+    sum_with::<T, BLOCK, UNROLL, true, ATOMICS, true, PLAIN, true>(
         input,
         words,
         counter,

@@ -122,4 +122,15 @@ pub enum Family {
     ExactProbe,
     /// [`crate::exact::probe::sum_fast_probe`]: the fast-path kernel with the stamps.
     ExactFastProbe,
+    /// [`crate::exact::warp_finish::sum_warp`]: the lean plain kernel whose block finish is
+    /// warp 0's alone (no shared atomics, one block barrier).
+    ExactWarp,
+    /// [`crate::exact::warp_finish::sum_fast_warp`]: the fast path with the warp finish.
+    ExactFastWarp,
+    /// [`crate::exact::warp_finish::sum_warp_probe`]: [`Family::ExactWarp`] with the probe's
+    /// stamps.
+    ExactWarpProbe,
+    /// [`crate::exact::warp_finish::sum_fast_warp_probe`]: [`Family::ExactFastWarp`] with the
+    /// probe's stamps.
+    ExactFastWarpProbe,
 }

@@ -187,6 +187,14 @@ kernel_table! {
         => probe::sum_probe;
     ExactFastProbe reduce_exact_fast_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
         => probe::sum_fast_probe;
+    ExactWarp reduce_exact_warp Exact const [f32, f64] [Sum] [256, 512]
+        => warp_finish::sum_warp;
+    ExactFastWarp reduce_exact_fast_warp Exact const [f32, f64] [Sum] [256, 512]
+        => warp_finish::sum_fast_warp;
+    ExactWarpProbe reduce_exact_warp_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
+        => warp_finish::sum_warp_probe;
+    ExactFastWarpProbe reduce_exact_fast_warp_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
+        => warp_finish::sum_fast_warp_probe;
 }
 
 #[cfg(test)]

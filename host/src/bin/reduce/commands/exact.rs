@@ -51,14 +51,16 @@ pub struct ExactArgs {
     #[arg(long)]
     pub save_input: Option<std::path::PathBuf>,
     /// Also check and time the sum under this policy (`key=value,…`; keys block, blocks_per_sm,
-    /// min_tiles, fast_f32, fast_f64, block_merge, lean_finish, pipeline, probe); repeatable.
+    /// min_tiles, fast_f32, fast_f64, block_merge, lean_finish, pipeline, probe, warp_finish);
+    /// repeatable.
     #[arg(long)]
     pub policy: Vec<String>,
     /// Also launch the probe kernel (the default kernel with per-block phase stamps, checked
     /// against the reference) after `--warmup` untimed launches, and print its stamps' summary
-    /// (record kind `exact_probe`).
-    #[arg(long)]
-    pub probe: bool,
+    /// (record kind `exact_probe`); `--probe=SETTINGS` probes that policy instead
+    /// (`--probe=warp_finish=1`).
+    #[arg(long, num_args = 0..=1, default_missing_value = "", require_equals = true)]
+    pub probe: Option<String>,
     /// Output format (text or json).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -220,20 +222,25 @@ fn run_typed<T: ExactFloat + Sync>(backend: &Backend, a: &ExactArgs) -> Result<b
         }
     }
     let policies_ok = run_policies(backend, a, &input, want)?;
-    let probe_ok = !a.probe || run_probe(backend, a, &input, want)?;
+    let probe_ok = match &a.probe {
+        Some(settings) => run_probe(backend, a, settings, &input, want)?,
+        None => true,
+    };
     Ok(ok && repro_ok && policies_ok && probe_ok)
 }
 
-/// `--probe`: warm up, launch the probe kernel once, check it, summarize its stamps.
+/// `--probe[=SETTINGS]`: warm up, launch the probe kernel of the default policy with `settings`
+/// once, check it, summarize its stamps.
 fn run_probe<T: ExactFloat>(
     backend: &Backend,
     a: &ExactArgs,
+    settings: &str,
     input: &reduce_host::Buffer<T>,
     want: Option<T>,
 ) -> Result<bool, ReduceError> {
     let policy = ExactPolicy {
         probe: true,
-        ..ExactPolicy::default()
+        ..ExactPolicy::default().with_settings(settings)?
     };
     let overrides = a.overrides();
     let p = PreparedExact::<T>::with_policy(backend, a.n, overrides, policy)?;
