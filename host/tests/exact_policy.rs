@@ -20,7 +20,6 @@ const FAST: ExactPolicy = ExactPolicy {
     pipeline: 0,
     probe: false,
     warp_finish: false,
-    steal: false,
 };
 
 #[test]
@@ -41,7 +40,6 @@ fn settings_set_each_key_and_name_the_bad_one() {
             pipeline: 0,
             probe: false,
             warp_finish: false,
-            steal: false,
         }
     );
     let p = ExactPolicy::default()

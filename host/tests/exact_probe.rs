@@ -23,7 +23,6 @@ const PROBE: ExactPolicy = ExactPolicy {
     pipeline: 0,
     probe: true,
     warp_finish: false,
-    steal: false,
 };
 
 #[test]

@@ -1,7 +1,6 @@
 //! The exact sum's warp finish (`ExactPolicy::warp_finish`, `reduce_kernels::exact::warp_finish`)
-//! and work stealing (`ExactPolicy::steal`, `reduce_kernels::exact::steal`) on the CPU emulator:
-//! their plans and typed errors, the same bits as the reference on every data family, launch
-//! shape and edge case, the probe's stamps, and `reduce exact --probe=…`.
+//! on the CPU emulator: its plans and typed errors, the same bits as the reference on every data
+//! family, launch shape and edge case, the probe's stamps, and `reduce exact --probe=…`.
 
 use reduce_host::exact::{
     exact_plan, exact_sum, generate, ExactData, ExactFloat, ExactPolicy, PreparedExact,
@@ -45,16 +44,6 @@ fn plans_name_the_warp_kernels_and_reject_other_combinations() {
             ElemType::F64,
             "reduce_exact_warp_probe_r80_sum_b256_f64",
         ),
-        (
-            ExactPolicy { steal: true, ..w },
-            ElemType::F32,
-            "reduce_exact_fast_warp_steal_sum_b256_f32",
-        ),
-        (
-            ExactPolicy { steal: true, ..w },
-            ElemType::F64,
-            "reduce_exact_warp_steal_sum_b256_f64",
-        ),
     ] {
         let p = exact_plan(ty, 1 << 20, o, &caps, policy).unwrap();
         assert_eq!(p.kernel, kernel);
@@ -62,8 +51,7 @@ fn plans_name_the_warp_kernels_and_reject_other_combinations() {
         // warp; a probe's stamps after the grid's words.
         assert_eq!(p.shared_bytes, 16 * (p.slots + 256 / 32));
         let stamps = if policy.probe { 8 * p.grid } else { 0 };
-        // A stealing kernel's chunk counter after the words.
-        assert_eq!(p.workspace, p.slots + stamps + usize::from(policy.steal));
+        assert_eq!(p.workspace, p.slots + stamps);
     }
     for bad in [
         ExactPolicy {
@@ -83,32 +71,6 @@ fn plans_name_the_warp_kernels_and_reject_other_combinations() {
             other => panic!("{bad:?}: {other:?}"),
         }
     }
-    // Work stealing: with the warp finish only, and no probe kernel is built with it.
-    for bad in [
-        ExactPolicy {
-            steal: true,
-            ..ExactPolicy::default()
-        },
-        ExactPolicy {
-            steal: true,
-            probe: true,
-            ..w
-        },
-    ] {
-        match exact_plan(ElemType::F64, 1 << 20, o, &caps, bad) {
-            Err(ReduceError::Policy { key, .. }) => assert_eq!(key, "steal"),
-            other => panic!("{bad:?}: {other:?}"),
-        }
-    }
-    // A grid too small for the stealing kernels' per-block bound (a warp may add up to twice
-    // its share): a typed error, where the plain kernel still fits.
-    let one = LaunchOverrides { grid: Some(1), ..o };
-    let steal = ExactPolicy { steal: true, ..w };
-    assert!(exact_plan(ElemType::F32, 1 << 28, one, &caps, w).is_ok());
-    assert!(matches!(
-        exact_plan(ElemType::F32, 1 << 28, one, &caps, steal),
-        Err(ReduceError::InvalidGridSize { grid: 1, .. })
-    ));
     match ExactPolicy::default().with_settings("warp_finish=2") {
         Err(ReduceError::Policy { key, .. }) => assert_eq!(key, "warp_finish"),
         other => panic!("{other:?}"),
@@ -149,11 +111,6 @@ fn warp_finish_matches_the_reference_on_every_family_and_shape() {
         fast_f64: true,
         ..w
     };
-    let steal = ExactPolicy { steal: true, ..w };
-    let plain_steal = ExactPolicy {
-        steal: true,
-        ..plain
-    };
     for data in ExactData::ALL {
         for n in [1usize, 5, 4099, 20_011] {
             for (block, grid) in [(None, None), (None, Some(1)), (Some(512), Some(5))] {
@@ -162,7 +119,7 @@ fn warp_finish_matches_the_reference_on_every_family_and_shape() {
                     grid,
                     combine: None,
                 };
-                for p in [w, plain, fast64, steal, plain_steal] {
+                for p in [w, plain, fast64] {
                     check(&b, &generate::<f32>(data, n, n as u64), p, o);
                     check(&b, &generate::<f64>(data, n, n as u64 + 1), p, o);
                 }
@@ -204,7 +161,7 @@ fn warp_finish_edge_cases_and_inexact_merges() {
     for c in cases {
         let c32: Vec<f32> = c.iter().map(|&x| x as f32).collect();
         for o in shapes {
-            for p in [w, plain, ExactPolicy { steal: true, ..w }] {
+            for p in [w, plain] {
                 check(&b, &c, p, o);
                 check(&b, &c32, p, o);
             }
@@ -221,35 +178,10 @@ fn warp_finish_edge_cases_and_inexact_merges() {
         .collect();
     let d64: Vec<f64> = d.iter().map(|&x| x as f64 * 2f64.powi(600)).collect();
     for o in shapes {
-        for p in [w, plain, ExactPolicy { steal: true, ..w }] {
+        for p in [w, plain] {
             check(&b, &d, p, o);
             check(&b, &d64, p, o);
         }
-    }
-}
-
-/// Work stealing over many chunks: 2^18 + 5 f32 (255 whole chunks of 1024 vectors and a partial
-/// one) and 2^17 + 3 f64, from one block to more warps than chunks, and at odd offsets (the
-/// misaligned head), every run leaving the chunk counter zeroed for the next (`check` runs twice).
-#[test]
-fn stealing_covers_every_chunk_once() {
-    let b = emu();
-    let steal = ExactPolicy {
-        steal: true,
-        ..warp()
-    };
-    let d = generate::<f32>(ExactData::Binades, (1 << 18) + 5, 21);
-    let d64 = generate::<f64>(ExactData::Cancellation, (1 << 17) + 3, 22);
-    for grid in [1, 2, 7, 40] {
-        let o = LaunchOverrides {
-            block: None,
-            grid: Some(grid),
-            combine: None,
-        };
-        check(&b, &d, steal, o);
-        check(&b, &d64, steal, o);
-        check(&b, &d[1..], steal, o);
-        check(&b, &d64[3..], steal, o);
     }
 }
 

@@ -8,7 +8,6 @@ use crate::types::ElemType;
 use reduce_kernels::exact::kernel::{async_shared_bytes, words_bytes};
 use reduce_kernels::exact::kernel::{MAX_GRID as MAX_EXACT_GRID, MAX_PER_BLOCK};
 use reduce_kernels::exact::probe::STAMPS;
-use reduce_kernels::exact::steal::{warp_cap, CHUNK};
 use reduce_kernels::exact::Format;
 use reduce_kernels::table::{Family, KernelId, OpKind, Row, SINGLE_PASS_UNROLL};
 
@@ -68,10 +67,6 @@ pub struct ExactPolicy {
     /// them by shuffles, publishes them and takes the ticket (with `lean_finish=1`,
     /// `block_merge=0`, `pipeline=0`; with `probe`, the stamped `*_warp_probe_r80` kernels).
     pub warp_finish: bool,
-    /// Work stealing ([`reduce_kernels::exact::steal`], the `*_warp_steal` kernels, with
-    /// `warp_finish=1` only and without `probe`): warps take 16 KiB chunks of the input from a
-    /// counter in the workspace (one word more) instead of each block streaming one fixed run.
-    pub steal: bool,
 }
 
 impl Default for ExactPolicy {
@@ -87,7 +82,6 @@ impl Default for ExactPolicy {
             pipeline: 0,
             probe: false,
             warp_finish: false,
-            steal: false,
         }
     }
 }
@@ -115,25 +109,11 @@ impl ExactPolicy {
                         .into(),
                 });
             }
-            return Ok(match (fast, self.probe, self.steal) {
-                (false, false, false) => ExactWarp,
-                (true, false, false) => ExactFastWarp,
-                (false, true, false) => ExactWarpProbe,
-                (true, true, false) => ExactFastWarpProbe,
-                (false, false, true) => ExactWarpSteal,
-                (true, false, true) => ExactFastWarpSteal,
-                (_, true, true) => {
-                    return Err(ReduceError::Policy {
-                        key: "steal".into(),
-                        why: "no probe kernel is built with work stealing".into(),
-                    })
-                }
-            });
-        }
-        if self.steal {
-            return Err(ReduceError::Policy {
-                key: "steal".into(),
-                why: "the stealing kernels are built with warp_finish=1".into(),
+            return Ok(match (fast, self.probe) {
+                (false, false) => ExactWarp,
+                (true, false) => ExactFastWarp,
+                (false, true) => ExactWarpProbe,
+                (true, true) => ExactFastWarpProbe,
             });
         }
         if self.probe {
@@ -206,8 +186,7 @@ pub struct ExactPlan {
     pub shared_bytes: usize,
     /// 64-bit words of shared memory per block and of the grid's words (`W + 4`).
     pub slots: usize,
-    /// 64-bit words of workspace: `slots`, and a probe's 8 stamps per block or a stealing
-    /// kernel's chunk counter after them.
+    /// 64-bit words of workspace: `slots`, and a probe's 8 stamps per block after them.
     pub workspace: usize,
 }
 
@@ -266,14 +245,7 @@ pub fn exact_plan(
             .clamp(1, caps.sm_count * policy.blocks_per_sm)
             .max(tiles.div_ceil(MAX_PER_BLOCK / (block * unroll * lanes))),
     };
-    let per_block = if policy.steal {
-        // The stealing kernels' bound (`reduce_kernels::exact::steal`): a warp adds at most its
-        // cap of claimed chunks and one more.
-        let warps = block / 32;
-        warps * (warp_cap(vectors / CHUNK, grid * warps) + 2) * CHUNK * lanes + 2 * lanes
-    } else {
-        tiles.div_ceil(grid) * block * unroll * lanes + 2 * lanes
-    };
+    let per_block = tiles.div_ceil(grid) * block * unroll * lanes + 2 * lanes;
     if per_block > MAX_PER_BLOCK {
         return Err(ReduceError::InvalidGridSize {
             grid,
@@ -301,8 +273,6 @@ pub fn exact_plan(
             words_bytes(format.slots(), block)
         },
         slots: format.slots(),
-        workspace: format.slots()
-            + if policy.probe { STAMPS * grid } else { 0 }
-            + usize::from(policy.steal && policy.warp_finish),
+        workspace: format.slots() + if policy.probe { STAMPS * grid } else { 0 },
     })
 }

@@ -47,10 +47,9 @@ pub fn repro_grids(backend: &Backend, ty: crate::types::ElemType, n: usize) -> R
 
 /// The kernel variants of the matrix: the fast path × the block merge, each off and on (with the
 /// fenced publish, as the merge kernels are built), then the fast path off and on with the lean
-/// publish (the default), with the rolling loads, with the async loop, with the warp finish and
-/// with the warp finish and work stealing (`3` in the loop column; the rest of the policy
-/// default).
-pub fn repro_variants() -> [ExactPolicy; 14] {
+/// publish (the default), with the rolling loads, with the async loop and with the warp finish
+/// (the rest of the policy default).
+pub fn repro_variants() -> [ExactPolicy; 12] {
     [
         (false, false, false, 0, false),
         (true, false, false, 0, false),
@@ -64,8 +63,6 @@ pub fn repro_variants() -> [ExactPolicy; 14] {
         (true, false, true, 2, false),
         (false, false, true, 0, true),
         (true, false, true, 0, true),
-        (false, false, true, 3, true),
-        (true, false, true, 3, true),
     ]
     .map(
         |(fast, block_merge, lean, pipeline, warp_finish)| ExactPolicy {
@@ -73,9 +70,8 @@ pub fn repro_variants() -> [ExactPolicy; 14] {
             fast_f64: fast,
             block_merge,
             lean_finish: lean,
-            pipeline: pipeline.min(2),
+            pipeline,
             warp_finish,
-            steal: pipeline == 3,
             ..ExactPolicy::default()
         },
     )

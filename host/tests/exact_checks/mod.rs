@@ -131,8 +131,8 @@ pub fn exact_sum_of_2e30_floats() -> Result<(), Failed> {
     }
 }
 
-/// The fast-path, block-merge, lean-publish (fenced and lean), rolling-load, async, probe,
-/// warp-finish and stealing kernels (and the
+/// The fast-path, block-merge, lean-publish (fenced and lean), rolling-load, async, probe and
+/// warp-finish kernels (and the
 /// small-N shapes of `min_tiles`): every family and the IEEE edge cases, bit for bit against the
 /// reference.
 pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
@@ -184,16 +184,11 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
     };
     let plain_warp = ExactPolicy {
         warp_finish: true,
-        probe: false,
         ..plain_probe
     };
     let warp_probe = ExactPolicy {
         warp_finish: true,
         ..probe
-    };
-    let steal = ExactPolicy {
-        steal: true,
-        ..warp
     };
     for policy in [
         fast,
@@ -221,15 +216,10 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
         warp,
         plain_warp,
         ExactPolicy {
-            probe: true,
+            probe: false,
             ..plain_warp
         },
         warp_probe,
-        steal,
-        ExactPolicy {
-            steal: true,
-            ..plain_warp
-        },
     ] {
         policy_families::<f32>(&b, policy)?;
         policy_families::<f64>(&b, policy)?;
@@ -247,7 +237,6 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
         let c32: Vec<f32> = c.iter().map(|&x| x as f32).collect();
         for p in [
             fast, merged, fenced, pipe, plain_pipe, ring, plain_ring, probe, warp, plain_warp,
-            steal,
         ] {
             check_one(&b, &c, p)?;
             check_one(&b, &c32, p)?;

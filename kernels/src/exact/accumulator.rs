@@ -261,14 +261,6 @@ impl GlobalWords {
         // SAFETY: `i < len` (checked); the constructor's contract.
         unsafe { crate::gpu::imp::atomic_add_u64(self.ptr.add(i), v as u64) }
     }
-    /// `words[i] += v`, returning the value before (a relaxed GPU-scope `atom.add.u64`), checked.
-    #[inline(always)]
-    #[track_caller]
-    pub fn fetch_add(&self, i: usize, v: i64) -> i64 {
-        self.check(i);
-        // SAFETY: `i < len` (checked); the constructor's contract.
-        unsafe { crate::gpu::imp::atomic_fetch_add_u64(self.ptr.add(i), v as u64) as i64 }
-    }
     /// Load `words[i]` now (relaxed, morally strong), checked.
     #[inline(always)]
     #[track_caller]

@@ -43,12 +43,11 @@ use super::lean::block_finish;
 use super::merge::warp_merge;
 use super::probe::{write_stamps, STAMPS};
 use super::round::{round, round_warp};
-use super::steal::{stream_steal, warp_cap, CHUNK};
-use super::tile::{add_one, stream_runs, widen};
-use super::tile::{Ring, PLAIN, STEAL};
+use super::tile::{add_one, add_partial_tile, add_tile, add_tile_fast, widen};
+use super::tile::{stream_async, stream_rolling, Ring, ASYNC, PLAIN, ROLLING};
 use super::warp_finish::warp_finish;
 use crate::gpu::{clock64, fail, global_timer_ns, Counter, Global, GlobalMut};
-use crate::gpu::{Shared, WARP_SIZE};
+use crate::gpu::{Shared, Vec4, WARP_SIZE};
 use crate::{thread, warp, Element};
 
 /// Dynamic shared memory of an exact-sum block of `block` threads for `slots` words: the words,
@@ -179,8 +178,8 @@ pub(super) const WARP_FINISH: u8 = 2;
 /// [`super::lean`]'s, [`super::probe`]'s and [`super::warp_finish`]'s variants and [`accumulate`]
 /// (`FAST` picks the per-element addition, `COMBINE` the block's finish — [`ATOMICS`],
 /// [`BLOCK_MERGE`] or [`WARP_FINISH`] — `LEAN` the publish step's ordering and `LOOP` the streaming loop —
-/// `PLAIN`, `ROLLING`, `ASYNC` or `STEAL`, see [`super::lean`] and [`super::steal`] — and `last` what warp 0 of the last
-/// block does with the grid's words). An `ASYNC` launch reserves [`async_shared_bytes`] of
+/// [`PLAIN`], [`ROLLING`] or [`ASYNC`], see [`super::lean`] — and `last` what warp 0 of the last
+/// block does with the grid's words). An [`ASYNC`] launch reserves [`async_shared_bytes`] of
 /// dynamic shared memory instead of the `16 · (slots + BLOCK / 32)` of the others.
 #[inline(always)]
 pub(super) fn sum_with<
@@ -226,13 +225,7 @@ pub(super) fn sum_with<
     let head = input.misaligned_head();
     let vectors = (n - head) / lanes;
     let tile = BLOCK * UNROLL;
-    let per_block = if LOOP == STEAL {
-        // A warp adds at most `cap + 1` chunks (`super::steal`).
-        let warps = BLOCK / WARP_SIZE as usize;
-        warps * (warp_cap(vectors / CHUNK, grid * warps) + 2) * CHUNK
-    } else {
-        vectors.div_ceil(tile).div_ceil(grid) * tile
-    };
+    let per_block = vectors.div_ceil(tile).div_ceil(grid) * tile;
     if per_block * lanes + 2 * lanes > MAX_PER_BLOCK {
         fail("exact sum: more than 2^29 elements per block (launch a larger grid)");
     }
@@ -254,17 +247,37 @@ pub(super) fn sum_with<
         // SAFETY: `tid < head <= input.len()`.
         add_one::<FAST>(&mut a, widen(unsafe { input.get_unchecked(tid) }), &acc);
     }
-    if LOOP == STEAL {
-        // SAFETY: a stealing launch's contract (`super::steal`): the workspace holds `slots + 1`
-        // words, the last one the chunk counter, accessed only with atomics and by the last
-        // block's reset below.
-        let all = unsafe { words.with_len(slots + 1) };
-        stream_steal::<T, BLOCK, FAST>(input, head, vectors, all, slots, &mut a, &mut b, &acc);
+    let start = block * per_block;
+    let end = if start + per_block < vectors {
+        start + per_block
     } else {
-        stream_runs::<T, BLOCK, UNROLL, FAST, LOOP>(
-            input, head, vectors, per_block, &mut a, &mut b, &acc, slots,
-        );
+        vectors
+    };
+    let mut t = start;
+    if LOOP == ROLLING && UNROLL == 4 {
+        t = stream_rolling::<T, BLOCK, FAST>(input, head, t, end, &mut a, &mut b, &acc);
+    } else if LOOP == ASYNC && UNROLL == 4 {
+        // The ring lies after the words, carries and warp expansions (`words_bytes`).
+        let ring = words_bytes(slots, BLOCK);
+        t = stream_async::<T, BLOCK, FAST>(input, head, t, end, &mut a, &mut b, &acc, ring);
     }
+    while t + tile <= end {
+        let mut loaded = [Vec4([0; 4]); UNROLL];
+        #[allow(clippy::needless_range_loop)] // `u` is part of the address, not just an index
+        for u in 0..UNROLL {
+            // SAFETY: `t + u * BLOCK + tid < t + tile <= end <= vectors` and
+            // `head + vectors * lanes <= n`; element `head` is on a 16-byte boundary.
+            loaded[u] = unsafe { input.get_vec4_unchecked(head, t + u * BLOCK + tid) };
+        }
+        match <&[Vec4; 4]>::try_from(&loaded[..]) {
+            Ok(four) if FAST => {
+                add_tile_fast::<T>(four, &mut a, &mut b, &acc, input, head, t + tid, BLOCK)
+            }
+            _ => add_tile::<T, UNROLL, FAST>(&loaded, &mut a, &mut b, &acc),
+        }
+        t += tile;
+    }
+    add_partial_tile::<T, BLOCK, UNROLL, FAST>(input, head, t, end, &mut a, &mut b, &acc);
     let tail = head + vectors * lanes;
     if block == grid - 1 && tail + tid < n {
         // SAFETY: `tail + tid < n`.
@@ -296,12 +309,6 @@ pub(super) fn sum_with<
             stamp,
         )
     };
-    if LOOP == STEAL && done.last && tid == 0 {
-        // Every warp's claims are done (each read its claims' results before its block's
-        // ticket): zero the chunk counter for the next launch.
-        // SAFETY: as for `stream_steal` above.
-        unsafe { words.with_len(slots + 1) }.set(slots, 0);
-    }
     if PROBE && tid == 0 {
         let cycles = [entry, streamed, done.merged, done.carried, clock64()];
         // SAFETY: a probe kernel's launch contract (`super::probe`): the workspace holds

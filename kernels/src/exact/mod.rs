@@ -17,7 +17,6 @@
 //! | `merge` | merging expansions across a warp and a block with shuffles |
 //! | [`kernel`] | the launch: stream like stage 8, merge per warp, integers across blocks, last block rounds |
 //! | [`lean`] | candidates for N ≈ 2^24: the publish without per-thread fences, the 64-register cap |
-//! | [`steal`] | work stealing: warps take chunks of the input from a global counter, so the slowest-served blocks do less |
 //! | [`warp_finish`] | the block's finish by its warp 0 alone: digits by shifts, carries by shuffles, no shared atomics |
 //! | [`words`] | across GPUs: the grid's words out unrounded, the ranks' words added and rounded once |
 //!
@@ -59,7 +58,6 @@ pub mod lean;
 mod merge;
 pub mod probe;
 pub mod round;
-pub mod steal;
 mod tile;
 pub mod warp_finish;
 pub mod words;

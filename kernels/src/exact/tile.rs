@@ -17,7 +17,6 @@ use super::expansion::Expansion;
 use crate::async_copy::CopyRing;
 use crate::gpu::{Global, Vec4};
 use crate::table::ElemKind;
-use crate::thread;
 use crate::Element;
 /// One element as the `f64` it is exactly.
 #[inline(always)]
@@ -233,8 +232,6 @@ pub const PLAIN: u8 = 0;
 pub const ROLLING: u8 = 1;
 /// The async loop (`tile::stream_async`: `cp.async` copies three tiles ahead into shared memory).
 pub const ASYNC: u8 = 2;
-/// Work stealing (`steal::stream_steal`: warps take 16 KiB chunks from a global counter).
-pub const STEAL: u8 = 3;
 
 /// Tiles a thread of the async loop ([`stream_async`]) has in flight.
 pub const ASYNC_STAGES: usize = 3;
@@ -330,59 +327,4 @@ pub(super) fn add_partial_tile<
             add_vec4::<T, FAST>(loaded[u], a, b, s);
         }
     }
-}
-
-/// The streaming of every kernel but the stealing ones: this block's contiguous run of
-/// `per_block` whole vectors (from element `head`), in tiles of `BLOCK · UNROLL` with the loop
-/// `LOOP` ([`PLAIN`], [`ROLLING`], [`ASYNC`]; an async ring lies after the `slots` words'
-/// shared memory), then the run's partial tile.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-pub(super) fn stream_runs<
-    T: Element,
-    const BLOCK: usize,
-    const UNROLL: usize,
-    const FAST: bool,
-    const LOOP: u8,
->(
-    input: Global<T>,
-    head: usize,
-    vectors: usize,
-    per_block: usize,
-    a: &mut Expansion,
-    b: &mut Expansion,
-    acc: &SharedWords,
-    slots: usize,
-) {
-    let tid = thread::thread_idx_x() as usize;
-    let tile = BLOCK * UNROLL;
-    let start = thread::block_idx_x() as usize * per_block;
-    let end = if start + per_block < vectors {
-        start + per_block
-    } else {
-        vectors
-    };
-    let mut t = start;
-    if LOOP == ROLLING && UNROLL == 4 {
-        t = stream_rolling::<T, BLOCK, FAST>(input, head, t, end, a, b, acc);
-    } else if LOOP == ASYNC && UNROLL == 4 {
-        // The ring lies after the words, carries and warp expansions (`words_bytes`).
-        let ring = super::kernel::words_bytes(slots, BLOCK);
-        t = stream_async::<T, BLOCK, FAST>(input, head, t, end, a, b, acc, ring);
-    }
-    while t + tile <= end {
-        let mut loaded = [Vec4([0; 4]); UNROLL];
-        #[allow(clippy::needless_range_loop)] // `u` is part of the address, not just an index
-        for u in 0..UNROLL {
-            // SAFETY: `t + u * BLOCK + tid < t + tile <= end <= vectors` and
-            // `head + vectors * lanes <= n`; element `head` is on a 16-byte boundary.
-            loaded[u] = unsafe { input.get_vec4_unchecked(head, t + u * BLOCK + tid) };
-        }
-        match <&[Vec4; 4]>::try_from(&loaded[..]) {
-            Ok(four) if FAST => add_tile_fast::<T>(four, a, b, acc, input, head, t + tid, BLOCK),
-            _ => add_tile::<T, UNROLL, FAST>(&loaded, a, b, acc),
-        }
-        t += tile;
-    }
-    add_partial_tile::<T, BLOCK, UNROLL, FAST>(input, head, t, end, a, b, acc);
 }

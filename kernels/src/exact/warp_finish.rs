@@ -38,7 +38,7 @@
 use super::accumulator::{normalize_step, Format, GlobalWords, SharedWords};
 use super::expansion::Expansion;
 use super::kernel::{round_into, sum_with, Finished, WARP_FINISH};
-use super::tile::{PLAIN, STEAL};
+use super::tile::PLAIN;
 use crate::gpu::{ballot, shfl_idx_u32, sync_warp, Counter, Global, GlobalMut, Shared, WARP_SIZE};
 use crate::{thread, warp, Element};
 
@@ -107,38 +107,6 @@ pub fn sum_fast_warp_probe<T: Element, const BLOCK: usize, const UNROLL: usize>(
 /// Words per lane of warp 0 (24 lanes hold an f64 sum's 72 slots, 5 an f32 sum's 15), as in
 /// [`super::round::round_warp`].
 const PER_LANE: usize = 3;
-
-/// [`sum_warp`] with work stealing ([`super::steal`]): `words` holds `slots + 1` zeroed words
-/// (the last one the chunk counter; the kernel leaves it zeroed); otherwise the same launch
-/// contract and the same bits.
-pub fn sum_warp_steal<T: Element, const BLOCK: usize, const UNROLL: usize>(
-    input: Global<T>,
-    words: GlobalWords,
-    counter: Counter,
-    out: GlobalMut<T>,
-) {
-    sum_with::<T, BLOCK, UNROLL, false, WARP_FINISH, true, STEAL, false>(
-        input,
-        words,
-        counter,
-        round_into(out),
-    )
-}
-
-/// [`sum_warp_steal`] on the fast path.
-pub fn sum_fast_warp_steal<T: Element, const BLOCK: usize, const UNROLL: usize>(
-    input: Global<T>,
-    words: GlobalWords,
-    counter: Counter,
-    out: GlobalMut<T>,
-) {
-    sum_with::<T, BLOCK, UNROLL, true, WARP_FINISH, true, STEAL, false>(
-        input,
-        words,
-        counter,
-        round_into(out),
-    )
-}
 
 /// `v` of lane `src`, for 64 bits (two shuffles). All 32 lanes call it together.
 #[inline(always)]

@@ -120,16 +120,6 @@ pub unsafe fn atomic_add_u64(p: *mut u64, v: u64) {
     unsafe { std::sync::atomic::AtomicU64::from_ptr(p) }
         .fetch_add(v, std::sync::atomic::Ordering::Relaxed);
 }
-pub unsafe fn atomic_fetch_add_u64(p: *mut u64, v: u64) -> u64 {
-    assert!(
-        (p as usize).is_multiple_of(8),
-        "misaligned 64-bit atomic at {p:p}"
-    );
-    // SAFETY: the caller's contract (a live u64 only accessed atomically meanwhile), aligned
-    // as just checked.
-    unsafe { std::sync::atomic::AtomicU64::from_ptr(p) }
-        .fetch_add(v, std::sync::atomic::Ordering::Relaxed)
-}
 pub unsafe fn load_coherent<T: Element>(p: *const T) -> T {
     use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
     // Atomic (relaxed) accesses: other emulated blocks run on other OS threads, and plain

@@ -283,20 +283,6 @@ pub unsafe fn atomic_add_u64(p: *mut u64, v: u64) {
     }
 }
 #[inline(always)]
-pub unsafe fn atomic_fetch_add_u64(p: *mut u64, v: u64) -> u64 {
-    let old: u64;
-    // SAFETY: the caller's contract (a live, 8-byte aligned u64 only accessed atomically
-    // meanwhile).
-    unsafe {
-        core::arch::asm!(
-            "atom.relaxed.gpu.add.u64 {old}, [{p}], {v};",
-            old = out(reg64) old, p = in(reg64) p, v = in(reg64) v,
-            options(nostack)
-        );
-    }
-    old
-}
-#[inline(always)]
 pub unsafe fn trap() -> ! {
     // SAFETY: `trap` ends the kernel with an error the host sees; it has no other effect.
     unsafe { nvptx::trap() }

@@ -133,10 +133,4 @@ pub enum Family {
     /// [`crate::exact::warp_finish::sum_fast_warp_probe`]: [`Family::ExactFastWarp`] with the
     /// probe's stamps.
     ExactFastWarpProbe,
-    /// [`crate::exact::warp_finish::sum_warp_steal`]: the warp finish with work stealing (warps
-    /// take chunks of the input from a counter in the workspace).
-    ExactWarpSteal,
-    /// [`crate::exact::warp_finish::sum_fast_warp_steal`]: the fast path, the warp finish, work
-    /// stealing.
-    ExactFastWarpSteal,
 }

@@ -195,10 +195,6 @@ kernel_table! {
         => warp_finish::sum_warp_probe;
     ExactFastWarpProbe reduce_exact_fast_warp_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
         => warp_finish::sum_fast_warp_probe;
-    ExactWarpSteal reduce_exact_warp_steal Exact const [f32, f64] [Sum] [256, 512]
-        => warp_finish::sum_warp_steal;
-    ExactFastWarpSteal reduce_exact_fast_warp_steal Exact const [f32, f64] [Sum] [256, 512]
-        => warp_finish::sum_fast_warp_steal;
 }
 
 #[cfg(test)]
