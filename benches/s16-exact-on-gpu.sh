@@ -8,10 +8,16 @@
 # accuracy in ulps, the reproducibility matrix with the warp kernels, the exact GPU tests when
 # bin/gpu-tests is in the bundle) with this session's sizes and sweep —
 #     warp_finish=1                  the warp finish (fast path for f32), 3 blocks per SM
+#     warp_finish=1,steal=1          and work stealing (warps take 16 KiB chunks from a counter:
+#                                    kernels/src/exact/steal.rs)
 #     warp_finish=1,fast_f32=0       on f32's plain kernel
-#     warp_finish=1,blocks_per_sm=4  four 256-thread blocks per SM asked (a finer split)
+#     warp_finish=1,steal=1,blocks_per_sm=2   stealing with two blocks per SM
 # then the probe (`reduce exact --probe` and `--probe=warp_finish=1`: per-block phase stamps) at
-# 2^20, 2^24 and 2^26, and compute-sanitizer memcheck / racecheck / synccheck of the warp kernels.
+# 2^20, 2^24 and 2^26, and compute-sanitizer memcheck / racecheck / synccheck of the warp and
+# stealing kernels.
+# As run in call 1 (benches/results/h200-2026-12-03-s16/call1), with the kernels of commit 5a38ff7:
+# work stealing lost at every N and was removed after that call (7ff2b23), so the `steal=1`
+# policies are refused by later builds (a typed policy error).
 #     bash s16-exact-on-gpu.sh OUTDIR      -> OUTDIR/exact.{jsonl,md}, OUTDIR/probe.{jsonl,md},
 #                                             OUTDIR/sanitize-*.log
 set -u
@@ -20,7 +26,7 @@ OUT="${1:-${OUT:-./results}}"
 mkdir -p "$OUT/logs"
 status=0
 EXPS="${EXPS:-12 16 20 22 24 26 28 30}" \
-    SWEEP_POLICIES="warp_finish=1;warp_finish=1,fast_f32=0;warp_finish=1,blocks_per_sm=4" \
+    SWEEP_POLICIES="warp_finish=1;warp_finish=1,steal=1;warp_finish=1,fast_f32=0;warp_finish=1,steal=1,blocks_per_sm=2" \
     bash "$HERE/exact-on-gpu.sh" "$OUT" || status=1
 PROBE_EXPS="20 24 26" PROBE_POLICIES="warp_finish=1" bash "$HERE/s15-probe-on-gpu.sh" "$OUT" \
     > /dev/null || status=1
@@ -30,7 +36,7 @@ if command -v compute-sanitizer > /dev/null 2>&1; then
             shapes=("1001" "100003" "100003 --grid 1")
             [ $tool = memcheck ] && shapes+=("4000037")  # racecheck/synccheck: the small shapes
             for shape in "${shapes[@]}"; do
-                for pol in "warp_finish=1" "warp_finish=1,fast_f32=0"; do
+                for pol in "warp_finish=1" "warp_finish=1,fast_f32=0" "warp_finish=1,steal=1"; do
                     # shellcheck disable=SC2086 # shape is "N [--grid G]"
                     compute-sanitizer --tool "$tool" --error-exitcode 9 "$HERE/bin/reduce" \
                         --backend gpu exact --type $ty --n $shape --data binades --runs 0 \
