@@ -85,6 +85,9 @@ pub fn shared_access(byte_offset: usize, size: usize, write: bool) {
                 });
             } else if s.reader != NOBODY
                 && (s.reader == SEVERAL || s.reader != me)
+                // The recorded reads share one block epoch (older ones are dropped): a block
+                // barrier since then orders all of them, however many warps read.
+                && s.r_block_epoch == be
                 && !(s.r_warp != SEVERAL && ordered(s.r_warp, s.r_block_epoch, s.r_warp_epoch))
             {
                 found = Some(EmuError::SharedRace {

@@ -148,6 +148,33 @@ fn reading_shared_memory_nobody_wrote_is_reported() {
 }
 
 #[test]
+fn reads_by_several_warps_then_a_barrier_then_a_write_are_ordered() {
+    // Threads of two warps read word 0; after a block barrier thread 31 overwrites it: no race
+    // (the barrier orders every read before the write). Without the barrier it is one.
+    for barrier in [true, false] {
+        let r = launch(cfg(1, 64, 8), &|| {
+            // SAFETY: the launch reserves 2 u32.
+            let s = unsafe { Shared::<u32>::dynamic(2) };
+            let t = gpu::thread_idx();
+            if t == 0 {
+                s.set(0, 1);
+            }
+            gpu::sync_threads();
+            if t == 31 || t == 32 {
+                let _ = s.get(0);
+            }
+            if barrier {
+                gpu::sync_threads();
+            }
+            if t == 31 {
+                s.set(0, 2);
+            }
+        });
+        assert_eq!(r.is_ok(), barrier, "barrier={barrier}: {r:?}");
+    }
+}
+
+#[test]
 fn an_unordered_write_and_read_race_whatever_the_schedule() {
     // Thread 1 writes what thread 0 reads, with no barrier. Thread 0 runs first in the
     // emulator's schedule (it reads before the write: write-after-read), and a barrier-free
