@@ -20,6 +20,7 @@ const FAST: ExactPolicy = ExactPolicy {
     pipeline: 0,
     probe: false,
     warp_finish: false,
+    int_finish: false,
 };
 
 #[test]
@@ -40,6 +41,7 @@ fn settings_set_each_key_and_name_the_bad_one() {
             pipeline: 0,
             probe: false,
             warp_finish: false,
+            int_finish: false,
         }
     );
     let p = ExactPolicy::default()

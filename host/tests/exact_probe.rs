@@ -23,6 +23,7 @@ const PROBE: ExactPolicy = ExactPolicy {
     pipeline: 0,
     probe: true,
     warp_finish: false,
+    int_finish: false,
 };
 
 #[test]

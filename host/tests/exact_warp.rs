@@ -1,5 +1,6 @@
 //! The exact sum's warp finish (`ExactPolicy::warp_finish`, `reduce_kernels::exact::warp_finish`)
-//! on the CPU emulator: its plans and typed errors, the same bits as the reference on every data
+//! and integer finish (`ExactPolicy::int_finish`, `reduce_kernels::exact::int_finish`) on the
+//! CPU emulator: their plans and typed errors, the same bits as the reference on every data
 //! family, launch shape and edge case, the probe's stamps, and `reduce exact --probe=…`.
 
 use reduce_host::exact::{
@@ -15,6 +16,28 @@ fn warp() -> ExactPolicy {
     ExactPolicy::default()
         .with_settings("warp_finish=1")
         .unwrap()
+}
+
+fn int() -> ExactPolicy {
+    ExactPolicy::default()
+        .with_settings("int_finish=1")
+        .unwrap()
+}
+
+/// Both finishes, each on the fast and the plain f32 kernel.
+fn finishes() -> Vec<ExactPolicy> {
+    [warp(), int()]
+        .into_iter()
+        .flat_map(|p| {
+            [
+                p,
+                ExactPolicy {
+                    fast_f32: false,
+                    ..p
+                },
+            ]
+        })
+        .collect()
 }
 
 #[test]
@@ -75,6 +98,42 @@ fn plans_name_the_warp_kernels_and_reject_other_combinations() {
         Err(ReduceError::Policy { key, .. }) => assert_eq!(key, "warp_finish"),
         other => panic!("{other:?}"),
     }
+    // The integer finish: its kernels, a slot of 11 words per warp after the words, its errors.
+    let i = int();
+    for (policy, ty, kernel, block) in [
+        (i, ElemType::F32, "reduce_exact_fast_int_sum_b256_f32", 256),
+        (i, ElemType::F64, "reduce_exact_int_sum_b512_f64", 512),
+        (
+            ExactPolicy { probe: true, ..i },
+            ElemType::F64,
+            "reduce_exact_int_probe_r80_sum_b256_f64",
+            256,
+        ),
+    ] {
+        let ob = LaunchOverrides {
+            block: Some(block),
+            ..o
+        };
+        let p = exact_plan(ty, 1 << 20, ob, &caps, policy).unwrap();
+        assert_eq!(p.kernel, kernel);
+        assert_eq!(p.shared_bytes, 8 * (p.slots + 11 * block / 32));
+    }
+    for bad in [
+        ExactPolicy {
+            warp_finish: true,
+            ..i
+        },
+        ExactPolicy {
+            lean_finish: false,
+            ..i
+        },
+        ExactPolicy { pipeline: 1, ..i },
+    ] {
+        match exact_plan(ElemType::F32, 1 << 20, o, &caps, bad) {
+            Err(ReduceError::Policy { key, .. }) => assert_eq!(key, "int_finish"),
+            other => panic!("{bad:?}: {other:?}"),
+        }
+    }
 }
 
 fn check<T: ExactFloat>(b: &Backend, d: &[T], policy: ExactPolicy, o: LaunchOverrides) {
@@ -119,7 +178,14 @@ fn warp_finish_matches_the_reference_on_every_family_and_shape() {
                     grid,
                     combine: None,
                 };
-                for p in [w, plain, fast64] {
+                let ints = [
+                    int(),
+                    ExactPolicy {
+                        fast_f64: true,
+                        ..int()
+                    },
+                ];
+                for p in [w, plain, fast64].into_iter().chain(ints) {
                     check(&b, &generate::<f32>(data, n, n as u64), p, o);
                     check(&b, &generate::<f64>(data, n, n as u64 + 1), p, o);
                 }
@@ -131,11 +197,6 @@ fn warp_finish_matches_the_reference_on_every_family_and_shape() {
 #[test]
 fn warp_finish_edge_cases_and_inexact_merges() {
     let b = emu();
-    let w = warp();
-    let plain = ExactPolicy {
-        fast_f32: false,
-        ..w
-    };
     let shapes = [None, Some(1), Some(3)].map(|grid| LaunchOverrides {
         block: None,
         grid,
@@ -161,7 +222,7 @@ fn warp_finish_edge_cases_and_inexact_merges() {
     for c in cases {
         let c32: Vec<f32> = c.iter().map(|&x| x as f32).collect();
         for o in shapes {
-            for p in [w, plain] {
+            for p in finishes() {
                 check(&b, &c, p, o);
                 check(&b, &c32, p, o);
             }
@@ -178,9 +239,28 @@ fn warp_finish_edge_cases_and_inexact_merges() {
         .collect();
     let d64: Vec<f64> = d.iter().map(|&x| x as f64 * 2f64.powi(600)).collect();
     for o in shapes {
-        for p in [w, plain] {
+        for p in finishes() {
             check(&b, &d, p, o);
             check(&b, &d64, p, o);
+        }
+    }
+    // Values 2^-600 … 2^600 apart inside every warp: most of a warp's digits fall below its
+    // window and take the integer finish's spill path; ± pairs cancel across warps.
+    let wide: Vec<f64> = (0..6000)
+        .map(|i| {
+            let v = 2f64.powi(600 - 37 * (i % 33) as i32) * (1.0 + (i % 7) as f64 / 8.0);
+            if i % 5 == 0 {
+                -v
+            } else {
+                v
+            }
+        })
+        .collect();
+    let wide32: Vec<f32> = wide.iter().map(|&x| (x * 2f64.powi(-560)) as f32).collect();
+    for o in shapes {
+        for p in finishes() {
+            check(&b, &wide, p, o);
+            check(&b, &wide32, p, o);
         }
     }
 }
@@ -188,25 +268,23 @@ fn warp_finish_edge_cases_and_inexact_merges() {
 #[test]
 fn warp_probe_keeps_the_bits_and_stamps_every_block_in_order() {
     let b = emu();
-    let probe = ExactPolicy {
-        probe: true,
-        ..warp()
-    };
-    for grid in [None, Some(1), Some(7)] {
-        let o = LaunchOverrides {
-            block: None,
-            grid,
-            combine: None,
-        };
-        let d = generate::<f32>(ExactData::Cancellation, 20_011, 9);
-        let p = PreparedExact::<f32>::with_policy(&b, d.len(), o, probe).unwrap();
-        let got = p.run(&b, &b.upload(&d).unwrap(), 0).unwrap();
-        assert_eq!(got.to_bits(), exact_sum(&d).to_bits(), "{}", p.plan.kernel);
-        let stamps = p.stamps(&b).unwrap();
-        assert_eq!(stamps.len(), p.plan.grid);
-        assert_eq!(stamps.iter().filter(|s| s.last).count(), 1, "{stamps:?}");
-        for s in &stamps {
-            assert!(s.cycles.windows(2).all(|w| w[0] <= w[1]), "{s:?}");
+    for probe in [warp(), int()].map(|p| ExactPolicy { probe: true, ..p }) {
+        for grid in [None, Some(1), Some(7)] {
+            let o = LaunchOverrides {
+                block: None,
+                grid,
+                combine: None,
+            };
+            let d = generate::<f32>(ExactData::Cancellation, 20_011, 9);
+            let p = PreparedExact::<f32>::with_policy(&b, d.len(), o, probe).unwrap();
+            let got = p.run(&b, &b.upload(&d).unwrap(), 0).unwrap();
+            assert_eq!(got.to_bits(), exact_sum(&d).to_bits(), "{}", p.plan.kernel);
+            let stamps = p.stamps(&b).unwrap();
+            assert_eq!(stamps.len(), p.plan.grid);
+            assert_eq!(stamps.iter().filter(|s| s.last).count(), 1, "{stamps:?}");
+            for s in &stamps {
+                assert!(s.cycles.windows(2).all(|w| w[0] <= w[1]), "{s:?}");
+            }
         }
     }
 }

@@ -5,6 +5,7 @@ use crate::error::{ReduceError, Result};
 use crate::plan::LaunchOverrides;
 use crate::stage::Stage;
 use crate::types::ElemType;
+use reduce_kernels::exact::int_finish::int_shared_bytes;
 use reduce_kernels::exact::kernel::{async_shared_bytes, words_bytes};
 use reduce_kernels::exact::kernel::{MAX_GRID as MAX_EXACT_GRID, MAX_PER_BLOCK};
 use reduce_kernels::exact::probe::STAMPS;
@@ -67,6 +68,12 @@ pub struct ExactPolicy {
     /// them by shuffles, publishes them and takes the ticket (with `lean_finish=1`,
     /// `block_merge=0`, `pipeline=0`; with `probe`, the stamped `*_warp_probe_r80` kernels).
     pub warp_finish: bool,
+    /// The integer finish ([`reduce_kernels::exact::int_finish`], the `*_int` kernels): each
+    /// warp's expansions cut into a window of 32-bit digits and summed with integer shuffles,
+    /// one shared-memory slot per warp, then each word thread adds up its word — no float merges
+    /// and no shared atomics (with `lean_finish=1`, `block_merge=0`, `pipeline=0` and not with
+    /// `warp_finish`; with `probe`, the stamped `*_int_probe_r80` kernels).
+    pub int_finish: bool,
 }
 
 impl Default for ExactPolicy {
@@ -82,6 +89,7 @@ impl Default for ExactPolicy {
             pipeline: 0,
             probe: false,
             warp_finish: false,
+            int_finish: false,
         }
     }
 }
@@ -100,6 +108,22 @@ impl ExactPolicy {
             _ => false,
         };
         use Family::*;
+        if self.int_finish {
+            if self.warp_finish || self.block_merge || !self.lean_finish || self.pipeline != 0 {
+                return Err(ReduceError::Policy {
+                    key: "int_finish".into(),
+                    why: "the integer-finish kernels are built with lean_finish=1, block_merge=0, \
+                          pipeline=0, warp_finish=0"
+                        .into(),
+                });
+            }
+            return Ok(match (fast, self.probe) {
+                (false, false) => ExactInt,
+                (true, false) => ExactFastInt,
+                (false, true) => ExactIntProbe,
+                (true, true) => ExactFastIntProbe,
+            });
+        }
         if self.warp_finish {
             if self.block_merge || !self.lean_finish || self.pipeline != 0 {
                 return Err(ReduceError::Policy {
@@ -269,6 +293,8 @@ pub fn exact_plan(
         block,
         shared_bytes: if policy.pipeline == 2 {
             async_shared_bytes(format.slots(), block)
+        } else if policy.int_finish {
+            int_shared_bytes(format.slots(), block)
         } else {
             words_bytes(format.slots(), block)
         },

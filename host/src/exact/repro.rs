@@ -47,9 +47,9 @@ pub fn repro_grids(backend: &Backend, ty: crate::types::ElemType, n: usize) -> R
 
 /// The kernel variants of the matrix: the fast path × the block merge, each off and on (with the
 /// fenced publish, as the merge kernels are built), then the fast path off and on with the lean
-/// publish (the default), with the rolling loads, with the async loop and with the warp finish
-/// (the rest of the policy default).
-pub fn repro_variants() -> [ExactPolicy; 12] {
+/// publish (the default), with the rolling loads, with the async loop, with the warp finish and
+/// with the integer finish (`3` in the loop column; the rest of the policy default).
+pub fn repro_variants() -> [ExactPolicy; 14] {
     [
         (false, false, false, 0, false),
         (true, false, false, 0, false),
@@ -63,6 +63,8 @@ pub fn repro_variants() -> [ExactPolicy; 12] {
         (true, false, true, 2, false),
         (false, false, true, 0, true),
         (true, false, true, 0, true),
+        (false, false, true, 3, false),
+        (true, false, true, 3, false),
     ]
     .map(
         |(fast, block_merge, lean, pipeline, warp_finish)| ExactPolicy {
@@ -70,8 +72,9 @@ pub fn repro_variants() -> [ExactPolicy; 12] {
             fast_f64: fast,
             block_merge,
             lean_finish: lean,
-            pipeline,
+            pipeline: if pipeline == 3 { 0 } else { pipeline },
             warp_finish,
+            int_finish: pipeline == 3,
             ..ExactPolicy::default()
         },
     )

@@ -131,8 +131,8 @@ pub fn exact_sum_of_2e30_floats() -> Result<(), Failed> {
     }
 }
 
-/// The fast-path, block-merge, lean-publish (fenced and lean), rolling-load, async, probe and
-/// warp-finish kernels (and the
+/// The fast-path, block-merge, lean-publish (fenced and lean), rolling-load, async, probe,
+/// warp-finish and integer-finish kernels (and the
 /// small-N shapes of `min_tiles`): every family and the IEEE edge cases, bit for bit against the
 /// reference.
 pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
@@ -190,6 +190,14 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
         warp_finish: true,
         ..probe
     };
+    let int = ExactPolicy {
+        int_finish: true,
+        ..fast
+    };
+    let plain_int = ExactPolicy {
+        int_finish: true,
+        ..plain_warp.with_settings("warp_finish=0").unwrap()
+    };
     for policy in [
         fast,
         ExactPolicy {
@@ -220,6 +228,12 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
             ..plain_warp
         },
         warp_probe,
+        int,
+        plain_int,
+        ExactPolicy {
+            probe: true,
+            ..int
+        },
     ] {
         policy_families::<f32>(&b, policy)?;
         policy_families::<f64>(&b, policy)?;
@@ -236,14 +250,22 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
     for c in edges {
         let c32: Vec<f32> = c.iter().map(|&x| x as f32).collect();
         for p in [
-            fast, merged, fenced, pipe, plain_pipe, ring, plain_ring, probe, warp, plain_warp,
+            fast, merged, fenced, pipe, plain_pipe, ring, plain_ring, probe, warp, plain_warp, int,
+            plain_int,
         ] {
             check_one(&b, &c, p)?;
             check_one(&b, &c32, p)?;
         }
     }
     probe_stamps(&b, probe)?;
-    probe_stamps(&b, warp_probe)
+    probe_stamps(&b, warp_probe)?;
+    probe_stamps(
+        &b,
+        ExactPolicy {
+            probe: true,
+            ..int
+        },
+    )
 }
 
 /// The probe kernel's stamps on the GPU: one per block, exactly one last block, every block's

@@ -39,6 +39,7 @@
 
 use super::accumulator::{Format, GlobalWords, SharedWords, MAX_SLOTS};
 use super::expansion::Expansion;
+use super::int_finish::{int_finish, int_shared_bytes};
 use super::lean::block_finish;
 use super::merge::warp_merge;
 use super::probe::{write_stamps, STAMPS};
@@ -173,11 +174,14 @@ pub(super) const ATOMICS: u8 = 0;
 pub(super) const BLOCK_MERGE: u8 = 1;
 /// Warp 0 does the whole block finish without shared atomics ([`super::warp_finish`]).
 pub(super) const WARP_FINISH: u8 = 2;
+/// The warps' expansions reduced as integers in a window, no float merges or shared atomics
+/// ([`super::int_finish`]).
+pub(super) const INT_FINISH: u8 = 3;
 
 /// The kernel behind [`sum`], [`sum_fast`], [`sum_merge`], [`sum_fast_merge`],
-/// [`super::lean`]'s, [`super::probe`]'s and [`super::warp_finish`]'s variants and [`accumulate`]
-/// (`FAST` picks the per-element addition, `COMBINE` the block's finish — [`ATOMICS`],
-/// [`BLOCK_MERGE`] or [`WARP_FINISH`] — `LEAN` the publish step's ordering and `LOOP` the streaming loop —
+/// [`super::lean`]'s, [`super::probe`]'s, [`super::warp_finish`]'s and [`super::int_finish`]'s
+/// variants and [`accumulate`] (`FAST` picks the per-element addition, `COMBINE` the block's
+/// finish — [`ATOMICS`], [`BLOCK_MERGE`], [`WARP_FINISH`] or [`INT_FINISH`] — `LEAN` the publish step's ordering and `LOOP` the streaming loop —
 /// [`PLAIN`], [`ROLLING`] or [`ASYNC`], see [`super::lean`] — and `last` what warp 0 of the last
 /// block does with the grid's words). An [`ASYNC`] launch reserves [`async_shared_bytes`] of
 /// dynamic shared memory instead of the `16 · (slots + BLOCK / 32)` of the others.
@@ -231,9 +235,14 @@ pub(super) fn sum_with<
     }
 
     // SAFETY: the launch reserves `16 · (slots + BLOCK / 32)` bytes of shared memory (the
-    // contract above; an async launch reserves its ring after them).
-    let smem =
-        unsafe { Shared::<i64>::dynamic((2 * slots + 2 * BLOCK / WARP_SIZE as usize) as u32) };
+    // contract above; an async launch reserves its ring after them, an integer-finish launch
+    // `int_shared_bytes`, at least as many).
+    let len = if COMBINE == INT_FINISH {
+        int_shared_bytes(slots, BLOCK) / 8
+    } else {
+        2 * slots + 2 * BLOCK / WARP_SIZE as usize
+    };
+    let smem = unsafe { Shared::<i64>::dynamic(len as u32) };
     // SAFETY: the same reservation; every phase below is fenced by barriers: plain stores
     // (zeroing), barrier, atomics only, barrier, plain loads.
     let acc = unsafe { SharedWords::new(f) };
@@ -291,23 +300,12 @@ pub(super) fn sum_with<
     // Step 1: thread, then warp; steps 2–3: the block's words and the grid's (`COMBINE`).
     let streamed = if PROBE { clock64() } else { 0 };
     a.merge(b, &acc);
-    let e = warp_merge(a, &acc);
-    let (base, stamp) = (2 * slots, || if PROBE { clock64() } else { 0 });
-    let done = if COMBINE == WARP_FINISH {
-        warp_finish::<BLOCK, PROBE>(e, &smem, base, &acc, f, words, counter, n, last)
+    let stamp = || if PROBE { clock64() } else { 0 };
+    let done = if COMBINE == INT_FINISH {
+        int_finish::<BLOCK, LEAN>(a, &smem, &acc, f, words, counter, n, last, stamp)
     } else {
-        block_finish::<BLOCK, LEAN>(
-            e,
-            COMBINE == BLOCK_MERGE,
-            &smem,
-            &acc,
-            f,
-            words,
-            counter,
-            n,
-            last,
-            stamp,
-        )
+        let e = warp_merge(a, &acc);
+        finish_warps::<BLOCK, COMBINE, LEAN, PROBE>(e, &smem, &acc, f, words, counter, n, last)
     };
     if PROBE && tid == 0 {
         let cycles = [entry, streamed, done.merged, done.carried, clock64()];
@@ -315,6 +313,30 @@ pub(super) fn sum_with<
         // `slots + STAMPS · gridDim.x` words, the stamps only written here, one block's each.
         let all = unsafe { words.with_len(slots + STAMPS * grid) };
         write_stamps(all, slots, block, entry_ns, cycles, done.last);
+    }
+}
+
+/// Steps 2–3 from the warps' merged expansions `e` (valid in each warp's lane 0): the atomic
+/// finish, the block merge or the warp finish (`COMBINE`).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn finish_warps<const BLOCK: usize, const COMBINE: u8, const LEAN: bool, const PROBE: bool>(
+    e: Expansion,
+    smem: &Shared<i64>,
+    acc: &SharedWords,
+    f: Format,
+    words: GlobalWords,
+    counter: Counter,
+    n: usize,
+    last: impl FnOnce(&Shared<i64>, Format, usize),
+) -> Finished {
+    let (smem, acc, slots) = (smem, acc, f.slots());
+    let (base, stamp) = (2 * slots, || if PROBE { clock64() } else { 0 });
+    if COMBINE == WARP_FINISH {
+        warp_finish::<BLOCK, PROBE>(e, smem, base, acc, f, words, counter, n, last)
+    } else {
+        let merge = COMBINE == BLOCK_MERGE;
+        block_finish::<BLOCK, LEAN>(e, merge, smem, acc, f, words, counter, n, last, stamp)
     }
 }
 

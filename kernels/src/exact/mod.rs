@@ -17,6 +17,7 @@
 //! | `merge` | merging expansions across a warp and a block with shuffles |
 //! | [`kernel`] | the launch: stream like stage 8, merge per warp, integers across blocks, last block rounds |
 //! | [`lean`] | candidates for N ≈ 2^24: the publish without per-thread fences, the 64-register cap |
+//! | [`int_finish`] | the block's finish with integers: each warp's expansions cut into a window of digits and summed by shuffles, one slot per warp, no float merges or shared atomics |
 //! | [`warp_finish`] | the block's finish by its warp 0 alone: digits by shifts, carries by shuffles, no shared atomics |
 //! | [`words`] | across GPUs: the grid's words out unrounded, the ranks' words added and rounded once |
 //!
@@ -53,6 +54,7 @@
 
 pub mod accumulator;
 pub mod expansion;
+pub mod int_finish;
 pub mod kernel;
 pub mod lean;
 mod merge;

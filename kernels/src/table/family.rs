@@ -133,4 +133,14 @@ pub enum Family {
     /// [`crate::exact::warp_finish::sum_fast_warp_probe`]: [`Family::ExactFastWarp`] with the
     /// probe's stamps.
     ExactFastWarpProbe,
+    /// [`crate::exact::int_finish::sum_int`]: the lean plain kernel whose warps' expansions are
+    /// reduced as integers in a window (no float merges, no shared atomics).
+    ExactInt,
+    /// [`crate::exact::int_finish::sum_fast_int`]: the fast path with the integer finish.
+    ExactFastInt,
+    /// [`crate::exact::int_finish::sum_int_probe`]: [`Family::ExactInt`] with the probe's stamps.
+    ExactIntProbe,
+    /// [`crate::exact::int_finish::sum_fast_int_probe`]: [`Family::ExactFastInt`] with the
+    /// probe's stamps.
+    ExactFastIntProbe,
 }

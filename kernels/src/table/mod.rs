@@ -195,6 +195,14 @@ kernel_table! {
         => warp_finish::sum_warp_probe;
     ExactFastWarpProbe reduce_exact_fast_warp_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
         => warp_finish::sum_fast_warp_probe;
+    ExactInt reduce_exact_int Exact const [f32, f64] [Sum] [256, 512]
+        => int_finish::sum_int;
+    ExactFastInt reduce_exact_fast_int Exact const [f32, f64] [Sum] [256, 512]
+        => int_finish::sum_fast_int;
+    ExactIntProbe reduce_exact_int_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
+        => int_finish::sum_int_probe;
+    ExactFastIntProbe reduce_exact_fast_int_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
+        => int_finish::sum_fast_int_probe;
 }
 
 #[cfg(test)]

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Session 16, call 2, issue #15's missed target (>= 90% of stage 8's plain sum at N >= 2^24):
+# the exact sum's integer finish (`int_finish=1`: each warp's expansions cut into a window of six
+# 32-bit digit words and summed with integer shuffles, one shared-memory slot per warp, then each
+# word thread adds up its word and its neighbour's for the carry step — no float merge rounds, no
+# shared atomics, one block barrier; kernels `reduce_exact_{fast_,}int_*`,
+# kernels/src/exact/int_finish.rs) against the default and the warp finish of call 1, with
+# stage 8, CUB's three determinism levels and torch.sum in the same call: exact-on-gpu.sh (time,
+# accuracy in ulps, the reproducibility matrix — 14 kernel variants, the integer and warp
+# finishes among them — and the exact GPU tests when bin/gpu-tests is in the bundle) with the sweep
+#     int_finish=1                   the integer finish (fast path for f32)
+#     int_finish=1,fast_f32=0        on f32's plain kernel
+#     warp_finish=1                  call 1's warp finish again, for the same-call comparison
+# then the probe (`--probe` and `--probe=int_finish=1`) at 2^20, 2^24 and 2^26 and
+# compute-sanitizer memcheck / racecheck / synccheck of the integer-finish kernels.
+#     bash s16-int-on-gpu.sh OUTDIR   -> OUTDIR/exact.{jsonl,md}, OUTDIR/probe.{jsonl,md},
+#                                        OUTDIR/sanitize-*.log
+set -u
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+OUT="${1:-${OUT:-./results}}"
+mkdir -p "$OUT/logs"
+status=0
+EXPS="${EXPS:-12 16 20 22 24 26 28 30}" \
+    SWEEP_POLICIES="int_finish=1;int_finish=1,fast_f32=0;warp_finish=1" \
+    bash "$HERE/exact-on-gpu.sh" "$OUT" || status=1
+PROBE_EXPS="20 24 26" PROBE_POLICIES="int_finish=1" bash "$HERE/s15-probe-on-gpu.sh" "$OUT" \
+    > /dev/null || status=1
+if command -v compute-sanitizer > /dev/null 2>&1; then
+    for tool in memcheck racecheck synccheck; do
+        for ty in f32 f64; do
+            shapes=("1001" "100003" "100003 --grid 1")
+            [ $tool = memcheck ] && shapes+=("4000037")  # racecheck/synccheck: the small shapes
+            for shape in "${shapes[@]}"; do
+                for pol in "int_finish=1" "int_finish=1,fast_f32=0"; do
+                    # shellcheck disable=SC2086 # shape is "N [--grid G]"
+                    compute-sanitizer --tool "$tool" --error-exitcode 9 "$HERE/bin/reduce" \
+                        --backend gpu exact --type $ty --n $shape --data binades --runs 0 \
+                        --policy "$pol" >> "$OUT/sanitize-$tool.log" 2>&1 \
+                        || { echo "$tool $ty n=$shape $pol FAILED" >&2; status=1; }
+                done
+            done
+        done
+        echo "$tool: $(grep -h "SUMMARY" "$OUT/sanitize-$tool.log" | sort | uniq -c | tr -s ' ')" >&2
+    done
+else
+    echo "no compute-sanitizer: sanitizer runs skipped" >&2
+fi
+exit $status
