@@ -246,7 +246,7 @@ fn warp_finish_edge_cases_and_inexact_merges() {
     }
     // Values 2^-600 … 2^600 apart inside every warp: most of a warp's digits fall below its
     // window and take the integer finish's spill path; ± pairs cancel across warps.
-    let wide: Vec<f64> = (0..6000)
+    let wide: Vec<f64> = (0..6000usize)
         .map(|i| {
             let v = 2f64.powi(600 - 37 * (i % 33) as i32) * (1.0 + (i % 7) as f64 / 8.0);
             if i % 5 == 0 {

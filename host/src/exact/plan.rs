@@ -67,12 +67,14 @@ pub struct ExactPolicy {
     /// computes the block's words with shifts instead of contended 64-bit shared atomics, carries
     /// them by shuffles, publishes them and takes the ticket (with `lean_finish=1`,
     /// `block_merge=0`, `pipeline=0`; with `probe`, the stamped `*_warp_probe_r80` kernels).
+    /// Slower on the H200 (f32 2^24: 26.9 against 25.6 µs; session 16).
     pub warp_finish: bool,
     /// The integer finish ([`reduce_kernels::exact::int_finish`], the `*_int` kernels): each
     /// warp's expansions cut into a window of 32-bit digits and summed with integer shuffles,
     /// one shared-memory slot per warp, then each word thread adds up its word — no float merges
     /// and no shared atomics (with `lean_finish=1`, `block_merge=0`, `pipeline=0` and not with
-    /// `warp_finish`; with `probe`, the stamped `*_int_probe_r80` kernels).
+    /// `warp_finish`; with `probe`, the stamped `*_int_probe_r80` kernels). Slower on the H200
+    /// (f32 2^24: 28.9 against 25.6 µs; session 16).
     pub int_finish: bool,
 }
 

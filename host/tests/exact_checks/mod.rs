@@ -230,10 +230,7 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
         warp_probe,
         int,
         plain_int,
-        ExactPolicy {
-            probe: true,
-            ..int
-        },
+        ExactPolicy { probe: true, ..int },
     ] {
         policy_families::<f32>(&b, policy)?;
         policy_families::<f64>(&b, policy)?;
@@ -259,13 +256,7 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
     }
     probe_stamps(&b, probe)?;
     probe_stamps(&b, warp_probe)?;
-    probe_stamps(
-        &b,
-        ExactPolicy {
-            probe: true,
-            ..int
-        },
-    )
+    probe_stamps(&b, ExactPolicy { probe: true, ..int })
 }
 
 /// The probe kernel's stamps on the GPU: one per block, exactly one last block, every block's

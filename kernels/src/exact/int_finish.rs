@@ -5,7 +5,7 @@
 //! non-zero for sums of ordinary data — spills into the block's words through an out-of-line call
 //! and 64-bit shared compare-and-swap loops), then every warp's lane 0 adds the warp's expansion
 //! into the block's words with the same contended atomics, and a carry step follows between two
-//! more barriers. [`int_finish`] does the same integer arithmetic without any of that:
+//! more barriers. The integer finish does the same integer arithmetic without any of that:
 //!
 //! 1. each thread's expansion `(hi, lo)` is cut into the digits of a **window** of [`WINDOW`]
 //!    32-bit words that ends at the warp's highest digit (a maximum over the warp by shuffles);
@@ -17,12 +17,21 @@
 //!    of shared memory — no atomics; **one** block barrier;
 //! 4. thread `t < slots` adds up word `t` from the block's spills and every warp's window, and
 //!    word `t - 1` the same way for the carry step ([`normalize_step`]), then publishes as the
-//!    other kernels do ([`super::lean::last_block`]).
+//!    other kernels do (`lean::last_block`).
 //!
 //! **Why it should be faster.** The probe ([`super::probe`]) put the default's merge phase (the
 //! warp merges, the shared atomics, the barrier) at 1.4–2.2 µs and its carry step at 0.3 µs per
 //! block (H200, session 16), on the critical path of the block that finishes streaming last; the
 //! warp finish ([`super::warp_finish`]) showed the five float merge rounds alone at ~1 µs.
+//!
+//! **Measured and lost** (session 16, H200, `benches/results/h200-2026-12-03-s16/call2/`): f32
+//! 2^24 28.9 µs against the default's 25.6, f64 45.2 against 41.7, level at 2^30 (947.7 / 944.7
+//! and 1897.8 / 1893.8). The probe: the windows and integer shuffles did not shorten the merge
+//! phase (1.6–2.1 µs, mostly the block's warps finishing their streaming at different times),
+//! and the gather in step 4 — two dependent shared loads per warp slot, for the word and again
+//! for its neighbour — took 2.0–2.4 µs against the default's 0.3 µs carry step. The obvious next
+//! step is a gather that loads the slots' bases once and sums both words in one pass. Kept as a
+//! measured candidate (policy `int_finish=1`).
 //!
 //! **Why the bits are the same.** Every finite value's digits are added exactly once (in a
 //! window or through the spill), so the words' total is the same integer; the flags count the
