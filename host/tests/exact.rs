@@ -130,15 +130,15 @@ fn emulator_matrix<T: ExactFloat>(data: ExactData, n: usize, seed: u64, variant:
     let d = generate::<T>(data, n, seed);
     let want = exact_sum(&d).to_bits64();
     let grids = repro_grids(&b, T::TYPE, n).unwrap();
-    // The default kernel and two other variants per data family (all fourteen would take
-    // minutes on the emulator; the GPU runs all fourteen on every family).
+    // The default kernel and two other variants per data family (all sixteen would take
+    // minutes on the emulator; the GPU runs all sixteen on every family).
     let v = repro_variants();
-    // The warp and integer finishes (the last four variants) on every family; the others one
-    // per family.
+    // The warp and integer finishes and the warm rounding (the last six variants) on every
+    // family; the others one per family.
     let policies = [
         v[0],
         v[1 + variant % (v.len() - 1)],
-        v[v.len() - 4 + variant % 4],
+        v[v.len() - 6 + variant % 6],
     ];
     let cells = repro_matrix_with(&b, &d, &grids, &[0, 1, 3], &policies).unwrap();
     let bad: Vec<_> = cells.iter().filter(|c| c.bits != want).collect();

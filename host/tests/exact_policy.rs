@@ -21,6 +21,7 @@ const FAST: ExactPolicy = ExactPolicy {
     probe: false,
     warp_finish: false,
     int_finish: false,
+    warm_round: false,
 };
 
 #[test]
@@ -42,6 +43,7 @@ fn settings_set_each_key_and_name_the_bad_one() {
             probe: false,
             warp_finish: false,
             int_finish: false,
+            warm_round: false,
         }
     );
     let p = ExactPolicy::default()

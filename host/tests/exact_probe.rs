@@ -24,6 +24,7 @@ const PROBE: ExactPolicy = ExactPolicy {
     probe: true,
     warp_finish: false,
     int_finish: false,
+    warm_round: false,
 };
 
 #[test]

@@ -1,7 +1,8 @@
-//! The exact sum's warp finish (`ExactPolicy::warp_finish`, `reduce_kernels::exact::warp_finish`)
-//! and integer finish (`ExactPolicy::int_finish`, `reduce_kernels::exact::int_finish`) on the
-//! CPU emulator: their plans and typed errors, the same bits as the reference on every data
-//! family, launch shape and edge case, the probe's stamps, and `reduce exact --probe=…`.
+//! The exact sum's warp finish (`ExactPolicy::warp_finish`, `reduce_kernels::exact::warp_finish`),
+//! integer finish (`ExactPolicy::int_finish`, `reduce_kernels::exact::int_finish`) and warm
+//! rounding (`ExactPolicy::warm_round`, `reduce_kernels::exact::warm`) on the CPU emulator: their
+//! plans and typed errors, the same bits as the reference on every data family, launch shape and
+//! edge case, the probe's stamps, and `reduce exact --probe=…`.
 
 use reduce_host::exact::{
     exact_plan, exact_sum, generate, ExactData, ExactFloat, ExactPolicy, PreparedExact,
@@ -24,9 +25,15 @@ fn int() -> ExactPolicy {
         .unwrap()
 }
 
-/// Both finishes, each on the fast and the plain f32 kernel.
+fn warm() -> ExactPolicy {
+    ExactPolicy::default()
+        .with_settings("warm_round=1")
+        .unwrap()
+}
+
+/// Both finishes and the warm rounding, each on the fast and the plain f32 kernel.
 fn finishes() -> Vec<ExactPolicy> {
-    [warp(), int()]
+    [warp(), int(), warm()]
         .into_iter()
         .flat_map(|p| {
             [
@@ -118,6 +125,30 @@ fn plans_name_the_warp_kernels_and_reject_other_combinations() {
         assert_eq!(p.kernel, kernel);
         assert_eq!(p.shared_bytes, 8 * (p.slots + 11 * block / 32));
     }
+    let m = warm();
+    let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, m).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_fast_warm_sum_b256_f32");
+    let p = exact_plan(
+        ElemType::F64,
+        1 << 20,
+        o,
+        &caps,
+        ExactPolicy { probe: true, ..m },
+    )
+    .unwrap();
+    assert_eq!(p.kernel, "reduce_exact_warm_probe_r80_sum_b256_f64");
+    for bad in [
+        ExactPolicy {
+            int_finish: true,
+            ..m
+        },
+        ExactPolicy { pipeline: 2, ..m },
+    ] {
+        match exact_plan(ElemType::F32, 1 << 20, o, &caps, bad) {
+            Err(ReduceError::Policy { key, .. }) => assert_eq!(key, "warm_round"),
+            other => panic!("{bad:?}: {other:?}"),
+        }
+    }
     for bad in [
         ExactPolicy {
             warp_finish: true,
@@ -183,6 +214,11 @@ fn warp_finish_matches_the_reference_on_every_family_and_shape() {
                     ExactPolicy {
                         fast_f64: true,
                         ..int()
+                    },
+                    warm(),
+                    ExactPolicy {
+                        fast_f32: false,
+                        ..warm()
                     },
                 ];
                 for p in [w, plain, fast64].into_iter().chain(ints) {
@@ -268,7 +304,7 @@ fn warp_finish_edge_cases_and_inexact_merges() {
 #[test]
 fn warp_probe_keeps_the_bits_and_stamps_every_block_in_order() {
     let b = emu();
-    for probe in [warp(), int()].map(|p| ExactPolicy { probe: true, ..p }) {
+    for probe in [warp(), int(), warm()].map(|p| ExactPolicy { probe: true, ..p }) {
         for grid in [None, Some(1), Some(7)] {
             let o = LaunchOverrides {
                 block: None,

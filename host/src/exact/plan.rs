@@ -76,6 +76,11 @@ pub struct ExactPolicy {
     /// `warp_finish`; with `probe`, the stamped `*_int_probe_r80` kernels). Slower on the H200
     /// (f32 2^24: 28.9 against 25.6 µs; session 16).
     pub int_finish: bool,
+    /// The warm rounding ([`reduce_kernels::exact::warm`], the `*_warm` kernels; an
+    /// experiment): warp 0 of every block but the last runs the rounding once on its own words,
+    /// so that its code is warm in L2 when the last block needs it (with `lean_finish=1`,
+    /// `block_merge=0`, `pipeline=0`, no other finish; with `probe`, `*_warm_probe_r80`).
+    pub warm_round: bool,
 }
 
 impl Default for ExactPolicy {
@@ -92,6 +97,7 @@ impl Default for ExactPolicy {
             probe: false,
             warp_finish: false,
             int_finish: false,
+            warm_round: false,
         }
     }
 }
@@ -110,6 +116,27 @@ impl ExactPolicy {
             _ => false,
         };
         use Family::*;
+        if self.warm_round {
+            if self.int_finish
+                || self.warp_finish
+                || self.block_merge
+                || !self.lean_finish
+                || self.pipeline != 0
+            {
+                return Err(ReduceError::Policy {
+                    key: "warm_round".into(),
+                    why: "the warm-rounding kernels are built with lean_finish=1, block_merge=0, \
+                          pipeline=0 and no other finish"
+                        .into(),
+                });
+            }
+            return Ok(match (fast, self.probe) {
+                (false, false) => ExactWarm,
+                (true, false) => ExactFastWarm,
+                (false, true) => ExactWarmProbe,
+                (true, true) => ExactFastWarmProbe,
+            });
+        }
         if self.int_finish {
             if self.warp_finish || self.block_merge || !self.lean_finish || self.pipeline != 0 {
                 return Err(ReduceError::Policy {

@@ -47,37 +47,47 @@ pub fn repro_grids(backend: &Backend, ty: crate::types::ElemType, n: usize) -> R
 
 /// The kernel variants of the matrix: the fast path × the block merge, each off and on (with the
 /// fenced publish, as the merge kernels are built), then the fast path off and on with the lean
-/// publish (the default), with the rolling loads, with the async loop, with the warp finish and
-/// with the integer finish (`3` in the loop column; the rest of the policy default).
-pub fn repro_variants() -> [ExactPolicy; 14] {
-    [
-        (false, false, false, 0, false),
-        (true, false, false, 0, false),
-        (false, true, false, 0, false),
-        (true, true, false, 0, false),
-        (false, false, true, 0, false),
-        (true, false, true, 0, false),
-        (false, false, true, 1, false),
-        (true, false, true, 1, false),
-        (false, false, true, 2, false),
-        (true, false, true, 2, false),
-        (false, false, true, 0, true),
-        (true, false, true, 0, true),
-        (false, false, true, 3, false),
-        (true, false, true, 3, false),
-    ]
-    .map(
-        |(fast, block_merge, lean, pipeline, warp_finish)| ExactPolicy {
-            fast_f32: fast,
-            fast_f64: fast,
-            block_merge,
-            lean_finish: lean,
-            pipeline: if pipeline == 3 { 0 } else { pipeline },
-            warp_finish,
-            int_finish: pipeline == 3,
-            ..ExactPolicy::default()
+/// publish (the default), with the rolling loads, with the async loop, with the warp finish, with
+/// the integer finish and with the warm rounding (the rest of the policy default).
+pub fn repro_variants() -> [ExactPolicy; 16] {
+    let d = ExactPolicy::default();
+    let fenced = ExactPolicy {
+        lean_finish: false,
+        ..d
+    };
+    let kinds = [
+        fenced,
+        ExactPolicy {
+            block_merge: true,
+            ..fenced
         },
-    )
+        d,
+        ExactPolicy { pipeline: 1, ..d },
+        ExactPolicy { pipeline: 2, ..d },
+        ExactPolicy {
+            warp_finish: true,
+            ..d
+        },
+        ExactPolicy {
+            int_finish: true,
+            ..d
+        },
+        ExactPolicy {
+            warm_round: true,
+            ..d
+        },
+    ];
+    let mut out = [d; 16];
+    for (i, k) in kinds.iter().enumerate() {
+        for fast in [false, true] {
+            out[2 * i + usize::from(fast)] = ExactPolicy {
+                fast_f32: fast,
+                fast_f64: fast,
+                ..*k
+            };
+        }
+    }
+    out
 }
 
 /// Sum `data` on `backend` for every kernel variant ([`repro_variants`]) × grid in `grids` ×

@@ -7,7 +7,7 @@ use crate::policy_settings::{pairs, size, unknown};
 
 impl ExactPolicy {
     /// The keys [`ExactPolicy::set`] knows: the field names.
-    pub const KEYS: [&'static str; 11] = [
+    pub const KEYS: [&'static str; 12] = [
         "block",
         "blocks_per_sm",
         "min_tiles",
@@ -19,6 +19,7 @@ impl ExactPolicy {
         "probe",
         "warp_finish",
         "int_finish",
+        "warm_round",
     ];
 
     /// Set the field named `key` from `value`.
@@ -26,7 +27,8 @@ impl ExactPolicy {
     /// # Errors
     /// [`ReduceError::Policy`] for an unknown key or a bad value: `block` one of the built
     /// blocks (256, 512), `blocks_per_sm` 1..=64, `min_tiles` 1..=2^20, `fast_f32`, `fast_f64`,
-    /// `block_merge`, `lean_finish`, `probe`, `warp_finish` and `int_finish` 0 or 1, `pipeline` 0, 1 or 2 (the combinations are
+    /// `block_merge`, `lean_finish`, `probe`, `warp_finish`, `int_finish` and `warm_round` 0 or
+    /// 1, `pipeline` 0, 1 or 2 (the combinations are
     /// checked when a plan is made: [`ExactPolicy::family`]).
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
         match key {
@@ -50,6 +52,7 @@ impl ExactPolicy {
             "probe" => self.probe = size(key, value, 0, 1)? == 1,
             "warp_finish" => self.warp_finish = size(key, value, 0, 1)? == 1,
             "int_finish" => self.int_finish = size(key, value, 0, 1)? == 1,
+            "warm_round" => self.warm_round = size(key, value, 0, 1)? == 1,
             _ => return Err(unknown(key, &Self::KEYS)),
         }
         Ok(())

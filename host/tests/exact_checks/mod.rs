@@ -132,7 +132,7 @@ pub fn exact_sum_of_2e30_floats() -> Result<(), Failed> {
 }
 
 /// The fast-path, block-merge, lean-publish (fenced and lean), rolling-load, async, probe,
-/// warp-finish and integer-finish kernels (and the
+/// warp-finish, integer-finish and warm-rounding kernels (and the
 /// small-N shapes of `min_tiles`): every family and the IEEE edge cases, bit for bit against the
 /// reference.
 pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
@@ -231,6 +231,15 @@ pub fn exact_fast_path_matches_the_reference() -> Result<(), Failed> {
         int,
         plain_int,
         ExactPolicy { probe: true, ..int },
+        ExactPolicy {
+            warm_round: true,
+            ..fast
+        },
+        ExactPolicy {
+            int_finish: false,
+            warm_round: true,
+            ..plain_int
+        },
     ] {
         policy_families::<f32>(&b, policy)?;
         policy_families::<f64>(&b, policy)?;

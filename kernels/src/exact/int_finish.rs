@@ -76,7 +76,7 @@ pub fn sum_int<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, INT_FINISH, true, PLAIN, false>(
+    sum_with::<T, BLOCK, UNROLL, false, INT_FINISH, true, PLAIN, false, false>(
         input,
         words,
         counter,
@@ -91,7 +91,7 @@ pub fn sum_fast_int<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, INT_FINISH, true, PLAIN, false>(
+    sum_with::<T, BLOCK, UNROLL, true, INT_FINISH, true, PLAIN, false, false>(
         input,
         words,
         counter,
@@ -106,7 +106,7 @@ pub fn sum_int_probe<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, INT_FINISH, true, PLAIN, true>(
+    sum_with::<T, BLOCK, UNROLL, false, INT_FINISH, true, PLAIN, true, false>(
         input,
         words,
         counter,
@@ -121,7 +121,7 @@ pub fn sum_fast_int_probe<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, INT_FINISH, true, PLAIN, true>(
+    sum_with::<T, BLOCK, UNROLL, true, INT_FINISH, true, PLAIN, true, false>(
         input,
         words,
         counter,

@@ -83,7 +83,7 @@ pub fn sum<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, ATOMICS, false, PLAIN, false>(
+    sum_with::<T, BLOCK, UNROLL, false, ATOMICS, false, PLAIN, false, false>(
         input,
         words,
         counter,
@@ -99,7 +99,7 @@ pub fn sum_fast<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, ATOMICS, false, PLAIN, false>(
+    sum_with::<T, BLOCK, UNROLL, true, ATOMICS, false, PLAIN, false, false>(
         input,
         words,
         counter,
@@ -116,7 +116,7 @@ pub fn sum_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, BLOCK_MERGE, false, PLAIN, false>(
+    sum_with::<T, BLOCK, UNROLL, false, BLOCK_MERGE, false, PLAIN, false, false>(
         input,
         words,
         counter,
@@ -131,7 +131,7 @@ pub fn sum_fast_merge<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, BLOCK_MERGE, false, PLAIN, false>(
+    sum_with::<T, BLOCK, UNROLL, true, BLOCK_MERGE, false, PLAIN, false, false>(
         input,
         words,
         counter,
@@ -150,7 +150,9 @@ pub(super) fn accumulate<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     last: impl FnOnce(&Shared<i64>, Format, usize),
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, ATOMICS, false, PLAIN, false>(input, words, counter, last)
+    sum_with::<T, BLOCK, UNROLL, false, ATOMICS, false, PLAIN, false, false>(
+        input, words, counter, last,
+    )
 }
 
 /// The last step of [`sum`] and its variants: warp 0 rounds the grid's words, lane 0 stores the
@@ -195,6 +197,7 @@ pub(super) fn sum_with<
     const LEAN: bool,
     const LOOP: u8,
     const PROBE: bool,
+    const WARM: bool,
 >(
     input: Global<T>,
     words: GlobalWords,
@@ -307,6 +310,12 @@ pub(super) fn sum_with<
         let e = warp_merge(a, &acc);
         finish_warps::<BLOCK, COMBINE, LEAN, PROBE>(e, &smem, &acc, f, words, counter, n, last)
     };
+    if WARM && !done.last && tid < WARP_SIZE as usize {
+        // Warm the rounding's code (see `super::warm`): warp 0 of every block that is not the
+        // last rounds its own words once and drops the result, so that the last block finds
+        // those instructions in L2 instead of fetching them from DRAM behind the stream.
+        core::hint::black_box(finish(&smem, f, n));
+    }
     if PROBE && tid == 0 {
         let cycles = [entry, streamed, done.merged, done.carried, clock64()];
         // SAFETY: a probe kernel's launch contract (`super::probe`): the workspace holds

@@ -76,7 +76,7 @@ pub fn sum_lean<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, ATOMICS, true, PLAIN, false>(
+    sum_with::<T, BLOCK, UNROLL, false, ATOMICS, true, PLAIN, false, false>(
         input,
         words,
         counter,
@@ -91,7 +91,7 @@ pub fn sum_fast_lean<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, ATOMICS, true, PLAIN, false>(
+    sum_with::<T, BLOCK, UNROLL, true, ATOMICS, true, PLAIN, false, false>(
         input,
         words,
         counter,
@@ -107,7 +107,7 @@ pub fn sum_lean_pipe<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, ATOMICS, true, ROLLING, false>(
+    sum_with::<T, BLOCK, UNROLL, false, ATOMICS, true, ROLLING, false, false>(
         input,
         words,
         counter,
@@ -122,7 +122,7 @@ pub fn sum_fast_lean_pipe<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, ATOMICS, true, ROLLING, false>(
+    sum_with::<T, BLOCK, UNROLL, true, ATOMICS, true, ROLLING, false, false>(
         input,
         words,
         counter,
@@ -139,7 +139,7 @@ pub fn sum_lean_async<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, ATOMICS, true, ASYNC, false>(
+    sum_with::<T, BLOCK, UNROLL, false, ATOMICS, true, ASYNC, false, false>(
         input,
         words,
         counter,
@@ -154,7 +154,7 @@ pub fn sum_fast_lean_async<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, ATOMICS, true, ASYNC, false>(
+    sum_with::<T, BLOCK, UNROLL, true, ATOMICS, true, ASYNC, false, false>(
         input,
         words,
         counter,

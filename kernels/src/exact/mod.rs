@@ -18,6 +18,7 @@
 //! | [`kernel`] | the launch: stream like stage 8, merge per warp, integers across blocks, last block rounds |
 //! | [`lean`] | candidates for N ≈ 2^24: the publish without per-thread fences, the 64-register cap |
 //! | [`int_finish`] | the block's finish with integers: each warp's expansions cut into a window of digits and summed by shuffles, one slot per warp, no float merges or shared atomics |
+//! | [`warm`] | an experiment: every block but the last runs the rounding once, so its code is warm when the last block needs it |
 //! | [`warp_finish`] | the block's finish by its warp 0 alone: digits by shifts, carries by shuffles, no shared atomics |
 //! | [`words`] | across GPUs: the grid's words out unrounded, the ranks' words added and rounded once |
 //!
@@ -61,6 +62,7 @@ mod merge;
 pub mod probe;
 pub mod round;
 mod tile;
+pub mod warm;
 pub mod warp_finish;
 pub mod words;
 

@@ -49,7 +49,7 @@ pub fn sum_probe<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, ATOMICS, true, PLAIN, true>(
+    sum_with::<T, BLOCK, UNROLL, false, ATOMICS, true, PLAIN, true, false>(
         input,
         words,
         counter,
@@ -64,7 +64,7 @@ pub fn sum_fast_probe<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, ATOMICS, true, PLAIN, true>(
+    sum_with::<T, BLOCK, UNROLL, true, ATOMICS, true, PLAIN, true, false>(
         input,
         words,
         counter,

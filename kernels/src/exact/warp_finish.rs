@@ -57,7 +57,7 @@ pub fn sum_warp<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, WARP_FINISH, true, PLAIN, false>(
+    sum_with::<T, BLOCK, UNROLL, false, WARP_FINISH, true, PLAIN, false, false>(
         input,
         words,
         counter,
@@ -72,7 +72,7 @@ pub fn sum_fast_warp<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, WARP_FINISH, true, PLAIN, false>(
+    sum_with::<T, BLOCK, UNROLL, true, WARP_FINISH, true, PLAIN, false, false>(
         input,
         words,
         counter,
@@ -88,7 +88,7 @@ pub fn sum_warp_probe<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, false, WARP_FINISH, true, PLAIN, true>(
+    sum_with::<T, BLOCK, UNROLL, false, WARP_FINISH, true, PLAIN, true, false>(
         input,
         words,
         counter,
@@ -103,7 +103,7 @@ pub fn sum_fast_warp_probe<T: Element, const BLOCK: usize, const UNROLL: usize>(
     counter: Counter,
     out: GlobalMut<T>,
 ) {
-    sum_with::<T, BLOCK, UNROLL, true, WARP_FINISH, true, PLAIN, true>(
+    sum_with::<T, BLOCK, UNROLL, true, WARP_FINISH, true, PLAIN, true, false>(
         input,
         words,
         counter,

@@ -143,4 +143,14 @@ pub enum Family {
     /// [`crate::exact::int_finish::sum_fast_int_probe`]: [`Family::ExactFastInt`] with the
     /// probe's stamps.
     ExactFastIntProbe,
+    /// [`crate::exact::warm::sum_warm`]: the lean plain kernel whose non-last blocks run the
+    /// rounding once (its code warm for the last block).
+    ExactWarm,
+    /// [`crate::exact::warm::sum_fast_warm`]: the fast path with the warm rounding.
+    ExactFastWarm,
+    /// [`crate::exact::warm::sum_warm_probe`]: [`Family::ExactWarm`] with the probe's stamps.
+    ExactWarmProbe,
+    /// [`crate::exact::warm::sum_fast_warm_probe`]: [`Family::ExactFastWarm`] with the probe's
+    /// stamps.
+    ExactFastWarmProbe,
 }

@@ -203,6 +203,14 @@ kernel_table! {
         => int_finish::sum_int_probe;
     ExactFastIntProbe reduce_exact_fast_int_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
         => int_finish::sum_fast_int_probe;
+    ExactWarm reduce_exact_warm Exact const [f32, f64] [Sum] [256, 512]
+        => warm::sum_warm;
+    ExactFastWarm reduce_exact_fast_warm Exact const [f32, f64] [Sum] [256, 512]
+        => warm::sum_fast_warm;
+    ExactWarmProbe reduce_exact_warm_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
+        => warm::sum_warm_probe;
+    ExactFastWarmProbe reduce_exact_fast_warm_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
+        => warm::sum_fast_warm_probe;
 }
 
 #[cfg(test)]

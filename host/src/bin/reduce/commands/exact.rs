@@ -52,7 +52,7 @@ pub struct ExactArgs {
     pub save_input: Option<std::path::PathBuf>,
     /// Also check and time the sum under this policy (`key=value,…`; keys block, blocks_per_sm,
     /// min_tiles, fast_f32, fast_f64, block_merge, lean_finish, pipeline, probe, warp_finish,
-    /// int_finish);
+    /// int_finish, warm_round);
     /// repeatable.
     #[arg(long)]
     pub policy: Vec<String>,
