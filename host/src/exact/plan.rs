@@ -80,6 +80,7 @@ pub struct ExactPolicy {
     /// experiment): warp 0 of every block but the last runs the rounding once on its own words,
     /// so that its code is warm in L2 when the last block needs it (with `lean_finish=1`,
     /// `block_merge=0`, `pipeline=0`, no other finish; with `probe`, `*_warm_probe_r80`).
+    /// A small gain on the H200 (f32 2^24: 25.7 against 26.1 µs on the same path; session 16).
     pub warm_round: bool,
 }
 

@@ -14,6 +14,14 @@
 //! its code is in L2 (and in their SMs' instruction caches) when the last block needs it. This
 //! is an experiment: the measurement decides.
 //!
+//! **Measured** (session 16, H200, `benches/results/h200-2026-12-03-s16/call3/`): against the
+//! default's own settings through the same `--policy` path, f32 2^24 25.7 µs / 26.1, f64 41.3 /
+//! 41.9, 0.1–1.5 µs faster at 2^20–2^28 in 11 of 16 cells, level at 2^12, 2^16 and 2^30. The
+//! probe: the last block's read and round fell from 2.9–3.7 µs to 2.3–2.8 at 2^24 and 2^26, but
+//! the rounding still costs ~1.2 µs where its code is warm (in the blocks that run it here, and
+//! in a one-block launch): it is long serial code — a shorter rounding is the next step. A
+//! candidate (`warm_round=1`), not the default: the gain is within the spread between calls.
+//!
 //! **What it costs.** Nothing on the critical path when the hypothesis is wrong, except that the
 //! idle blocks' warp 0 stays resident about a microsecond longer. The bits are the default's:
 //! the extra rounding's result is never stored.
