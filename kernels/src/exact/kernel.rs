@@ -10,7 +10,8 @@
 //!    so nothing is counted twice);
 //! 2. lane 0 of each warp adds its expansion's two components into the block's long accumulator
 //!    ([`SharedWords`], shared-memory atomics) — where the rare residuals already went;
-//! 3. the block normalizes its words once ([`normalize_step`](super::accumulator::normalize_step)) and adds the non-zero ones into
+//! 3. the block normalizes its words once
+//!    ([`normalize_step`](super::accumulator::normalize_step)) and adds the non-zero ones into
 //!    the grid's words ([`GlobalWords`], global atomics: integers, so any order gives the same
 //!    bits), then takes stage 8's acquire-release ticket; the last block reads the grid's words
 //!    (and zeroes them for the next launch), and its warp 0 rounds **once** ([`round_warp`]:
@@ -183,10 +184,13 @@ pub(super) const INT_FINISH: u8 = 3;
 /// The kernel behind [`sum`], [`sum_fast`], [`sum_merge`], [`sum_fast_merge`],
 /// [`super::lean`]'s, [`super::probe`]'s, [`super::warp_finish`]'s and [`super::int_finish`]'s
 /// variants and [`accumulate`] (`FAST` picks the per-element addition, `COMBINE` the block's
-/// finish — [`ATOMICS`], [`BLOCK_MERGE`], [`WARP_FINISH`] or [`INT_FINISH`] — `LEAN` the publish step's ordering and `LOOP` the streaming loop —
-/// [`PLAIN`], [`ROLLING`] or [`ASYNC`], see [`super::lean`] — and `last` what warp 0 of the last
-/// block does with the grid's words). An [`ASYNC`] launch reserves [`async_shared_bytes`] of
-/// dynamic shared memory instead of the `16 · (slots + BLOCK / 32)` of the others.
+/// finish — [`ATOMICS`], [`BLOCK_MERGE`], [`WARP_FINISH`] or [`INT_FINISH`] — `LEAN` the publish
+/// step's ordering, `LOOP` the streaming loop — [`PLAIN`], [`ROLLING`] or [`ASYNC`], see
+/// [`super::lean`] — `PROBE` the stamps ([`super::probe`]), `WARM` the warm rounding
+/// ([`super::warm`]), and `last` what warp 0 of the last block does with the grid's words). An
+/// [`ASYNC`] launch reserves [`async_shared_bytes`] of dynamic shared memory and an
+/// [`INT_FINISH`] launch [`int_shared_bytes`] instead of the `16 · (slots + BLOCK / 32)` of the
+/// others.
 #[inline(always)]
 pub(super) fn sum_with<
     T: Element,
@@ -247,7 +251,8 @@ pub(super) fn sum_with<
     };
     let smem = unsafe { Shared::<i64>::dynamic(len as u32) };
     // SAFETY: the same reservation; every phase below is fenced by barriers: plain stores
-    // (zeroing), barrier, atomics only, barrier, plain loads.
+    // (zeroing), barrier, atomics only, barrier, plain loads (in the warp finish, once only warp
+    // 0 runs, its lanes' atomics and loads are fenced by warp barriers instead).
     let acc = unsafe { SharedWords::new(f) };
     if tid < slots {
         smem.set(tid as u32, 0);
