@@ -109,7 +109,8 @@ impl ExactPolicy {
     /// # Errors
     /// [`ReduceError::Policy`] for a combination no kernel is built for: `block_merge` with
     /// `lean_finish` or a `pipeline`, a `pipeline` without `lean_finish`, a `pipeline` above 2,
-    /// `probe` or `warp_finish` with anything but the lean publish and the plain loop.
+    /// `probe`, `warp_finish`, `int_finish` or `warm_round` with anything but the lean publish
+    /// and the plain loop, two of the last three together.
     pub fn family(&self, ty: ElemType) -> Result<Family> {
         let fast = match ty {
             ElemType::F32 => self.fast_f32,
@@ -117,58 +118,19 @@ impl ExactPolicy {
             _ => false,
         };
         use Family::*;
+        // The finishes built on the lean plain kernel: [plain, fast, plain probe, fast probe].
         if self.warm_round {
-            if self.int_finish
-                || self.warp_finish
-                || self.block_merge
-                || !self.lean_finish
-                || self.pipeline != 0
-            {
-                return Err(ReduceError::Policy {
-                    key: "warm_round".into(),
-                    why: "the warm-rounding kernels are built with lean_finish=1, block_merge=0, \
-                          pipeline=0 and no other finish"
-                        .into(),
-                });
-            }
-            return Ok(match (fast, self.probe) {
-                (false, false) => ExactWarm,
-                (true, false) => ExactFastWarm,
-                (false, true) => ExactWarmProbe,
-                (true, true) => ExactFastWarmProbe,
-            });
+            let other = self.int_finish || self.warp_finish;
+            let kinds = [ExactWarm, ExactFastWarm, ExactWarmProbe, ExactFastWarmProbe];
+            return self.lean_variant("warm_round", other, fast, kinds);
         }
         if self.int_finish {
-            if self.warp_finish || self.block_merge || !self.lean_finish || self.pipeline != 0 {
-                return Err(ReduceError::Policy {
-                    key: "int_finish".into(),
-                    why: "the integer-finish kernels are built with lean_finish=1, block_merge=0, \
-                          pipeline=0, warp_finish=0"
-                        .into(),
-                });
-            }
-            return Ok(match (fast, self.probe) {
-                (false, false) => ExactInt,
-                (true, false) => ExactFastInt,
-                (false, true) => ExactIntProbe,
-                (true, true) => ExactFastIntProbe,
-            });
+            let kinds = [ExactInt, ExactFastInt, ExactIntProbe, ExactFastIntProbe];
+            return self.lean_variant("int_finish", self.warp_finish, fast, kinds);
         }
         if self.warp_finish {
-            if self.block_merge || !self.lean_finish || self.pipeline != 0 {
-                return Err(ReduceError::Policy {
-                    key: "warp_finish".into(),
-                    why: "the warp-finish kernels are built with lean_finish=1, block_merge=0, \
-                          pipeline=0"
-                        .into(),
-                });
-            }
-            return Ok(match (fast, self.probe) {
-                (false, false) => ExactWarp,
-                (true, false) => ExactFastWarp,
-                (false, true) => ExactWarpProbe,
-                (true, true) => ExactFastWarpProbe,
-            });
+            let kinds = [ExactWarp, ExactFastWarp, ExactWarpProbe, ExactFastWarpProbe];
+            return self.lean_variant("warp_finish", false, fast, kinds);
         }
         if self.probe {
             return match (fast, self.block_merge, self.lean_finish, self.pipeline) {
@@ -219,6 +181,30 @@ impl ExactPolicy {
                 (true, false, true, 2) => ExactFastLeanAsync,
             },
         )
+    }
+}
+
+impl ExactPolicy {
+    /// One of `kinds` (`[plain, fast, plain probe, fast probe]`), the kernels of the finish `key`,
+    /// which are built on the lean publish and the plain loop only, or the typed error naming
+    /// `key` when the rest of the policy (or `other`, another finish) asks for something else.
+    fn lean_variant(
+        &self,
+        key: &str,
+        other: bool,
+        fast: bool,
+        kinds: [Family; 4],
+    ) -> Result<Family> {
+        if other || self.block_merge || !self.lean_finish || self.pipeline != 0 {
+            return Err(ReduceError::Policy {
+                key: key.into(),
+                why: format!(
+                    "the {key} kernels are built with lean_finish=1, block_merge=0, pipeline=0 \
+                     and no other finish"
+                ),
+            });
+        }
+        Ok(kinds[usize::from(fast) + 2 * usize::from(self.probe)])
     }
 }
 
