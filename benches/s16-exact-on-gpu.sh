@@ -30,24 +30,7 @@ EXPS="${EXPS:-12 16 20 22 24 26 28 30}" \
     bash "$HERE/exact-on-gpu.sh" "$OUT" || status=1
 PROBE_EXPS="20 24 26" PROBE_POLICIES="warp_finish=1" bash "$HERE/s15-probe-on-gpu.sh" "$OUT" \
     > /dev/null || status=1
-if command -v compute-sanitizer > /dev/null 2>&1; then
-    for tool in memcheck racecheck synccheck; do
-        for ty in f32 f64; do
-            shapes=("1001" "100003" "100003 --grid 1")
-            [ $tool = memcheck ] && shapes+=("4000037")  # racecheck/synccheck: the small shapes
-            for shape in "${shapes[@]}"; do
-                for pol in "warp_finish=1" "warp_finish=1,fast_f32=0" "warp_finish=1,steal=1"; do
-                    # shellcheck disable=SC2086 # shape is "N [--grid G]"
-                    compute-sanitizer --tool "$tool" --error-exitcode 9 "$HERE/bin/reduce" \
-                        --backend gpu exact --type $ty --n $shape --data binades --runs 0 \
-                        --policy "$pol" >> "$OUT/sanitize-$tool.log" 2>&1 \
-                        || { echo "$tool $ty n=$shape $pol FAILED" >&2; status=1; }
-                done
-            done
-        done
-        echo "$tool: $(grep -h "SUMMARY" "$OUT/sanitize-$tool.log" | sort | uniq -c | tr -s ' ')" >&2
-    done
-else
-    echo "no compute-sanitizer: sanitizer runs skipped" >&2
-fi
+# shellcheck source=variant-lib.sh
+source "$HERE/variant-lib.sh"
+sanitize_exact "1001;100003;100003 --grid 1" "4000037" "warp_finish=1" "warp_finish=1,fast_f32=0" "warp_finish=1,steal=1"
 exit $status

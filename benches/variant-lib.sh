@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Helpers shared by the scripts that time kernel variants side by side (s13-transform, s13-cap32,
-# s13-unroll2): source it after setting HERE (the bundle). Not a script to run on its own.
+# s13-unroll2) and that sanitize the exact sums' variants (s15-exact, s16-*): source it after
+# setting HERE (the bundle). Not a script to run on its own.
 #   variant_start OUTDIR FILE  sets OUT, R (bin/reduce), J (OUTDIR/FILE, emptied) and status=0,
 #                             makes OUTDIR/logs, builds the read-only kernel and warms the GPU up
 #   find_nvcc                 sets NVCC: nvcc on PATH, else /usr/local/cuda/bin/nvcc, else empty
 #   build_half_roof           compiles cuda/half_roof.cu (the read-only kernel) to $OUT/half_roof
 #   warm_up                   one untimed f32 sum of 2^24 elements, 200 runs
 #   tag NAME                  stdin's JSON lines into $J, each with "variant": NAME first
+#   sanitize_exact SHAPES EXTRA POLICY...
+#                             compute-sanitizer memcheck, racecheck and synccheck of `reduce exact`
+#                             (binades, f32 and f64) at each of SHAPES (';'-separated "N [--grid G]";
+#                             memcheck also at EXTRA when not empty) under each POLICY; logs in
+#                             $OUT/sanitize-TOOL.log, one summary line per tool on stderr
 #   one NAME PTX TYPE OPS EXP [ARGS...]
 #                             `reduce transform` of 2^EXP elements, 50 runs, JSON, tagged NAME;
 #                             with `--ptx PTX` when PTX is not empty; a line in logs/progress.log
@@ -51,4 +57,30 @@ one() {
     "$R" --backend gpu transform "${p[@]}" --type "$ty" --op "$op" --n $((1 << e)) --runs 50 \
         --format json "$@" 2>> "$OUT/logs/err.log" | tag "$name" \
         || { echo "$name $ty $op failed" >&2; status=1; }
+}
+
+sanitize_exact() {
+    local shapes_text="$1" extra="$2" tool ty shape pol
+    shift 2
+    if ! command -v compute-sanitizer > /dev/null 2>&1; then
+        echo "no compute-sanitizer: sanitizer runs skipped" >&2
+        return 0
+    fi
+    for tool in memcheck racecheck synccheck; do
+        local shapes=()
+        IFS=';' read -r -a shapes <<< "$shapes_text"
+        [ $tool = memcheck ] && [ -n "$extra" ] && shapes+=("$extra")
+        for ty in f32 f64; do
+            for shape in "${shapes[@]}"; do
+                for pol in "$@"; do
+                    # shellcheck disable=SC2086 # shape is "N [--grid G]"
+                    compute-sanitizer --tool "$tool" --error-exitcode 9 "$HERE/bin/reduce" \
+                        --backend gpu exact --type $ty --n $shape --data binades --runs 0 \
+                        --policy "$pol" >> "$OUT/sanitize-$tool.log" 2>&1 \
+                        || { echo "$tool $ty n=$shape $pol FAILED" >&2; status=1; }
+                done
+            done
+        done
+        echo "$tool: $(grep -h "SUMMARY" "$OUT/sanitize-$tool.log" | sort | uniq -c | tr -s ' ')" >&2
+    done
 }
