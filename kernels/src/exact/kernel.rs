@@ -241,14 +241,14 @@ pub(super) fn sum_with<
         fail("exact sum: more than 2^29 elements per block (launch a larger grid)");
     }
 
-    // SAFETY: the launch reserves `16 · (slots + BLOCK / 32)` bytes of shared memory (the
-    // contract above; an async launch reserves its ring after them, an integer-finish launch
-    // `int_shared_bytes`, at least as many).
     let len = if COMBINE == INT_FINISH {
         int_shared_bytes(slots, BLOCK) / 8
     } else {
         2 * slots + 2 * BLOCK / WARP_SIZE as usize
     };
+    // SAFETY: the launch reserves `16 · (slots + BLOCK / 32)` bytes of shared memory (the
+    // contract above; an async launch reserves its ring after them, an integer-finish launch
+    // `int_shared_bytes`, at least as many): `len` words.
     let smem = unsafe { Shared::<i64>::dynamic(len as u32) };
     // SAFETY: the same reservation; every phase below is fenced by barriers: plain stores
     // (zeroing), barrier, atomics only, barrier, plain loads (in the warp finish, once only warp
