@@ -24,6 +24,26 @@ pub fn moments_f32_tile(ty: crate::ElemType) -> usize {
     }
 }
 
+/// The coefficient `c` of the moments kernel's `f32` tiles' contribution `c·u₃₂·M2*` to the
+/// bound on M2, for inputs of `ty` with tiles of `k` values (see
+/// `reduce_kernels::transform::moments`): `(k + 4)·√(2k) + k + 2` for the two-pass tiles of
+/// `f32` inputs, `(⌈log₂k⌉ + 2)·√(2k) + 2√k + (3⌈log₂k⌉ + 1)·k + 1` for the one-pass tiles of
+/// `f16` and `bf16` inputs; 0 for `f64` tiles (`k` = 0).
+pub fn moments_tile_m2_coefficient(ty: crate::ElemType, k: usize) -> f64 {
+    use crate::ElemType;
+    if k == 0 {
+        return 0.0;
+    }
+    let kf = k as f64;
+    let levels = k.next_power_of_two().trailing_zeros() as f64;
+    match ty {
+        ElemType::F16 | ElemType::BF16 => {
+            (levels + 2.0) * (2.0 * kf).sqrt() + 2.0 * kf.sqrt() + (3.0 * levels + 1.0) * kf + 1.0
+        }
+        _ => (kf + 4.0) * (2.0 * kf).sqrt() + kf + 2.0,
+    }
+}
+
 /// Neumaier's compensated sum: error ≈ 2u·|sum| + O(n·u²·Σ|x|), independent of `n` to first order.
 pub fn compensated_sum(values: impl IntoIterator<Item = f64>) -> f64 {
     let (mut s, mut c) = (0.0f64, 0.0f64);
@@ -72,6 +92,8 @@ pub enum TransformReference {
         max_abs: f64,
         /// [`moments_f32_tile`] of the input type.
         f32_tile: usize,
+        /// [`moments_tile_m2_coefficient`] of the input type and `f32_tile`.
+        tile_m2: f64,
     },
 }
 
@@ -122,6 +144,7 @@ pub fn reference_transform<T: Scalar>(
                 m2: compensated_sum(x().map(|v| (v - mean) * (v - mean))),
                 max_abs: x().map(f64::abs).fold(0.0, f64::max),
                 f32_tile: moments_f32_tile(T::TYPE),
+                tile_m2: moments_tile_m2_coefficient(T::TYPE, moments_f32_tile(T::TYPE)),
             })
         }
     }
@@ -137,7 +160,7 @@ impl TransformReference {
     ///   √(M2*² + n·mean*²·M2*) + n·((L + 2)·u·max|x|)²` — that is `(L + 4)·κ·u·M2*` with
     ///   `κ = √(1 + mean²/var)`, plus the rounding of a mean that is not representable. With
     ///   `f32` tiles of `k` values, add `2(k + 2)·u₃₂·max|x|` to the mean's bound and
-    ///   `((k + 4)·√(2k) + k + 2)·u₃₂·M2*` to M2's (the kernel's docs derive both).
+    ///   [`moments_tile_m2_coefficient`]`·u₃₂·M2*` to M2's (the kernel's docs derive both).
     pub fn accepts(&self, words: [f64; 3], depth: usize) -> bool {
         let l = depth as f64;
         match *self {
@@ -155,10 +178,11 @@ impl TransformReference {
                 m2,
                 max_abs,
                 f32_tile,
+                tile_m2,
             } => {
                 let (nf, k) = (n as f64, f32_tile as f64);
                 let tile_mean_err = 2.0 * (k + 2.0) * U32 * max_abs * f64::from(f32_tile > 0);
-                let tile_m2_err = ((k + 4.0) * (2.0 * k).sqrt() + k + 2.0) * U32 * m2;
+                let tile_m2_err = tile_m2 * U32 * m2;
                 let mean_err = (l + 2.0) * U64 * max_abs;
                 let m2_bound = (l + 4.0) * U64 * (m2 * m2 + nf * mean * mean * m2).sqrt()
                     + nf * mean_err * mean_err

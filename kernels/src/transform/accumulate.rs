@@ -105,16 +105,31 @@ pub trait TransformOp: Copy + Send + Sync + 'static {
     const F32_TILES: bool = false;
     /// The accumulator of `a.len() ≥ 1` consecutive `f32` values (one input), used when
     /// [`TransformOp::F32_TILES`] is set: by default, each value widened and merged left to right.
-    /// `F16_VALUES`: every value is an `f16` widened (finite ones then differ by at most 2^17, and
-    /// two that differ at all by at least 2^-24), which an op may use to skip range checks.
+    /// `FROM` says what the values were widened from ([`Widened`]: `f32` itself, `f16` or
+    /// `bf16`), which an op may use: finite `f16` values differ by at most 2^17, and two that
+    /// differ at all by at least 2^-24 (no range checks needed); any half has at most 11
+    /// significant bits.
     #[inline(always)]
-    fn chunk_f32<const F16_VALUES: bool>(a: &[f32]) -> Self::Acc {
+    fn chunk_f32<const FROM: u8>(a: &[f32]) -> Self::Acc {
         let mut acc = Self::Acc::empty();
         for x in a {
             acc = acc.merge(Self::item(*x as f64, 0.0));
         }
         acc
     }
+}
+
+/// What the `f32` values of a [`TransformOp::chunk_f32`] call were widened from (its `FROM`).
+#[derive(Clone, Copy, Debug)]
+pub struct Widened;
+
+impl Widened {
+    /// `f32` inputs: the values as loaded.
+    pub const F32: u8 = 0;
+    /// `f16` inputs, widened exactly.
+    pub const F16: u8 = 1;
+    /// `bf16` inputs, widened exactly.
+    pub const BF16: u8 = 2;
 }
 
 /// A plain `f64` sum: the accumulator of Σx², Σ|x| and Σxy.

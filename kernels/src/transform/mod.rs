@@ -41,7 +41,7 @@ pub mod norms;
 pub mod one_pass;
 mod tile;
 
-pub use accumulate::{Accumulator, F64Sum, F64SumCount, TransformOp};
+pub use accumulate::{Accumulator, F64Sum, F64SumCount, TransformOp, Widened};
 pub use dot::Dot;
 pub use moments::{Moments, Welford};
 pub use norms::{NanTotal, SumSq, Total, L1};

@@ -61,10 +61,28 @@
 //! below, squares could underflow `f32`; above, their sum could overflow it; ±inf lands there
 //! too. NaN propagates either way. `f64` inputs keep the `f64` tile.
 //!
+//! **Halves: one pass** (`f16` and `bf16` inputs, [`one_pass_f32`]). The two-pass tile keeps
+//! every deviation `dᵢ` live until `centre` is known and then spends a second subtraction per
+//! element. For halves the tile instead takes `S₁ = Σdᵢ` and `S₂ = Σdᵢ²` from the same
+//! deviations (balanced trees, the squares' first level fused) and `M2 = S₂ − S₁·(S₁/k)` in one
+//! `fma.rn.f32`: about five operations per element instead of six, and no second pass. Its
+//! cancellation is bounded because `c` is one of the tile's values: with `D̄ = mean* − c`,
+//! `M2* ≥ D̄²·k/(k − 1)`, so `S₂* = M2* + k·D̄² ≤ k·M2*`. With `ℓ = ⌈log₂ k⌉` the rounding
+//! errors are (first order): the deviations' own `2u₃₂·√(S₂*·M2*) ≤ 2√k·u₃₂·M2*`; `S₂`'s
+//! `(ℓ + 1)·u₃₂·S₂* ≤ (ℓ + 1)·k·u₃₂·M2*`; `S₁`'s `ℓ·u₃₂·Σ|dᵢ| ≤ ℓ·k·u₃₂·√M2*`, entering
+//! through `2·|D̄|·δS₁` as `2ℓ·k·u₃₂·M2*`; the fused subtraction's `u₃₂·M2*`:
+//!
+//! * tile M2: `|M2 − M2*| ≤ (2√k + (3ℓ + 1)·k + 1)·u₃₂·M2*` (217·u₃₂ for `k = 16`);
+//! * tile mean: `|(c + centre) − mean*| ≤ (ℓ + 1)·u₃₂·D`, tighter than the two-pass tile's;
+//! * over the whole input, with the means carried through Chan's update as above:
+//!   `((ℓ + 2)·√(2k) + 2√k + (3ℓ + 1)·k + 1)·u₃₂·M2*` — 251·u₃₂ ≈ 1.5e-5 for `k = 16`, about
+//!   twice the two-pass tile's 131·u₃₂ and far below a half's own precision (`f16`: 2⁻¹¹,
+//!   `bf16`: 2⁻⁸), still independent of κ. `f32` inputs keep the two-pass tile.
+//!
 //! NaN or ±inf anywhere gives NaN for the variance (as NumPy), and possibly for the mean (NumPy's
 //! mean of `[inf, inf]` is inf; here `inf − inf` in the merge makes it NaN).
 
-use super::accumulate::{Accumulator, Running, TransformOp};
+use super::accumulate::{Accumulator, Running, TransformOp, Widened};
 use super::WORDS;
 use crate::gpu::fma::fma_f32;
 
@@ -232,71 +250,135 @@ impl TransformOp for Moments {
         Welford { n, mean, m2 }
     }
 
-    /// `f32`, `f16` and `bf16` inputs: the same two-pass tile, in `f32`, around the tile's first
-    /// value (see the module docs, "Tiles in `f32`"); three conversions to `f64` per tile instead
-    /// of one per element. A tile whose largest deviation is outside `[2⁻⁵⁰, 2⁶⁰]` (squares that
-    /// could underflow or overflow in `f32`, ±inf) takes the `f64` form instead. The second pass
-    /// squares and adds in one rounding ([`fma_f32`]). Takes 1 to [`super::one_pass::F32_TILE`]
-    /// values (a longer slice indexes past its buffers: a panic in the emulator, a trap on the GPU).
-    ///
-    /// `F16_VALUES`: no per-element range test. A finite `f16` tile always passes it — two `f16`
-    /// values differ by at most 2¹⁷, and when they differ at all by at least 2⁻²⁴, which rounding
-    /// to `f32` keeps — so the only tiles that must take the `f64` form are those holding ±inf or
-    /// NaN, and exactly those give a non-finite `Σdᵢ` (an infinite `c` makes `d₀ = inf − inf`):
-    /// one test per tile instead of a max per element, and the same result.
+    /// `f32`, `f16` and `bf16` inputs: the tile in `f32` around its first value (see the module
+    /// docs, "Tiles in `f32`"); three conversions to `f64` per tile instead of one per element.
+    /// `f32` inputs take the two-pass form ([`two_pass_f32`]), halves the one-pass form
+    /// ([`one_pass_f32`]). Takes 1 to [`super::one_pass::F32_TILE`] values (a longer slice
+    /// indexes past its buffers: a panic in the emulator, a trap on the GPU).
     const F32_TILES: bool = true;
     #[inline(always)]
-    fn chunk_f32<const F16_VALUES: bool>(a: &[f32]) -> Welford {
-        // Room for the longest tile the driver passes.
-        const MAX: usize = super::one_pass::F32_TILE;
-        const LO: f32 = 1.0 / (1u64 << 50) as f32;
-        const HI: f32 = (1u64 << 60) as f32;
-        let k = a.len();
-        let c = a[0];
-        let mut d = [0.0f32; MAX];
-        let mut spread = 0.0f32;
-        for i in 0..k {
-            d[i] = a[i] - c;
-            if !F16_VALUES {
-                spread = spread.max(d[i].abs());
-            }
-        }
-        let mut t = d;
-        let sum = pairwise(&mut t, k);
-        let f32_form = if F16_VALUES {
-            sum.is_finite()
+    fn chunk_f32<const FROM: u8>(a: &[f32]) -> Welford {
+        if FROM == Widened::F32 {
+            two_pass_f32(a)
         } else {
-            spread == 0.0 || (LO..=HI).contains(&spread)
+            one_pass_f32(a, FROM == Widened::F16)
+        }
+    }
+}
+
+/// Room for the longest tile the driver passes.
+const MAX: usize = super::one_pass::F32_TILE;
+/// The smallest largest deviation a tile may have for its squares in `f32` (below: `f64` form).
+const LO: f32 = 1.0 / (1u64 << 50) as f32;
+/// The largest largest deviation a tile may have for its sums of squares in `f32`.
+const HI: f32 = (1u64 << 60) as f32;
+
+/// The `f64` form of a tile that the `f32` forms must not take (squares that could underflow or
+/// overflow in `f32`, ±inf, NaN): [`Moments::chunk`] of the widened values — the same operations
+/// in the same order, so the same bits — widening each value where it is used instead of into
+/// an array first (sixteen `f64` values held at once cost the rolling kernels 32 registers).
+#[inline(always)]
+fn wide_tile(a: &[f32]) -> Welford {
+    let n = a.len() as f64;
+    let mut sum = 0.0f64;
+    for x in a {
+        sum += *x as f64;
+    }
+    let mean = sum / n;
+    let mut m2 = 0.0f64;
+    for x in a {
+        let d = *x as f64 - mean;
+        m2 += d * d;
+    }
+    Welford { n, mean, m2 }
+}
+
+/// The two-pass tile of `f32` values (module docs, "Tiles in `f32`"): `dᵢ = xᵢ − c`,
+/// `centre = Σdᵢ / k`, `M2 = Σ(dᵢ − centre)²`, the second pass squaring and adding in one
+/// rounding ([`fma_f32`]). A tile whose largest deviation is outside `[2⁻⁵⁰, 2⁶⁰]` takes the
+/// `f64` form.
+#[inline(always)]
+pub fn two_pass_f32(a: &[f32]) -> Welford {
+    let k = a.len();
+    let c = a[0];
+    let mut d = [0.0f32; MAX];
+    let mut spread = 0.0f32;
+    for i in 0..k {
+        d[i] = a[i] - c;
+        spread = spread.max(d[i].abs());
+    }
+    let mut t = d;
+    let sum = pairwise(&mut t, k);
+    if !(spread == 0.0 || (LO..=HI).contains(&spread)) {
+        return wide_tile(a);
+    }
+    // The driver passes `k` = 4, 8 or 16: a power of two, so this is an exact scaling (any
+    // other `k` adds one rounding).
+    let centre = sum / k as f32;
+    // Σeᵢ² by the same tree, its first level fused: eᵢ² + eᵢ₊ₕ² as one multiply and one
+    // fused multiply-add (h = k/2).
+    let mut q = [0.0f32; MAX];
+    let h = k.div_ceil(2);
+    for i in 0..h {
+        let e = d[i] - centre;
+        q[i] = if i + h < k {
+            let f = d[i + h] - centre;
+            fma_f32(e, e, f * f)
+        } else {
+            e * e // odd `k`: the middle value has no partner
         };
-        if !f32_form {
-            let mut wide = [0.0f64; MAX];
-            for i in 0..k {
-                wide[i] = a[i] as f64;
-            }
-            return Self::chunk(&wide[..k], &wide[..k]);
+    }
+    let m2 = pairwise(&mut q, h);
+    Welford {
+        n: k as f64,
+        mean: c as f64 + centre as f64,
+        m2: m2 as f64,
+    }
+}
+
+/// The one-pass tile of halves (module docs, "Halves: one pass"): `dᵢ = xᵢ − c`, `S₁ = Σdᵢ`
+/// and `S₂ = Σdᵢ²` by balanced trees from the same deviations, then `M2 = S₂ − S₁·(S₁/k)` in one
+/// fused multiply-add — no second pass over the tile, so a deviation is dead once it is added
+/// and squared. `f16`: no per-element range test (a finite `f16` tile always passes it, and a
+/// non-finite one gives a non-finite `S₁`); `bf16`: the `f32` tiles' range test.
+#[inline(always)]
+pub fn one_pass_f32(a: &[f32], f16: bool) -> Welford {
+    let k = a.len();
+    let c = a[0];
+    let mut d = [0.0f32; MAX];
+    let mut spread = 0.0f32;
+    for i in 0..k {
+        d[i] = a[i] - c;
+        if !f16 {
+            spread = spread.max(d[i].abs());
         }
-        // The driver passes `k` = 4, 8 or 16: a power of two, so this is an exact scaling (any
-        // other `k` adds one rounding).
-        let centre = sum / k as f32;
-        // Σeᵢ² by the same tree, its first level fused: eᵢ² + eᵢ₊ₕ² as one multiply and one
-        // fused multiply-add (h = k/2).
-        let mut q = [0.0f32; MAX];
-        let h = k.div_ceil(2);
-        for i in 0..h {
-            let e = d[i] - centre;
-            q[i] = if i + h < k {
-                let f = d[i + h] - centre;
-                fma_f32(e, e, f * f)
-            } else {
-                e * e // odd `k`: the middle value has no partner
-            };
-        }
-        let m2 = pairwise(&mut q, h);
-        Welford {
-            n: k as f64,
-            mean: c as f64 + centre as f64,
-            m2: m2 as f64,
-        }
+    }
+    let mut q = [0.0f32; MAX];
+    let h = k.div_ceil(2);
+    for i in 0..h {
+        q[i] = if i + h < k {
+            fma_f32(d[i], d[i], d[i + h] * d[i + h])
+        } else {
+            d[i] * d[i]
+        };
+    }
+    let s1 = pairwise(&mut d, k);
+    let s2 = pairwise(&mut q, h);
+    let f32_form = if f16 {
+        s1.is_finite()
+    } else {
+        spread == 0.0 || (LO..=HI).contains(&spread)
+    };
+    if !f32_form {
+        return wide_tile(a);
+    }
+    let centre = s1 / k as f32; // exact: the driver passes k = 8 or 16
+    let m2 = fma_f32(-s1, centre, s2);
+    Welford {
+        n: k as f64,
+        mean: c as f64 + centre as f64,
+        // A rounded difference below 0 (a tile of equal values but for rounding) is 0; NaN stays.
+        m2: if m2 < 0.0 { 0.0 } else { m2 as f64 },
     }
 }
 

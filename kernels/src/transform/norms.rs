@@ -90,7 +90,7 @@ impl TransformOp for NanTotal {
     }
     const F32_TILES: bool = true;
     #[inline(always)]
-    fn chunk_f32<const F16_VALUES: bool>(a: &[f32]) -> F64SumCount {
+    fn chunk_f32<const FROM: u8>(a: &[f32]) -> F64SumCount {
         let mut sum = 0.0f64;
         let mut kept = 0u32;
         for x in a {

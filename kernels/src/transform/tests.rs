@@ -1,6 +1,7 @@
 //! The accumulators against direct formulas (the kernels themselves are tested through the host
 //! library on the emulator: `host/tests/transform.rs`).
 
+use super::moments::one_pass_f32;
 use super::*;
 
 use crate::test_rng::xorshift64 as xorshift;
@@ -59,7 +60,7 @@ fn f32_tiles_meet_their_bound() {
         let k = x.len() as f64;
         let wide: std::vec::Vec<f64> = x.iter().map(|v| *v as f64).collect();
         let (mean, m2) = two_pass(&wide);
-        let got = Moments::chunk_f32::<false>(x);
+        let got = Moments::chunk_f32::<{ Widened::F32 }>(x);
         let max_abs = wide.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         let m2_bound = ((k + 4.0) * (2.0 * k).sqrt() + k + 2.0) * U32 * m2;
         assert_eq!(got.n, k);
@@ -104,25 +105,26 @@ fn f32_tiles_meet_their_bound() {
         // ±inf and NaN give a NaN M2, as the `f64` form does.
         let mut inf = [1.0f32; 16];
         inf[k - 1] = f32::INFINITY;
-        assert!(Moments::chunk_f32::<false>(&inf[..k]).m2.is_nan());
+        assert!(Moments::chunk_f32::<{ Widened::F32 }>(&inf[..k])
+            .m2
+            .is_nan());
         let mut nan = [1.0f32; 16];
         nan[k / 2] = f32::NAN;
-        assert!(Moments::chunk_f32::<false>(&nan[..k]).m2.is_nan());
+        assert!(Moments::chunk_f32::<{ Widened::F32 }>(&nan[..k])
+            .m2
+            .is_nan());
     }
 }
 
-/// `f16` tiles need no per-element range test ([`Moments::chunk_f32`]'s `F16_VALUES`): over
-/// random `f16` bit patterns — every binade, subnormals, ±65504, ±inf, NaN — the tile without the
-/// test gives the same bits as the tile with it.
+/// `f16` tiles need no per-element range test ([`one_pass_f32`]'s `f16`): over random `f16` bit
+/// patterns — every binade, subnormals, ±65504, ±inf, NaN — the tile without the test gives the
+/// same bits as the tile with it.
 #[test]
 fn f16_tiles_skip_the_range_test_with_the_same_result() {
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let mut next = || xorshift(&mut seed);
     let same = |x: &[f32]| {
-        let (with, without) = (
-            Moments::chunk_f32::<false>(x),
-            Moments::chunk_f32::<true>(x),
-        );
+        let (with, without) = (one_pass_f32(x, false), one_pass_f32(x, true));
         for (a, b) in [
             (with.n, without.n),
             (with.mean, without.mean),
@@ -167,5 +169,91 @@ fn f16_tiles_skip_the_range_test_with_the_same_result() {
         inf[0] = 1.0;
         inf[k - 1] = f32::INFINITY;
         same(&inf[..k]);
+    }
+}
+
+/// The halves' one-pass tile ([`one_pass_f32`], what `chunk_f32` runs for `f16` and `bf16`)
+/// against the exact two-pass form in `f64` of the same values, within the bound the module docs
+/// state ("Halves: one pass"): M2 within `(2√k + (3⌈log₂k⌉ + 1)·k + 1)·u₃₂·M2*`, the mean within
+/// `(⌈log₂k⌉ + 1)·u₃₂·D` of the exact tile mean (plus its rounding to `f64`); a seeded bug (a
+/// square dropped, or `S₁²/k` not subtracted) fails it.
+#[test]
+fn half_tiles_meet_their_bound() {
+    const U32: f64 = f32::EPSILON as f64 / 2.0;
+    let check = |x: &[f32], from: u8| {
+        let k = x.len();
+        let wide: std::vec::Vec<f64> = x.iter().map(|v| *v as f64).collect();
+        let (mean, m2) = two_pass(&wide);
+        let got = match from {
+            Widened::F16 => Moments::chunk_f32::<{ Widened::F16 }>(x),
+            _ => Moments::chunk_f32::<{ Widened::BF16 }>(x),
+        };
+        let levels = k.next_power_of_two().trailing_zeros() as f64;
+        let kf = k as f64;
+        let spread = wide.iter().fold(0.0f64, |m, v| m.max((v - wide[0]).abs()));
+        let m2_bound = (2.0 * kf.sqrt() + (3.0 * levels + 1.0) * kf + 1.0) * U32 * m2;
+        let mean_bound = (levels + 1.0) * U32 * spread + 2.0 * f64::EPSILON * mean.abs();
+        assert_eq!(got.n, kf);
+        assert!(
+            (got.mean - mean).abs() <= mean_bound,
+            "{x:?}: mean {} vs {mean} (bound {mean_bound:e})",
+            got.mean
+        );
+        assert!(
+            (got.m2 - m2).abs() <= m2_bound,
+            "{x:?}: m2 {} vs {m2} (bound {m2_bound:e})",
+            got.m2
+        );
+        got
+    };
+    let mut seed = 0x5851_f42d_4c95_7f2du64;
+    let mut next = || (xorshift(&mut seed) >> 11) as f64 / (1u64 << 53) as f64;
+    let f16 = |v: f64| half::f16::from_f64(v).to_f32();
+    let bf16 = |v: f64| half::bf16::from_f64(v).to_f32();
+    for k in 1usize..=16 {
+        for _ in 0..300 {
+            // Large mean, small spread (in each type's precision); an outlier first; binades.
+            let shifted: std::vec::Vec<f32> = (0..k).map(|_| f16(1000.0 + 8.0 * next())).collect();
+            check(&shifted, Widened::F16);
+            let mut outlier = shifted.clone();
+            outlier[0] = f16(-30000.0);
+            check(&outlier, Widened::F16);
+            let binades: std::vec::Vec<f32> = (0..k)
+                .map(|_| f16((next() - 0.5) * 2f64.powi((next() * 36.0) as i32 - 20)))
+                .collect();
+            check(&binades, Widened::F16);
+            let wide: std::vec::Vec<f32> = (0..k)
+                .map(|_| bf16((next() - 0.5) * 2f64.powi((next() * 120.0) as i32 - 60)))
+                .collect();
+            check(&wide, Widened::BF16);
+            let near: std::vec::Vec<f32> = (0..k).map(|_| bf16(3e20 * (1.0 + next()))).collect();
+            check(&near, Widened::BF16);
+        }
+        // Equal values: exact zero.
+        assert_eq!(check(&[f16(7.5); 16][..k], Widened::F16).m2, 0.0);
+        // `bf16` spreads outside [2^-50, 2^60] take the `f64` form (exact here).
+        let mut tiny = [bf16(1e-30); 16];
+        tiny[k.min(2) - 1] = bf16(3e-30);
+        assert!(k == 1 || check(&tiny[..k], Widened::BF16).m2 > 0.0);
+        let mut huge = [bf16(1e30); 16];
+        huge[k.min(2) - 1] = bf16(-1e30);
+        assert!(check(&huge[..k], Widened::BF16).m2.is_finite());
+        // ±inf and NaN give a NaN M2, for both types.
+        let mut inf = [1.0f32; 16];
+        inf[k - 1] = f32::INFINITY;
+        assert!(Moments::chunk_f32::<{ Widened::F16 }>(&inf[..k])
+            .m2
+            .is_nan());
+        assert!(Moments::chunk_f32::<{ Widened::BF16 }>(&inf[..k])
+            .m2
+            .is_nan());
+        let mut nan = [1.0f32; 16];
+        nan[k / 2] = f32::NAN;
+        assert!(Moments::chunk_f32::<{ Widened::F16 }>(&nan[..k])
+            .m2
+            .is_nan());
+        assert!(Moments::chunk_f32::<{ Widened::BF16 }>(&nan[..k])
+            .m2
+            .is_nan());
     }
 }

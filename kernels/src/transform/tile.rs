@@ -5,7 +5,7 @@
 //! [`F32_TILE`] values — clear sign bits for [`TransformOp::ABS_INPUT`] ops, and fold the chunks
 //! into the thread's running value ([`TransformOp::Run`]).
 
-use super::accumulate::{Running, TransformOp};
+use super::accumulate::{Running, TransformOp, Widened};
 use super::to_f64;
 use crate::gpu::Vec4;
 use crate::primitives::tiles::unrolled;
@@ -78,10 +78,10 @@ fn f32_chunk<T: Element, O: TransformOp>(v: &[Vec4]) -> O::Acc {
             widen_f32::<T>(input_vec::<T, O>(v[u]), &mut xs, u * lanes);
         }
     });
-    if T::KIND == ElemKind::F16 {
-        O::chunk_f32::<true>(&xs[..v.len() * lanes])
-    } else {
-        O::chunk_f32::<false>(&xs[..v.len() * lanes])
+    match T::KIND {
+        ElemKind::F16 => O::chunk_f32::<{ Widened::F16 }>(&xs[..v.len() * lanes]),
+        ElemKind::BF16 => O::chunk_f32::<{ Widened::BF16 }>(&xs[..v.len() * lanes]),
+        _ => O::chunk_f32::<{ Widened::F32 }>(&xs[..v.len() * lanes]),
     }
 }
 
