@@ -52,10 +52,11 @@ F="fast_f32=1,fast_f64=1"
 if [ -n "${SWEEP_POLICIES:-}" ]; then
     IFS=';' read -r -a POLICIES <<< "$SWEEP_POLICIES"
 else
-    POLICIES=("fast_f32=0,fast_f64=0" "$F" "block_merge=1" "$F,block_merge=1"
-        "$F,block_merge=1,blocks_per_sm=2" "$F,block_merge=1,blocks_per_sm=4"
-        "$F,block_merge=1,block=512,blocks_per_sm=2" "$F,block_merge=1,min_tiles=4"
-        "$F,block_merge=1,min_tiles=16" "block_merge=1,min_tiles=4" "blocks_per_sm=4")
+    # The default's own settings through `--policy` first (a control for the policy path), then
+    # one knob at a time away from the default (lean publish, fast f32 path, 3 blocks per SM).
+    POLICIES=("lean_finish=1" "fast_f32=0,fast_f64=0" "$F" "lean_finish=0"
+        "lean_finish=0,block_merge=1" "blocks_per_sm=2" "blocks_per_sm=4"
+        "block=512,blocks_per_sm=2" "min_tiles=4" "warm_round=1" "warp_finish=1" "int_finish=1")
 fi
 for p in "${POLICIES[@]}"; do
     SWEEP="$SWEEP --policy $p"

@@ -89,6 +89,22 @@ impl Format {
     }
 }
 
+/// The significand and exponent of the finite `v`: `|v| = m · 2^e` with `m < 2^53` — the
+/// hidden bit set for a normal value, not for a subnormal (whose exponent is the normals' least,
+/// `-1074`). The sign is `v`'s sign bit. One decoding for every place that splits a value into
+/// digit words ([`place`], the warp finish's `digits3`, the integer finish's `word_span`).
+#[inline(always)]
+pub fn significand(v: f64) -> (u64, i32) {
+    let bits = v.to_bits();
+    let field = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1 << 52) - 1);
+    if field == 0 {
+        (frac, -1074)
+    } else {
+        (frac | 1 << 52, field - 1075)
+    }
+}
+
 /// The digits of a finite `v` in units of `2^-unit_exp`: `(k, [d0, d1, d2])` with
 /// `v = (d0 + d1·2^32 + d2·2^64) · 2^(32k - unit_exp)` (signed digits, `|d| < 2^32`); `None` for 0.
 /// `v` must be a multiple of the unit (every value the kernel handles is).
@@ -98,13 +114,7 @@ pub fn place(v: f64, unit_exp: i32) -> Option<(usize, [i64; 3])> {
     if bits << 1 == 0 {
         return None;
     }
-    let field = ((bits >> 52) & 0x7ff) as i32;
-    let frac = bits & ((1 << 52) - 1);
-    let (mut m, e) = if field == 0 {
-        (frac, -1074)
-    } else {
-        (frac | 1 << 52, field - 1075)
-    };
+    let (mut m, e) = significand(v);
     let mut shift = e + unit_exp;
     if shift < 0 {
         // The low bits are zero: `v` is a multiple of the unit.
@@ -283,6 +293,20 @@ impl GlobalWords {
 mod tests {
     use super::*;
     use crate::exact::round::round;
+
+    #[test]
+    fn significand_rebuilds_the_value() {
+        assert_eq!(significand(1.0), (1 << 52, -52));
+        assert_eq!(significand(-1.5), (3 << 51, -52));
+        assert_eq!(significand(5e-324), (1, -1074));
+        assert_eq!(significand(f64::MIN_POSITIVE), (1 << 52, -1074));
+        assert_eq!(significand(f64::MAX), ((1 << 53) - 1, 971));
+        for v in [0.1, -3.75e300, 1.5e-300, 2.5e-310, 12345.678] {
+            let (m, e) = significand(v);
+            assert!(m < 1 << 53);
+            assert_eq!(m as f64 * 2f64.powi(e), v.abs(), "{v}");
+        }
+    }
 
     #[test]
     fn normalize_step_keeps_the_value() {

@@ -38,7 +38,7 @@
 //! same classes (NaN, ±inf, not `-0.0`) over threads instead of warps, which changes counts but
 //! not which of them are zero — all that the rounding step reads.
 
-use super::accumulator::{normalize_step, Format, GlobalWords, SharedWords, FLAGS};
+use super::accumulator::{normalize_step, significand, Format, GlobalWords, SharedWords, FLAGS};
 use super::expansion::Expansion;
 use super::kernel::{round_into, sum_with, Finished, INT_FINISH};
 use super::lean::last_block;
@@ -133,14 +133,7 @@ pub fn sum_fast_int_probe<T: Element, const BLOCK: usize, const UNROLL: usize>(
 /// of the unit `2^-unit_exp`).
 #[inline(always)]
 fn word_span(v: f64, unit_exp: i32) -> (i32, i32) {
-    let bits = v.to_bits();
-    let field = ((bits >> 52) & 0x7ff) as i32;
-    let frac = bits & ((1 << 52) - 1);
-    let (m, e) = if field == 0 {
-        (frac, -1074)
-    } else {
-        (frac | 1 << 52, field - 1075)
-    };
+    let (m, e) = significand(v);
     let shift = e + unit_exp;
     let top = shift + 63 - m.leading_zeros() as i32;
     let low = shift + m.trailing_zeros() as i32;

@@ -42,7 +42,7 @@
 //! every element was `-0.0` (IEEE addition on the specials and on signed zeros), which is what
 //! the kernels' rounding step tests the counts for.
 
-use super::accumulator::{normalize_step, Format, GlobalWords, SharedWords};
+use super::accumulator::{normalize_step, significand, Format, GlobalWords, SharedWords};
 use super::expansion::Expansion;
 use super::kernel::{round_into, sum_with, Finished, WARP_FINISH};
 use super::tile::PLAIN;
@@ -129,14 +129,7 @@ fn shfl_u64(v: u64, src: u32) -> u64 {
 /// `v` must be a multiple of the unit (every value the kernel handles is).
 #[inline(always)]
 pub fn digits3(v: f64, unit_exp: i32, k0: usize) -> [i64; 3] {
-    let bits = v.to_bits();
-    let field = ((bits >> 52) & 0x7ff) as i32;
-    let frac = bits & ((1 << 52) - 1);
-    let (m, e) = if field == 0 {
-        (frac, -1074)
-    } else {
-        (frac | 1 << 52, field - 1075)
-    };
+    let (m, e) = significand(v);
     // |v| = m · 2^(e + unit_exp) units; the window starts at bit 32·k0 of that integer.
     let s = e + unit_exp - 32 * k0 as i32;
     let m = m as u128;
@@ -148,7 +141,7 @@ pub fn digits3(v: f64, unit_exp: i32, k0: usize) -> [i64; 3] {
         m >> -s // bits below the window belong to lower lanes
     };
     let d = [0, 1, 2].map(|j| ((chunk >> (32 * j)) & 0xffff_ffff) as i64);
-    if bits >> 63 != 0 {
+    if v.is_sign_negative() {
         d.map(|x| -x)
     } else {
         d
