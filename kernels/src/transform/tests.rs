@@ -51,6 +51,26 @@ fn widening_is_exact_for_every_kind() {
     assert_eq!(to_f64(u64::MAX), u64::MAX as f64);
 }
 
+/// `got`, a tile's triple computed from `x`, against the exact two-pass form in `f64` of the same
+/// values: the count exact, the mean within `mean_bound`, M2 within `m2_coefficient · M2*`.
+fn assert_tile(x: &[f32], got: Welford, mean_bound: f64, m2_coefficient: f64) -> Welford {
+    let wide: std::vec::Vec<f64> = x.iter().map(|v| *v as f64).collect();
+    let (mean, m2) = two_pass(&wide);
+    let m2_bound = m2_coefficient * m2;
+    assert_eq!(got.n, x.len() as f64);
+    assert!(
+        (got.mean - mean).abs() <= mean_bound,
+        "{x:?}: mean {} vs {mean} (bound {mean_bound:e})",
+        got.mean
+    );
+    assert!(
+        (got.m2 - m2).abs() <= m2_bound,
+        "{x:?}: m2 {} vs {m2} (bound {m2_bound:e})",
+        got.m2
+    );
+    got
+}
+
 /// The `f32` tile of [`Moments::chunk_f32`] against the exact two-pass form in `f64` of the same
 /// values, within the bound its docs state; and the tiles that must take the `f64` form.
 #[test]
@@ -58,23 +78,14 @@ fn f32_tiles_meet_their_bound() {
     const U32: f64 = f32::EPSILON as f64 / 2.0;
     let check = |x: &[f32]| {
         let k = x.len() as f64;
-        let wide: std::vec::Vec<f64> = x.iter().map(|v| *v as f64).collect();
-        let (mean, m2) = two_pass(&wide);
+        let max_abs = x.iter().fold(0.0f64, |m, v| m.max((*v as f64).abs()));
         let got = Moments::chunk_f32::<{ Widened::F32 }>(x);
-        let max_abs = wide.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        let m2_bound = ((k + 4.0) * (2.0 * k).sqrt() + k + 2.0) * U32 * m2;
-        assert_eq!(got.n, k);
-        assert!(
-            (got.mean - mean).abs() <= 2.0 * (k + 2.0) * U32 * max_abs,
-            "{x:?}: mean {} vs {mean}",
-            got.mean
-        );
-        assert!(
-            (got.m2 - m2).abs() <= m2_bound,
-            "{x:?}: m2 {} vs {m2} (bound {m2_bound:e})",
-            got.m2
-        );
-        got
+        assert_tile(
+            x,
+            got,
+            2.0 * (k + 2.0) * U32 * max_abs,
+            ((k + 4.0) * (2.0 * k).sqrt() + k + 2.0) * U32,
+        )
     };
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = || (xorshift(&mut seed) >> 11) as f64 / (1u64 << 53) as f64;
@@ -181,30 +192,22 @@ fn f16_tiles_skip_the_range_test_with_the_same_result() {
 fn half_tiles_meet_their_bound() {
     const U32: f64 = f32::EPSILON as f64 / 2.0;
     let check = |x: &[f32], from: u8| {
-        let k = x.len();
-        let wide: std::vec::Vec<f64> = x.iter().map(|v| *v as f64).collect();
-        let (mean, m2) = two_pass(&wide);
         let got = match from {
             Widened::F16 => Moments::chunk_f32::<{ Widened::F16 }>(x),
             _ => Moments::chunk_f32::<{ Widened::BF16 }>(x),
         };
-        let levels = k.next_power_of_two().trailing_zeros() as f64;
-        let kf = k as f64;
-        let spread = wide.iter().fold(0.0f64, |m, v| m.max((v - wide[0]).abs()));
-        let m2_bound = (2.0 * kf.sqrt() + (3.0 * levels + 1.0) * kf + 1.0) * U32 * m2;
-        let mean_bound = (levels + 1.0) * U32 * spread + 2.0 * f64::EPSILON * mean.abs();
-        assert_eq!(got.n, kf);
-        assert!(
-            (got.mean - mean).abs() <= mean_bound,
-            "{x:?}: mean {} vs {mean} (bound {mean_bound:e})",
-            got.mean
-        );
-        assert!(
-            (got.m2 - m2).abs() <= m2_bound,
-            "{x:?}: m2 {} vs {m2} (bound {m2_bound:e})",
-            got.m2
-        );
-        got
+        let levels = x.len().next_power_of_two().trailing_zeros() as f64;
+        let k = x.len() as f64;
+        let spread = x
+            .iter()
+            .fold(0.0f64, |m, v| m.max((*v as f64 - x[0] as f64).abs()));
+        let mean = x.iter().map(|v| *v as f64).sum::<f64>() / k;
+        assert_tile(
+            x,
+            got,
+            (levels + 1.0) * U32 * spread + 2.0 * f64::EPSILON * mean.abs(),
+            (2.0 * k.sqrt() + (3.0 * levels + 1.0) * k + 1.0) * U32,
+        )
     };
     let mut seed = 0x5851_f42d_4c95_7f2du64;
     let mut next = || (xorshift(&mut seed) >> 11) as f64 / (1u64 << 53) as f64;
