@@ -45,7 +45,11 @@ warm_up() {
 }
 
 tag() {
-    sed "s/^{/{\"variant\":\"$1\",/" >> "$J"
+    # The name goes into a sed replacement: its `/` and `&` are escaped (a `/` in a tag broke
+    # session 17's call 4); it must hold no `"` or `\` (it becomes a JSON string as it is).
+    local name
+    name=$(printf '%s' "$1" | sed 's/[/&]/\\&/g')
+    sed "s/^{/{\"variant\":\"$name\",/" >> "$J"
 }
 
 one() {
