@@ -47,6 +47,22 @@ fn finishes() -> Vec<ExactPolicy> {
         .collect()
 }
 
+/// Each of `bad` is refused with a typed policy error naming `key` (an f32 plan of 2^20).
+fn rejects(caps: &DeviceCaps, bad: &[ExactPolicy], key: &str) {
+    for policy in bad {
+        match exact_plan(
+            ElemType::F32,
+            1 << 20,
+            LaunchOverrides::default(),
+            caps,
+            *policy,
+        ) {
+            Err(ReduceError::Policy { key: k, .. }) => assert_eq!(k, key, "{policy:?}"),
+            other => panic!("{policy:?}: {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn plans_name_the_warp_kernels_and_reject_other_combinations() {
     let caps = emu().caps().clone();
@@ -83,24 +99,23 @@ fn plans_name_the_warp_kernels_and_reject_other_combinations() {
         let stamps = if policy.probe { 8 * p.grid } else { 0 };
         assert_eq!(p.workspace, p.slots + stamps);
     }
-    for bad in [
-        ExactPolicy {
-            block_merge: true,
-            lean_finish: false,
-            ..w
-        },
-        ExactPolicy {
-            lean_finish: false,
-            ..w
-        },
-        ExactPolicy { pipeline: 1, ..w },
-        ExactPolicy { pipeline: 2, ..w },
-    ] {
-        match exact_plan(ElemType::F32, 1 << 20, o, &caps, bad) {
-            Err(ReduceError::Policy { key, .. }) => assert_eq!(key, "warp_finish"),
-            other => panic!("{bad:?}: {other:?}"),
-        }
-    }
+    rejects(
+        &caps,
+        &[
+            ExactPolicy {
+                block_merge: true,
+                lean_finish: false,
+                ..w
+            },
+            ExactPolicy {
+                lean_finish: false,
+                ..w
+            },
+            ExactPolicy { pipeline: 1, ..w },
+            ExactPolicy { pipeline: 2, ..w },
+        ],
+        "warp_finish",
+    );
     match ExactPolicy::default().with_settings("warp_finish=2") {
         Err(ReduceError::Policy { key, .. }) => assert_eq!(key, "warp_finish"),
         other => panic!("{other:?}"),
@@ -137,34 +152,32 @@ fn plans_name_the_warp_kernels_and_reject_other_combinations() {
     )
     .unwrap();
     assert_eq!(p.kernel, "reduce_exact_warm_probe_r80_sum_b256_f64");
-    for bad in [
-        ExactPolicy {
-            int_finish: true,
-            ..m
-        },
-        ExactPolicy { pipeline: 2, ..m },
-    ] {
-        match exact_plan(ElemType::F32, 1 << 20, o, &caps, bad) {
-            Err(ReduceError::Policy { key, .. }) => assert_eq!(key, "warm_round"),
-            other => panic!("{bad:?}: {other:?}"),
-        }
-    }
-    for bad in [
-        ExactPolicy {
-            warp_finish: true,
-            ..i
-        },
-        ExactPolicy {
-            lean_finish: false,
-            ..i
-        },
-        ExactPolicy { pipeline: 1, ..i },
-    ] {
-        match exact_plan(ElemType::F32, 1 << 20, o, &caps, bad) {
-            Err(ReduceError::Policy { key, .. }) => assert_eq!(key, "int_finish"),
-            other => panic!("{bad:?}: {other:?}"),
-        }
-    }
+    rejects(
+        &caps,
+        &[
+            ExactPolicy {
+                int_finish: true,
+                ..m
+            },
+            ExactPolicy { pipeline: 2, ..m },
+        ],
+        "warm_round",
+    );
+    rejects(
+        &caps,
+        &[
+            ExactPolicy {
+                warp_finish: true,
+                ..i
+            },
+            ExactPolicy {
+                lean_finish: false,
+                ..i
+            },
+            ExactPolicy { pipeline: 1, ..i },
+        ],
+        "int_finish",
+    );
 }
 
 fn check<T: ExactFloat>(b: &Backend, d: &[T], policy: ExactPolicy, o: LaunchOverrides) {
