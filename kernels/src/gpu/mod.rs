@@ -26,6 +26,7 @@
 //! | `clock64()`, `asm("mov.u32 %0, %%smid;")` | [`clock64`], [`sm_id`] |
 //! | `fmaxf`, `__hmax2`, … (one `min`/`max` instruction, NaN-propagating or not, `f32` and packed halves) | [`minmax`] |
 //! | `fmaf(a, b, c)` / `__fmaf_rn` (Rust never fuses `a * b + c` itself) | [`fma::fma_f32`] |
+//! | `__ddiv_rn(a, b)` where the division must stay inside its branch | [`fma::div_f64`] |
 //! | `__pipeline_memcpy_async` / `cp.async` + `commit_group` / `wait_group` (a thread's copies into shared memory) | [`crate::async_copy::CopyRing`] |
 //!
 //! Thread and block ids are `u32`, as in CUDA, so in-block arithmetic (loop counters, shared-memory
