@@ -33,18 +33,7 @@ done
 rm -f "$OUT/half_roof"
 python3 "$HERE/python/runs_table.py" "$J" variant "variant" plan --gbps --n > "$OUT/var.md" || status=1
 cat "$OUT/var.md"
-if command -v compute-sanitizer > /dev/null 2>&1; then
-    for tool in memcheck racecheck; do
-        for ty in f16 bf16 f32; do
-            for n in 100003 4000037; do
-                compute-sanitizer --tool "$tool" --error-exitcode 9 "$R" --backend gpu transform \
-                    --type $ty --op var --n "$n" --runs 0 \
-                    >> "$OUT/sanitize-$tool.log" 2>&1 || { echo "$tool $ty n=$n FAILED" >&2; status=1; }
-            done
-        done
-        echo "$tool: $(grep -cE 'ERROR SUMMARY: 0|RACECHECK SUMMARY: 0' "$OUT/sanitize-$tool.log") clean runs of 6"
-    done
-fi
+sanitize_var "f16 bf16 f32"
 for t in transform halves; do
     "$HERE/bin/gpu-tests" $t > "$OUT/$t-gpu-tests.txt" 2>&1 || { echo "$t GPU tests FAILED"; status=1; }
     echo "$t: $(grep -E 'test result' "$OUT/$t-gpu-tests.txt" | tail -1)"

@@ -44,16 +44,5 @@ if command -v ncu > /dev/null 2>&1; then
     prof total total
     prof total-768 total --block 256 --grid 396
 fi
-if command -v compute-sanitizer > /dev/null 2>&1; then
-    for tool in memcheck racecheck; do
-        for ty in f16 bf16; do
-            for n in 100003 4000037; do
-                compute-sanitizer --tool "$tool" --error-exitcode 9 "$R" --backend gpu transform \
-                    --ptx "$V/v3.ptx" --type $ty --op var --n "$n" --runs 0 \
-                    >> "$OUT/sanitize-$tool.log" 2>&1 || { echo "$tool $ty n=$n FAILED" >&2; status=1; }
-            done
-        done
-        echo "$tool: $(grep -cE 'ERROR SUMMARY: 0|RACECHECK SUMMARY: 0' "$OUT/sanitize-$tool.log") clean runs of 4"
-    done
-fi
+sanitize_var "f16 bf16" --ptx "$V/v3.ptx"
 exit $status

@@ -13,6 +13,11 @@
 #                             (binades, f32 and f64) at each of SHAPES (';'-separated "N [--grid G]";
 #                             memcheck also at EXTRA when not empty) under each POLICY; logs in
 #                             $OUT/sanitize-TOOL.log, one summary line per tool on stderr
+#   sanitize_var TYPES [ARGS...]
+#                             compute-sanitizer memcheck and racecheck of `reduce transform --op var`
+#                             for each of TYPES (space-separated) at N = 100003 and 4000037, ARGS
+#                             passed on (e.g. --ptx FILE); logs in $OUT/sanitize-TOOL.log, one
+#                             "TOOL: K clean runs of M" line per tool on stdout
 #   one NAME PTX TYPE OPS EXP [ARGS...]
 #                             `reduce transform` of 2^EXP elements, 50 runs, JSON, tagged NAME;
 #                             with `--ptx PTX` when PTX is not empty; a line in logs/progress.log
@@ -86,5 +91,26 @@ sanitize_exact() {
             done
         done
         echo "$tool: $(grep -h "SUMMARY" "$OUT/sanitize-$tool.log" | sort | uniq -c | tr -s ' ')" >&2
+    done
+}
+
+sanitize_var() {
+    local types="$1" tool ty n runs
+    shift
+    if ! command -v compute-sanitizer > /dev/null 2>&1; then
+        echo "no compute-sanitizer: sanitizer runs skipped" >&2
+        return 0
+    fi
+    for tool in memcheck racecheck; do
+        runs=0
+        for ty in $types; do
+            for n in 100003 4000037; do
+                compute-sanitizer --tool "$tool" --error-exitcode 9 "$R" --backend gpu transform \
+                    "$@" --type "$ty" --op var --n "$n" --runs 0 \
+                    >> "$OUT/sanitize-$tool.log" 2>&1 || { echo "$tool $ty n=$n FAILED" >&2; status=1; }
+                runs=$((runs + 1))
+            done
+        done
+        echo "$tool: $(grep -cE 'ERROR SUMMARY: 0|RACECHECK SUMMARY: 0' "$OUT/sanitize-$tool.log") clean runs of $runs"
     done
 }
