@@ -291,7 +291,7 @@ if command -v compute-sanitizer > /dev/null 2>&1; then
             compute-sanitizer --tool "$tool" --error-exitcode 9 "$R" --backend "$B" transform \
                 --op sumsq,l1,dot,var --n "$n" --runs 0 >> "$OUT/transform-sanitize-$tool.log" 2>&1 \
                 || { echo "$tool n=$n FAILED" >&2; status=1; }
-            # f16: the rolling-load moments kernel (more than one tile at n = 100003).
+            # f16: the grid-shift moments kernel (more than one tile at n = 100003).
             compute-sanitizer --tool "$tool" --error-exitcode 9 "$R" --backend "$B" transform \
                 --type f16 --op nanmean,var --n "$n" --runs 0 >> "$OUT/transform-sanitize-$tool.log" 2>&1 \
                 || { echo "$tool f16 n=$n FAILED" >&2; status=1; }

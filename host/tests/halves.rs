@@ -48,6 +48,15 @@ fn every_loop_keeps_the_bits_f16_bf16() {
     transform_checks::loops::loops_keep_the_bits::<Bf16>(&emu(), &h);
 }
 #[test]
+fn the_grid_shift_meets_its_bound_f16_bf16() {
+    let mut h = transform_checks::signed::<F16>((1 << 18) + 11, 99);
+    h[1000] = F16::from_f64(f64::NAN);
+    transform_checks::loops::shifted_meets_its_bound::<F16>(&emu(), &h[..]);
+    transform_checks::loops::shifted_meets_its_bound::<F16>(&emu(), &h[1001..]);
+    let h = transform_checks::signed::<Bf16>((1 << 18) + 11, 98);
+    transform_checks::loops::shifted_meets_its_bound::<Bf16>(&emu(), &h);
+}
+#[test]
 fn half_results_are_bit_identical_run_to_run() {
     transform_checks::bit_identical::<F16>(&emu(), 100_003);
     transform_checks::bit_identical::<Bf16>(&emu(), 100_003);

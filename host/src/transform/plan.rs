@@ -66,21 +66,27 @@ pub enum TransformLoop {
     /// moments, `total`, `nantotal` of `f16`, 256-thread blocks; a measured candidate, never the
     /// plan's choice).
     Async,
+    /// The rolling loop with the moments folded about one shift for the whole grid, the trees
+    /// adding sums instead of Chan's merges (`reduce_transform_shift_r80_*`: `f16`/`bf16`
+    /// moments; `reduce_kernels::transform::grid_shift`, its own error bound).
+    Shifted,
 }
 
 impl TransformLoop {
-    /// All three.
-    pub const ALL: [TransformLoop; 3] = [
+    /// All four.
+    pub const ALL: [TransformLoop; 4] = [
         TransformLoop::Plain,
         TransformLoop::Rolling,
         TransformLoop::Async,
+        TransformLoop::Shifted,
     ];
-    /// `plain`, `rolling` or `async`.
+    /// `plain`, `rolling`, `async` or `shifted`.
     pub fn name(self) -> &'static str {
         match self {
             TransformLoop::Plain => "plain",
             TransformLoop::Rolling => "rolling",
             TransformLoop::Async => "async",
+            TransformLoop::Shifted => "shifted",
         }
     }
     fn family(self) -> Family {
@@ -88,6 +94,7 @@ impl TransformLoop {
             TransformLoop::Plain => Family::Transform,
             TransformLoop::Rolling => Family::TransformRolling,
             TransformLoop::Async => Family::TransformAsync,
+            TransformLoop::Shifted => Family::TransformShifted,
         }
     }
 }
@@ -100,7 +107,7 @@ impl std::str::FromStr for TransformLoop {
             .find(|l| l.name() == s)
             .ok_or_else(|| {
                 ReduceError::InvalidArgument(format!(
-                    "there is no transform loop `{s}` (plain, rolling or async)"
+                    "there is no transform loop `{s}` (plain, rolling, async or shifted)"
                 ))
             })
     }
@@ -113,7 +120,7 @@ impl TransformKind {
     /// [`ROLLING_THREADS_PER_SM`]).
     pub fn resident_threads_per_sm(self, family: Family, caps: &DeviceCaps) -> usize {
         let limit = match (family, self) {
-            (Family::TransformRolling, _) => ROLLING_THREADS_PER_SM,
+            (Family::TransformRolling | Family::TransformShifted, _) => ROLLING_THREADS_PER_SM,
             (Family::TransformAsync, _) => ASYNC_THREADS_PER_SM,
             (_, TransformKind::Moments) => MOMENTS_THREADS_PER_SM,
             _ => caps.max_threads_per_sm,
@@ -175,6 +182,9 @@ pub struct TransformPlan {
     /// The longest chain of additions (sums) or merges (moments) any element goes through: the
     /// `L` of the README's error bounds. Conservative: it counts every element a thread reads.
     pub depth: usize,
+    /// Do the moments fold about one shift for the whole grid (`reduce_transform_shift_*`:
+    /// `reduce_kernels::transform::grid_shift`, whose error bound the reference applies)?
+    pub grid_shift: bool,
 }
 
 impl TransformPlan {
@@ -267,14 +277,18 @@ fn plan_with_residency(
     }
     let policy = SinglePassPolicy::for_input(n, ty, caps);
     let lanes = 16 / ty.size();
+    // The `f16`/`bf16` moments over more than one tile: the grid-shift kernel (rolling loads,
+    // sums in the trees); the rolling loop with Chan's merges where only that is built.
+    let builds = |r: &Row| r.ops.contains(&op.kind()) && r.types.contains(&ty.kind());
     let rolling_row = Row::of(Family::TransformRolling);
-    let rolls = rolling_row.ops.contains(&op.kind()) && rolling_row.types.contains(&ty.kind());
+    let shifted_row = Row::of(Family::TransformShifted);
+    let (rolls, shifts) = (builds(rolling_row), builds(shifted_row));
     let one_tile = n / lanes <= row.blocks.iter().max().copied().unwrap_or(0) * SINGLE_PASS_UNROLL;
     let forced = looping.map(|l| Row::of(l.family()));
     let default_block = match forced {
         Some(r) if r.family != Family::Transform => r.blocks[0],
         Some(_) => policy.block,
-        None if rolls && !one_tile => ROLLING_BLOCK,
+        None if (rolls || shifts) && !one_tile => ROLLING_BLOCK,
         None => policy.block,
     };
     let block = overrides.block.unwrap_or(default_block);
@@ -303,6 +317,9 @@ fn plan_with_residency(
                 )));
             }
             r.family
+        }
+        None if shifts && shifted_row.blocks.contains(&block) && steps > 1 => {
+            Family::TransformShifted
         }
         None if rolls && rolling_row.blocks.contains(&block) && steps > 1 => {
             Family::TransformRolling
@@ -348,6 +365,7 @@ fn plan_with_residency(
             reduce_kernels::transform::WORDS * (block / 32) * 8
         },
         depth,
+        grid_shift: family == Family::TransformShifted,
     })
 }
 

@@ -2,8 +2,9 @@
 //! sums, a corrected two-pass variance), and the error bounds a device result must meet (README,
 //! "Norms, dot products and variance"). The tests and `reduce transform` check against these.
 
-use super::plan::TransformKind;
+use super::plan::{TransformKind, TransformPlan};
 use crate::types::Scalar;
+use reduce_kernels::transform::grid_shift::{sample_shift, SAMPLE};
 
 /// `2⁻⁵³`: the unit roundoff of `f64`.
 pub const U64: f64 = f64::EPSILON / 2.0;
@@ -94,6 +95,10 @@ pub enum TransformReference {
         f32_tile: usize,
         /// [`moments_tile_m2_coefficient`] of the input type and `f32_tile`.
         tile_m2: f64,
+        /// The shift `K` the grid-shift kernels fold about (the mean of the finite values among
+        /// the first 256, computed as they compute it:
+        /// `reduce_kernels::transform::grid_shift::sample_shift`).
+        shift: f64,
     },
 }
 
@@ -145,14 +150,15 @@ pub fn reference_transform<T: Scalar>(
                 max_abs: x().map(f64::abs).fold(0.0, f64::max),
                 f32_tile: moments_f32_tile(T::TYPE),
                 tile_m2: moments_tile_m2_coefficient(T::TYPE, moments_f32_tile(T::TYPE)),
+                shift: sample_shift(&x().take(SAMPLE).collect::<Vec<f64>>()),
             })
         }
     }
 }
 
 impl TransformReference {
-    /// Does the device's result `words` (sum in word 0, or count/mean/M2) meet the bound for a
-    /// plan of depth `depth` (the README's `L`)?
+    /// Does the device's result `words` (sum in word 0, or count/mean/M2) meet the bound of
+    /// `plan` (its depth is the README's `L`)?
     ///
     /// * sums: `|got − value| ≤ (L + 2)·u·Σ|term|`; the NaN-ignoring sum the same, and its
     ///   count (word 1) exact;
@@ -161,8 +167,11 @@ impl TransformReference {
     ///   `κ = √(1 + mean²/var)`, plus the rounding of a mean that is not representable. With
     ///   `f32` tiles of `k` values, add `2(k + 2)·u₃₂·max|x|` to the mean's bound and
     ///   [`moments_tile_m2_coefficient`]`·u₃₂·M2*` to M2's (the kernel's docs derive both).
-    pub fn accepts(&self, words: [f64; 3], depth: usize) -> bool {
-        let l = depth as f64;
+    ///   The grid-shift kernels ([`TransformPlan::grid_shift`]) have `(3L + 6)·u·(M2* + n·(mean*
+    ///   − K)²)` in place of the `κ` term and `(2L + 4)·u·max|x|` for the mean
+    ///   (`reduce_kernels::transform::grid_shift`).
+    pub fn accepts(&self, words: [f64; 3], plan: &TransformPlan) -> bool {
+        let l = plan.depth as f64;
         match *self {
             TransformReference::Sum { value, abs_sum } => {
                 (words[0] - value).abs() <= (l + 2.0) * U64 * abs_sum
@@ -179,14 +188,20 @@ impl TransformReference {
                 max_abs,
                 f32_tile,
                 tile_m2,
+                shift,
             } => {
                 let (nf, k) = (n as f64, f32_tile as f64);
                 let tile_mean_err = 2.0 * (k + 2.0) * U32 * max_abs * f64::from(f32_tile > 0);
                 let tile_m2_err = tile_m2 * U32 * m2;
-                let mean_err = (l + 2.0) * U64 * max_abs;
-                let m2_bound = (l + 4.0) * U64 * (m2 * m2 + nf * mean * mean * m2).sqrt()
-                    + nf * mean_err * mean_err
-                    + tile_m2_err * f64::from(f32_tile > 0);
+                let (mean_err, sums_err) = if plan.grid_shift {
+                    let s2 = m2 + nf * (mean - shift) * (mean - shift);
+                    ((2.0 * l + 4.0) * U64 * max_abs, (3.0 * l + 6.0) * U64 * s2)
+                } else {
+                    let kappa_m2 = (m2 * m2 + nf * mean * mean * m2).sqrt();
+                    ((l + 2.0) * U64 * max_abs, (l + 4.0) * U64 * kappa_m2)
+                };
+                let m2_bound =
+                    sums_err + nf * mean_err * mean_err + tile_m2_err * f64::from(f32_tile > 0);
                 let mean_err = mean_err + tile_mean_err;
                 words[0] == nf
                     && (words[1] - mean).abs() <= mean_err

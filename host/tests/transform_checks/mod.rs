@@ -33,7 +33,7 @@ pub fn check_one<T: Scalar>(
     let host_b = other.map(|(_, h, off)| &h[off..off + n]);
     match reference_transform(op, &a.1[a.2..a.2 + n], host_b) {
         Some(r) => assert!(
-            r.accepts(words, p.plan().depth),
+            r.accepts(words, p.plan()),
             "{} {} n={n} offsets {}/{:?}: got {words:?}, reference {r:?} (depth {})",
             op.name(),
             T::TYPE,
@@ -180,7 +180,7 @@ pub fn adversarial_variance<T: Scalar>(b: &Backend, n: usize, offset: f64) {
     });
     let naive = [n as f64, s / n as f64, s2 - s * s / n as f64];
     assert!(
-        !reference_transform_result.accepts(naive, p.depth),
+        !reference_transform_result.accepts(naive, &p),
         "the textbook formula ({naive:?}) passes the bound too: the test would not catch it"
     );
     let m = Reducer::new(b).moments(&d).unwrap();
@@ -335,7 +335,7 @@ pub fn forced_shapes<T: Scalar>(b: &Backend, n: usize) {
                 let words = p.run(b, &da, 0, other).unwrap();
                 let r = reference_transform(op, &ha, Some(&hb)).unwrap();
                 assert!(
-                    r.accepts(words, p.plan().depth),
+                    r.accepts(words, p.plan()),
                     "{} block {block} grid {grid}",
                     op.name()
                 );

@@ -153,4 +153,8 @@ pub enum Family {
     /// [`crate::exact::warm::sum_fast_warm_probe`]: [`Family::ExactFastWarm`] with the probe's
     /// stamps.
     ExactFastWarmProbe,
+    /// [`crate::transform::one_pass::reduce_shifted`]: the rolling-load transform kernel folding
+    /// about one shift for the whole grid, its trees adding sums (the `f16`/`bf16` moments:
+    /// [`crate::transform::grid_shift`]).
+    TransformShifted,
 }

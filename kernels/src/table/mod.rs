@@ -211,6 +211,8 @@ kernel_table! {
         => warm::sum_warm_probe;
     ExactFastWarmProbe reduce_exact_fast_warm_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
         => warm::sum_fast_warm_probe;
+    TransformShifted reduce_transform_shift_r80 Transform const [f16, bf16] [Moments] [256]
+        => one_pass::reduce_shifted;
 }
 
 #[cfg(test)]

@@ -19,8 +19,8 @@
 
 use super::WORDS;
 use crate::gpu::WARP_SIZE;
-use crate::gpu::{sync_threads, Shared};
-use crate::{thread, warp};
+use crate::gpu::{sync_threads, Global, Shared};
+use crate::{thread, warp, Element};
 
 /// A reduction's running value, up to [`WORDS`] `f64` words.
 pub trait Accumulator: Copy + Send + Sync + 'static {
@@ -38,14 +38,31 @@ pub trait Accumulator: Copy + Send + Sync + 'static {
 
 /// How one thread folds the accumulators of its own elements and tiles, in order, before the
 /// warp and block trees merge the threads' results ([`Merged`] for every op but the moments,
-/// which fold around a shift: [`super::moments::Shifted`]).
+/// which fold around a shift: the thread's own, [`super::moments::Shifted`], or one shared by the
+/// whole grid, [`super::grid_shift::GridShifted`]).
 pub trait Running<A: Accumulator>: Copy {
-    /// Nothing folded yet.
-    fn new() -> Self;
+    /// What the warp, block and grid trees merge: the thread's fold as [`Running::finish`] gives
+    /// it.
+    type Total: Accumulator;
+    /// What a lane reads of the input before its fold starts ([`Running::seed`]; `()` when the
+    /// fold needs nothing).
+    type Seed: Copy;
+    /// Issue the reads the fold starts from. The driver calls it first, and [`Running::start`]
+    /// after it has issued its first tile's loads, so that the two wait together. Every lane of
+    /// the warp calls both.
+    fn seed<T: Element>(a: &Global<T>) -> Self::Seed;
+    /// Nothing folded yet (from what [`Running::seed`] read).
+    fn start<T: Element>(seed: Self::Seed) -> Self;
     /// Fold in `a`, which covers later elements than everything folded so far.
     fn add(&mut self, a: A);
     /// The accumulator of everything folded.
-    fn finish(self) -> A;
+    fn finish(self) -> Self::Total;
+    /// The result words of `total`, the merge of every thread's [`Running::finish`] in the grid
+    /// (`self`: the fold of the thread that writes them). By default, `total`'s words.
+    #[inline(always)]
+    fn result(&self, total: Self::Total) -> [f64; WORDS] {
+        [total.word(0), total.word(1), total.word(2)]
+    }
 }
 
 /// The plain fold: each accumulator merged into a running one ([`Accumulator::merge`]).
@@ -53,8 +70,12 @@ pub trait Running<A: Accumulator>: Copy {
 pub struct Merged<A>(pub A);
 
 impl<A: Accumulator> Running<A> for Merged<A> {
+    type Total = A;
+    type Seed = ();
     #[inline(always)]
-    fn new() -> Self {
+    fn seed<T: Element>(_: &Global<T>) {}
+    #[inline(always)]
+    fn start<T: Element>(_: ()) -> Self {
         Merged(A::empty())
     }
     #[inline(always)]
@@ -118,6 +139,9 @@ pub trait TransformOp: Copy + Send + Sync + 'static {
         acc
     }
 }
+
+/// What the trees of an op `O` merge: its [`TransformOp::Run`]'s [`Running::Total`].
+pub type TotalOf<O> = <<O as TransformOp>::Run as Running<<O as TransformOp>::Acc>>::Total;
 
 /// What the `f32` values of a [`TransformOp::chunk_f32`] call were widened from (its `FROM`).
 #[derive(Clone, Copy, Debug)]

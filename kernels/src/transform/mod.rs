@@ -13,7 +13,7 @@
 //! | `sumsq` Σx², L2 norm √Σx² | [`norms`] | `f64` sum ([`F64Sum`]) | `f64` |
 //! | `l1` Σ\|x\| | [`norms`] | `f64` sum | `f64` |
 //! | `dot` Σxᵢyᵢ (two inputs) | [`dot`] | `f64` sum | `f64` |
-//! | `moments` count, mean, M2 | [`moments`] | Welford / Chan triple ([`Welford`]) | 3 × `f64` |
+//! | `moments` count, mean, M2 | [`moments`] | Welford / Chan triple ([`Welford`]); `f16`/`bf16` over more than one tile: sums about one grid-wide shift ([`grid_shift`]) | 3 × `f64` |
 //! | `total` Σx (the sum of `f16`/`bf16` inputs) | [`norms`] | `f64` sum | `f64` |
 //!
 //! Inputs are `f32`, `f64`, and the 2-byte [`crate::half::F16`] / [`crate::half::Bf16`]: a
@@ -36,6 +36,8 @@
 
 pub mod accumulate;
 pub mod dot;
+pub mod grid_shift;
+pub mod moment_tiles;
 pub mod moments;
 pub mod norms;
 pub mod one_pass;
@@ -43,6 +45,7 @@ mod tile;
 
 pub use accumulate::{Accumulator, F64Sum, F64SumCount, TransformOp, Widened};
 pub use dot::Dot;
+pub use grid_shift::GridMoments;
 pub use moments::{Moments, Welford};
 pub use norms::{NanTotal, SumSq, Total, L1};
 

@@ -22,7 +22,9 @@
 //! **one division per thread**, where a Chan update per tile cost one per 16 elements. Warps
 //! merge the threads' triples by shuffle tree (Chan), blocks through shared memory, the last block
 //! over the per-block triples in block order: a fixed order, so the result is **deterministic**
-//! run to run.
+//! run to run. (The `f16`/`bf16` moments over more than one tile take another form by default:
+//! every thread folds about one shift shared by the grid and the trees add sums —
+//! [`super::grid_shift`], with its own bound.)
 //!
 //! **Accuracy** (stated and tested): with `u = 2⁻⁵³`, the condition number
 //! `κ = √(1 + mean²/var_pop)` and `L` the longest chain of merges any element goes through
@@ -59,7 +61,8 @@
 //!
 //! A tile whose largest deviation `D` is outside `[2⁻⁵⁰, 2⁶⁰]` (and not 0) takes the `f64` form:
 //! below, squares could underflow `f32`; above, their sum could overflow it; ±inf lands there
-//! too. NaN propagates either way. `f64` inputs keep the `f64` tile.
+//! too. NaN propagates either way. (`bf16` tiles test their `S₂` instead, once per tile:
+//! [`super::moment_tiles::one_pass_f32`].) `f64` inputs keep the `f64` tile.
 //!
 //! **Halves: one pass** (`f16` and `bf16` inputs, [`one_pass_f32`]). The two-pass tile keeps
 //! every deviation `dᵢ` live until `centre` is known and then spends a second subtraction per
@@ -83,8 +86,11 @@
 //! mean of `[inf, inf]` is inf; here `inf − inf` in the merge makes it NaN).
 
 use super::accumulate::{Accumulator, Running, TransformOp, Widened};
+use super::moment_tiles::{one_pass_f32, two_pass_f32};
 use super::WORDS;
-use crate::gpu::fma::{div_f64, fma_f32};
+use crate::gpu::fma::div_f64;
+use crate::gpu::Global;
+use crate::Element;
 
 /// The accumulator (n, mean, M2), all `f64` (`n` is exact below 2^53).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -182,8 +188,12 @@ pub struct Shifted {
 }
 
 impl Running<Welford> for Shifted {
+    type Total = Welford;
+    type Seed = ();
     #[inline(always)]
-    fn new() -> Self {
+    fn seed<T: Element>(_: &Global<T>) {}
+    #[inline(always)]
+    fn start<T: Element>(_: ()) -> Self {
         Shifted {
             k: 0.0,
             n: 0.0,
@@ -271,139 +281,4 @@ impl TransformOp for Moments {
             one_pass_f32(a, FROM == Widened::F16)
         }
     }
-}
-
-/// Room for the longest tile the driver passes.
-const MAX: usize = super::one_pass::F32_TILE;
-/// The smallest largest deviation a tile may have for its squares in `f32` (below: `f64` form).
-const LO: f32 = 1.0 / (1u64 << 50) as f32;
-/// The largest largest deviation a tile may have for its sums of squares in `f32`.
-const HI: f32 = (1u64 << 60) as f32;
-
-/// The `f64` form of a tile that the `f32` forms must not take (squares that could underflow or
-/// overflow in `f32`, ±inf, NaN): [`Moments::chunk`] of the widened values — the same operations
-/// in the same order, so the same bits — widening each value where it is used instead of into
-/// an array first (sixteen `f64` values held at once cost the rolling kernels 32 registers).
-#[inline(always)]
-fn wide_tile(a: &[f32]) -> Welford {
-    let n = a.len() as f64;
-    let mut sum = 0.0f64;
-    for x in a {
-        sum += *x as f64;
-    }
-    let mean = sum / n;
-    let mut m2 = 0.0f64;
-    for x in a {
-        let d = *x as f64 - mean;
-        m2 += d * d;
-    }
-    Welford { n, mean, m2 }
-}
-
-/// The two-pass tile of `f32` values (module docs, "Tiles in `f32`"): `dᵢ = xᵢ − c`,
-/// `centre = Σdᵢ / k`, `M2 = Σ(dᵢ − centre)²`, the second pass squaring and adding in one
-/// rounding ([`fma_f32`]). A tile whose largest deviation is outside `[2⁻⁵⁰, 2⁶⁰]` takes the
-/// `f64` form.
-#[inline(always)]
-pub fn two_pass_f32(a: &[f32]) -> Welford {
-    let k = a.len();
-    let c = a[0];
-    let mut d = [0.0f32; MAX];
-    let mut spread = 0.0f32;
-    for i in 0..k {
-        d[i] = a[i] - c;
-        spread = spread.max(d[i].abs());
-    }
-    let mut t = d;
-    let sum = pairwise(&mut t, k);
-    if !(spread == 0.0 || (LO..=HI).contains(&spread)) {
-        return wide_tile(a);
-    }
-    // The driver passes `k` = 4, 8 or 16: a power of two, so this is an exact scaling (any
-    // other `k` adds one rounding).
-    let centre = sum / k as f32;
-    // Σeᵢ² by the same tree, its first level fused: eᵢ² + eᵢ₊ₕ² as one multiply and one
-    // fused multiply-add (h = k/2).
-    let mut q = [0.0f32; MAX];
-    let h = k.div_ceil(2);
-    for i in 0..h {
-        let e = d[i] - centre;
-        q[i] = if i + h < k {
-            let f = d[i + h] - centre;
-            fma_f32(e, e, f * f)
-        } else {
-            e * e // odd `k`: the middle value has no partner
-        };
-    }
-    let m2 = pairwise(&mut q, h);
-    Welford {
-        n: k as f64,
-        mean: c as f64 + centre as f64,
-        m2: m2 as f64,
-    }
-}
-
-/// The one-pass tile of halves (module docs, "Halves: one pass"): `dᵢ = xᵢ − c`, `S₁ = Σdᵢ`
-/// and `S₂ = Σdᵢ²` by balanced trees from the same deviations, then `M2 = S₂ − S₁·(S₁/k)` in one
-/// fused multiply-add — no second pass over the tile, so a deviation is dead once it is added
-/// and squared. `f16`: no per-element range test (a finite `f16` tile always passes it, and a
-/// non-finite one gives a non-finite `S₁`); `bf16`: the `f32` tiles' range test.
-#[inline(always)]
-pub fn one_pass_f32(a: &[f32], f16: bool) -> Welford {
-    let k = a.len();
-    let c = a[0];
-    let mut d = [0.0f32; MAX];
-    let mut spread = 0.0f32;
-    for i in 0..k {
-        d[i] = a[i] - c;
-        if !f16 {
-            spread = spread.max(d[i].abs());
-        }
-    }
-    let mut q = [0.0f32; MAX];
-    let h = k.div_ceil(2);
-    for i in 0..h {
-        q[i] = if i + h < k {
-            fma_f32(d[i], d[i], d[i + h] * d[i + h])
-        } else {
-            d[i] * d[i]
-        };
-    }
-    let s1 = pairwise(&mut d, k);
-    let s2 = pairwise(&mut q, h);
-    let f32_form = if f16 {
-        s1.is_finite()
-    } else {
-        spread == 0.0 || (LO..=HI).contains(&spread)
-    };
-    if !f32_form {
-        return wide_tile(a);
-    }
-    let centre = s1 / k as f32; // exact: the driver passes k = 8 or 16
-    let m2 = fma_f32(-s1, centre, s2);
-    Welford {
-        n: k as f64,
-        mean: c as f64 + centre as f64,
-        // A rounded difference below 0 (a tile of equal values but for rounding) is 0; NaN stays.
-        m2: if m2 < 0.0 { 0.0 } else { m2 as f64 },
-    }
-}
-
-/// `v[0] + … + v[k − 1]` (`k ≤` [`super::one_pass::F32_TILE`]) as a balanced tree — the upper
-/// half added onto the lower half until one value is left: `⌈log₂ k⌉` dependent additions where a
-/// running sum takes `k − 1` (a shorter chain; measured neutral for speed on the H200), and
-/// a rounding error of at most `⌈log₂ k⌉·u₃₂·Σ|vᵢ|` instead of `(k − 1)·u₃₂·Σ|vᵢ|` — inside the
-/// module docs' bounds, which assume the running sum. `v` is overwritten. The same order on every
-/// target, so the emulator gets the GPU's bits.
-#[inline(always)]
-fn pairwise(v: &mut [f32; super::one_pass::F32_TILE], k: usize) -> f32 {
-    let mut n = k;
-    while n > 1 {
-        let w = n.div_ceil(2);
-        for i in 0..n - w {
-            v[i] += v[i + w];
-        }
-        n = w;
-    }
-    v[0]
 }

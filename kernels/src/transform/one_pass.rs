@@ -15,18 +15,24 @@
 //!   `3 · gridDim.x` doubles, the result three).
 //!
 //! [`reduce_rolling`] is the same driver with the next tile's loads issued before this tile's
-//! arithmetic (the `f16`/`bf16` moments); [`reduce_async`] keeps the next tiles in flight as
-//! `cp.async` copies into shared memory instead (a measured candidate).
+//! arithmetic; [`reduce_shifted`] is the rolling driver for an op's grid-shift form (the
+//! `f16`/`bf16` moments: sums about one shift for the whole grid, added by the trees —
+//! [`super::grid_shift`]); [`reduce_async`] keeps the next tiles in flight as `cp.async` copies
+//! into shared memory instead (a measured candidate).
 //!
 //! A thread folds its tiles with the op's [`TransformOp::Run`] ([`super::accumulate::Merged`],
-//! or the moments' [`super::moments::Shifted`]) before the warp and block trees merge.
+//! the moments' [`super::moments::Shifted`], or [`super::grid_shift::GridShifted`]) before the
+//! warp and block trees merge what it finishes with ([`super::accumulate::TotalOf`]); the thread
+//! that writes the result turns the grid's total into the result words
+//! ([`super::accumulate::Running::result`]).
 //!
 //! Two-input ops (the dot product) load `a` and `b` with the same vector index. That needs both
 //! to sit at the same offset from a 16-byte boundary; when they do not (sub-slices), every thread
 //! walks the elements one by one in grid-stride order instead — correct and deterministic, only
 //! slower.
 
-use super::accumulate::{block_merge, Accumulator, Running, TransformOp};
+use super::accumulate::{block_merge, Accumulator, Running, TotalOf, TransformOp};
+use super::grid_shift::ShiftForm;
 pub use super::tile::F32_TILE;
 use super::tile::{scalar, tile_into};
 use super::{to_f64, WORDS};
@@ -77,6 +83,21 @@ pub fn reduce_rolling<T: Element, O: TransformOp, const BLOCK: usize>(
     out: GlobalMut<f64>,
 ) {
     reduce_with::<T, O, BLOCK, ROLLING>(a, b, partials, counter, out)
+}
+
+/// [`reduce_rolling`] for the **grid-shift form** of `O` ([`ShiftForm::Grid`]; the moments:
+/// [`super::grid_shift`]): every thread folds about one shift shared by the grid, and the warp,
+/// block and grid trees add sums instead of merging by Chan's update. Not [`reduce`]'s bits (other
+/// arithmetic), deterministic all the same; its own error bound. Same launch contract as
+/// [`reduce`].
+pub fn reduce_shifted<T: Element, O: ShiftForm, const BLOCK: usize>(
+    a: Global<T>,
+    b: Global<T>,
+    partials: Coherent<f64>,
+    counter: Counter,
+    out: GlobalMut<f64>,
+) {
+    reduce_with::<T, O::Grid, BLOCK, ROLLING>(a, b, partials, counter, out)
 }
 
 /// [`reduce`] with **copies into shared memory**: each thread keeps up to [`ASYNC_STAGES`] tiles
@@ -149,24 +170,20 @@ fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const LOOP: u8>(
         }
     };
 
-    let mut run = O::Run::new();
+    // What the thread's fold starts from goes out first (nothing, but for the grid-shift
+    // moments: a sample of the input, [`Running::seed`]).
+    let seed = O::Run::seed(&a);
+    let mut run: O::Run;
     let head = a.misaligned_head();
     if O::TWO_INPUTS && b.misaligned_head() != head {
         // Vectors of `a` and `b` do not line up: element by element, grid stride.
+        run = O::Run::start::<T>(seed);
         let mut i = block * BLOCK + tid;
         while i < n {
             run.add(O::item(scalar::<T, O>(a.get(i)), other(i)));
             i += grid * BLOCK;
         }
     } else {
-        // Elements before the first 16-byte boundary: block 0, one per thread.
-        if block == 0 && tid < head {
-            // SAFETY: `tid < head <= a.len()` (`misaligned_head` is at most the length).
-            run.add(O::item(
-                scalar::<T, O>(unsafe { a.get_unchecked(tid) }),
-                other(tid),
-            ));
-        }
         let vectors = (n - head) / lanes;
         let tile = BLOCK * UNROLL;
         let (start, end) = if grid == 1 {
@@ -194,6 +211,23 @@ fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const LOOP: u8>(
             }
             (la, lb)
         };
+        // The rolling loop's first tile goes out before the fold starts: `start` may wait on
+        // `seed`'s reads, which then wait together with the tile's.
+        let rolls = LOOP == ROLLING && t + tile <= end;
+        let mut current = if rolls {
+            load_tile(t)
+        } else {
+            ([Vec4([0; 4]); UNROLL], [Vec4([0; 4]); UNROLL])
+        };
+        run = O::Run::start::<T>(seed);
+        // Elements before the first 16-byte boundary: block 0, one per thread.
+        if block == 0 && tid < head {
+            // SAFETY: `tid < head <= a.len()` (`misaligned_head` is at most the length).
+            run.add(O::item(
+                scalar::<T, O>(unsafe { a.get_unchecked(tid) }),
+                other(tid),
+            ));
+        }
         if LOOP == ASYNC && !O::TWO_INPUTS {
             // Tiles `i + 1 ..= i + STAGES - 1` in flight as copies while tile `i` is computed.
             let steps = (end - t.min(end)) / tile;
@@ -217,8 +251,7 @@ fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const LOOP: u8>(
             // Rolling loads: the next tile's loads go out before this tile's arithmetic, so a
             // thread has a tile in flight while it computes (the same tiles, merged in the same
             // order: the same bits).
-            if t + tile <= end {
-                let mut current = load_tile(t);
+            if rolls {
                 t += tile;
                 while t + tile <= end {
                     let next = load_tile(t);
@@ -275,10 +308,10 @@ fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const LOOP: u8>(
         // The block merge reuses the ring's first bytes: every thread must be done with its ring.
         sync_threads();
     }
-    let block_total = block_merge::<O::Acc, BLOCK>(acc, smem);
-    let write = |v: O::Acc| {
-        for i in 0..WORDS {
-            out.set(i, v.word(i)); // checked: `out` holds WORDS doubles
+    let block_total = block_merge::<TotalOf<O>, BLOCK>(acc, smem);
+    let write = |v: TotalOf<O>| {
+        for (i, w) in run.result(v).into_iter().enumerate() {
+            out.set(i, w); // checked: `out` holds WORDS doubles
         }
     };
     if grid == 1 {
@@ -301,16 +334,16 @@ fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const LOOP: u8>(
         // Thread `tid` merges blocks `tid, tid + BLOCK, …` in that order, then the block merge
         // keeps thread order: a fixed tree for a given grid (Chan's update does not care which
         // elements a triple covers, only that the order is the same every run).
-        let mut acc = O::Acc::empty();
+        let mut acc = TotalOf::<O>::empty();
         let mut i = tid;
         while i < grid {
             // SAFETY: `WORDS * i + k < WORDS * grid <= partials.len()` for `k < WORDS` (loop
             // condition, entry check).
             let word = |k: usize| unsafe { partials.get_unchecked(WORDS * i + k) };
-            acc = acc.merge(O::Acc::from_words([word(0), word(1), word(2)]));
+            acc = acc.merge(TotalOf::<O>::from_words([word(0), word(1), word(2)]));
             i += BLOCK;
         }
-        let total = block_merge::<O::Acc, BLOCK>(acc, smem);
+        let total = block_merge::<TotalOf<O>, BLOCK>(acc, smem);
         if tid == 0 {
             write(total);
             counter.reset();

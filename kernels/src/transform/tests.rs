@@ -1,7 +1,7 @@
 //! The accumulators against direct formulas (the kernels themselves are tested through the host
 //! library on the emulator: `host/tests/transform.rs`).
 
-use super::moments::one_pass_f32;
+use super::moment_tiles::one_pass_f32;
 use super::*;
 
 use crate::test_rng::xorshift64 as xorshift;
@@ -258,5 +258,50 @@ fn half_tiles_meet_their_bound() {
         assert!(Moments::chunk_f32::<{ Widened::BF16 }>(&nan[..k])
             .m2
             .is_nan());
+    }
+}
+
+/// The `bf16` tiles' one test of `S₂` ([`one_pass_f32`]): deviations too small for `f32` squares
+/// (`S₂` rounds to 0, or below 2⁻¹⁰⁰) and too large for their sum (above 2¹²⁰) take the `f64`
+/// form — the exact triple of those values — and a constant tile stays in `f32` with M2 = 0.
+#[test]
+fn bf16_tiles_test_their_sum_of_squares_once() {
+    use super::moment_tiles::S2_LO;
+    let wide = |x: &[f32]| {
+        Moments::chunk(
+            &x.iter().map(|v| *v as f64).collect::<std::vec::Vec<_>>(),
+            &[],
+        )
+    };
+    for (c, t) in [
+        (1e-30f32, 2.0f32.powi(-90)),
+        (0.0, 2.0f32.powi(-60)),
+        (3.0, 2.0f32.powi(61)),
+    ] {
+        let mut x = [c; 16];
+        x[7] = c + t;
+        x[12] = c - t;
+        let got = one_pass_f32(&x, false);
+        assert_eq!(got, wide(&x), "c {c} t {t}: the f64 form");
+        assert!(got.m2 > 0.0, "c {c} t {t}: {got:?}");
+    }
+    // Just inside the window: the f32 form, within its bound of the exact form.
+    let t = 2.0f32.powi(-50);
+    let mut x = [0.0f32; 16];
+    x[3] = t;
+    let got = one_pass_f32(&x, false);
+    assert!(t * t >= S2_LO);
+    let want = wide(&x);
+    assert!(
+        (got.m2 - want.m2).abs() <= 217.0 * (f32::EPSILON as f64) * want.m2,
+        "{got:?} {want:?}"
+    );
+    for c in [0.0f32, -0.0, 1.5, -3e38] {
+        let got = one_pass_f32(&[c; 16], false);
+        assert_eq!(
+            (got.n, got.mean, got.m2),
+            (16.0, c as f64, 0.0),
+            "constant {c}"
+        );
     }
 }

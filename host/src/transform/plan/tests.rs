@@ -17,17 +17,18 @@ fn moments_fill_the_sms_once_and_the_sums_four_blocks_deep() {
             assert_eq!(
                 (m.kernel.as_str(), m.block, m.grid),
                 (
-                    format!("reduce_transform_roll_r80_moments_b256_{ty}").as_str(),
+                    format!("reduce_transform_shift_r80_moments_b256_{ty}").as_str(),
                     256,
                     396
                 ),
-                "{ty}: the rolling kernel, three 256-thread blocks per SM"
+                "{ty}: the grid-shift kernel, three 256-thread blocks per SM"
             );
+            assert!(m.grid_shift, "{ty}: its bound is the grid shift's");
         } else {
             assert_eq!(
-                (m.block, m.grid),
-                (512, 264),
-                "{ty}: two 512-thread blocks per SM"
+                (m.block, m.grid, m.grid_shift),
+                (512, 264, false),
+                "{ty}: two 512-thread blocks per SM, Chan's merges"
             );
         }
         let s = plan(TransformKind::SumSq, ty);
@@ -82,7 +83,7 @@ fn moments_fill_the_sms_once_and_the_sums_four_blocks_deep() {
     );
     assert_eq!(
         halves(1 << 16, Some(256)),
-        "reduce_transform_roll_r80_moments_b256_f16"
+        "reduce_transform_shift_r80_moments_b256_f16"
     );
 }
 
@@ -140,15 +141,39 @@ fn a_forced_loop_takes_its_family_or_is_a_typed_error() {
             "{op:?} {ty}: {e}"
         );
     }
-    assert!(plan(
-        TransformKind::Total,
-        ElemType::F16,
-        Some(TransformLoop::Rolling)
+    let r = plan(
+        TransformKind::Moments,
+        ElemType::BF16,
+        Some(TransformLoop::Rolling),
     )
-    .is_err());
+    .unwrap();
+    assert_eq!(
+        (r.kernel.as_str(), r.grid_shift),
+        ("reduce_transform_roll_r80_moments_b256_bf16", false)
+    );
+    for (op, ty, l) in [
+        (TransformKind::Total, ElemType::F16, TransformLoop::Rolling),
+        (TransformKind::Total, ElemType::F16, TransformLoop::Shifted),
+        (
+            TransformKind::Moments,
+            ElemType::F32,
+            TransformLoop::Shifted,
+        ),
+        (
+            TransformKind::Moments,
+            ElemType::F64,
+            TransformLoop::Shifted,
+        ),
+    ] {
+        assert!(plan(op, ty, Some(l)).is_err(), "{op:?} {ty} {l:?}");
+    }
     assert_eq!(
         "async".parse::<TransformLoop>().unwrap(),
         TransformLoop::Async
+    );
+    assert_eq!(
+        "shifted".parse::<TransformLoop>().unwrap(),
+        TransformLoop::Shifted
     );
     assert!("eager".parse::<TransformLoop>().is_err());
 }

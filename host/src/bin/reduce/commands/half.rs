@@ -144,7 +144,7 @@ fn one<H: HalfFloat>(backend: &Backend, a: &HalfArgs, n: usize) -> Result<bool, 
             let p = PreparedTransform::<H>::with_overrides(backend, TransformKind::NanTotal, n, o)?;
             let words = p.run(backend, input, 0, None)?;
             let good = reference_transform(TransformKind::NanTotal, host, None)
-                .is_some_and(|r| r.accepts(words, p.plan().depth));
+                .is_some_and(|r| r.accepts(words, p.plan()));
             let timing = (a.runs > 0)
                 .then(|| time_queued(backend, &spec, || p.enqueue(backend, input, 0, None)))
                 .transpose()?;

@@ -55,8 +55,9 @@ pub struct TransformArgs {
     /// Force the transform kernel's grid (1..=4096 blocks; default: stage 8's policy).
     #[arg(long)]
     pub grid: Option<usize>,
-    /// Force the transform kernel's loop: plain, rolling (f16/bf16 moments) or async (copies
-    /// into shared memory; moments, total, nantotal of f16). Default: the plan's.
+    /// Force the transform kernel's loop: plain, rolling (f16/bf16 moments, Chan's merges),
+    /// async (copies into shared memory; moments, total, nantotal of f16) or shifted (f16/bf16
+    /// moments about one grid-wide shift: the default for them). Default: the plan's.
     #[arg(long = "loop")]
     pub looping: Option<TransformLoop>,
 }
@@ -269,7 +270,7 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &TransformArgs) -> Result<bool, Re
                 .entry(kind)
                 .or_insert_with(|| reference_transform(kind, &ha, hb.as_deref()));
             let ok = match r {
-                Some(r) => r.accepts(words, p.plan().depth),
+                Some(r) => r.accepts(words, p.plan()),
                 None => words[0] == 0.0,
             };
             let reference = match *r {
