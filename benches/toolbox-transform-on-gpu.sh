@@ -296,7 +296,7 @@ if command -v compute-sanitizer > /dev/null 2>&1; then
                 --type f16 --op nanmean,var --n "$n" --runs 0 >> "$OUT/transform-sanitize-$tool.log" 2>&1 \
                 || { echo "$tool f16 n=$n FAILED" >&2; status=1; }
         done
-        echo "$tool: $(grep -cE 'ERROR SUMMARY: 0|RACECHECK SUMMARY: 0' "$OUT/transform-sanitize-$tool.log") clean runs of 2" >&2
+        echo "$tool: $(grep -cE 'ERROR SUMMARY: 0|RACECHECK SUMMARY: 0' "$OUT/transform-sanitize-$tool.log") clean runs of 4" >&2
     done
 fi
 exit $status
