@@ -57,6 +57,14 @@ fn the_grid_shift_meets_its_bound_f16_bf16() {
     transform_checks::loops::shifted_meets_its_bound::<Bf16>(&emu(), &h);
 }
 #[test]
+fn the_interleaved_tiles_meet_their_bounds_f16_bf16() {
+    let mut h = transform_checks::signed::<F16>((1 << 18) + 11, 99);
+    h[1000] = F16::from_f64(f64::NAN);
+    transform_checks::loops::tiles_meet_their_bound::<F16>(&emu(), &h);
+    let h = transform_checks::signed::<Bf16>((1 << 18) + 11, 98);
+    transform_checks::loops::tiles_meet_their_bound::<Bf16>(&emu(), &h);
+}
+#[test]
 fn half_results_are_bit_identical_run_to_run() {
     transform_checks::bit_identical::<F16>(&emu(), 100_003);
     transform_checks::bit_identical::<Bf16>(&emu(), 100_003);

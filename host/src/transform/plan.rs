@@ -70,23 +70,35 @@ pub enum TransformLoop {
     /// adding sums instead of Chan's merges (`reduce_transform_shift_r80_*`: `f16`/`bf16`
     /// moments; `reduce_kernels::transform::grid_shift`, its own error bound).
     Shifted,
+    /// [`TransformLoop::Plain`] with the tiles interleaved over the blocks (tile `k` to block
+    /// `k mod grid`) instead of one contiguous run per block (`reduce_transform_tiles_r64_*`:
+    /// the `f16`/`bf16` sums, products and norms). A candidate, never the plan's choice: built and
+    /// tested on the emulator, not yet timed on a GPU.
+    Tiles,
+    /// [`TransformLoop::Shifted`] with [`TransformLoop::Tiles`]' interleaved tiles
+    /// (`reduce_transform_shift_tiles_r80_*`: `f16`/`bf16` moments). A candidate, as `Tiles`.
+    ShiftedTiles,
 }
 
 impl TransformLoop {
-    /// All four.
-    pub const ALL: [TransformLoop; 4] = [
+    /// All six.
+    pub const ALL: [TransformLoop; 6] = [
         TransformLoop::Plain,
         TransformLoop::Rolling,
         TransformLoop::Async,
         TransformLoop::Shifted,
+        TransformLoop::Tiles,
+        TransformLoop::ShiftedTiles,
     ];
-    /// `plain`, `rolling`, `async` or `shifted`.
+    /// `plain`, `rolling`, `async`, `shifted`, `tiles` or `shifted-tiles`.
     pub fn name(self) -> &'static str {
         match self {
             TransformLoop::Plain => "plain",
             TransformLoop::Rolling => "rolling",
             TransformLoop::Async => "async",
             TransformLoop::Shifted => "shifted",
+            TransformLoop::Tiles => "tiles",
+            TransformLoop::ShiftedTiles => "shifted-tiles",
         }
     }
     fn family(self) -> Family {
@@ -95,6 +107,8 @@ impl TransformLoop {
             TransformLoop::Rolling => Family::TransformRolling,
             TransformLoop::Async => Family::TransformAsync,
             TransformLoop::Shifted => Family::TransformShifted,
+            TransformLoop::Tiles => Family::TransformTiles,
+            TransformLoop::ShiftedTiles => Family::TransformShiftedTiles,
         }
     }
 }
@@ -107,7 +121,8 @@ impl std::str::FromStr for TransformLoop {
             .find(|l| l.name() == s)
             .ok_or_else(|| {
                 ReduceError::InvalidArgument(format!(
-                    "there is no transform loop `{s}` (plain, rolling, async or shifted)"
+                    "there is no transform loop `{s}` (plain, rolling, async, shifted, tiles or \
+                     shifted-tiles)"
                 ))
             })
     }
@@ -120,7 +135,10 @@ impl TransformKind {
     /// [`ROLLING_THREADS_PER_SM`]).
     pub fn resident_threads_per_sm(self, family: Family, caps: &DeviceCaps) -> usize {
         let limit = match (family, self) {
-            (Family::TransformRolling | Family::TransformShifted, _) => ROLLING_THREADS_PER_SM,
+            (
+                Family::TransformRolling | Family::TransformShifted | Family::TransformShiftedTiles,
+                _,
+            ) => ROLLING_THREADS_PER_SM,
             (Family::TransformAsync, _) => ASYNC_THREADS_PER_SM,
             (_, TransformKind::Moments) => MOMENTS_THREADS_PER_SM,
             _ => caps.max_threads_per_sm,
@@ -286,6 +304,10 @@ fn plan_with_residency(
     let one_tile = n / lanes <= row.blocks.iter().max().copied().unwrap_or(0) * SINGLE_PASS_UNROLL;
     let forced = looping.map(|l| Row::of(l.family()));
     let default_block = match forced {
+        // The interleaved plain loop keeps the plain loop's block where it is built.
+        Some(r) if r.family == Family::TransformTiles && r.blocks.contains(&policy.block) => {
+            policy.block
+        }
         Some(r) if r.family != Family::Transform => r.blocks[0],
         Some(_) => policy.block,
         None if (rolls || shifts) && !one_tile => ROLLING_BLOCK,
@@ -365,7 +387,10 @@ fn plan_with_residency(
             reduce_kernels::transform::WORDS * (block / 32) * 8
         },
         depth,
-        grid_shift: family == Family::TransformShifted,
+        grid_shift: matches!(
+            family,
+            Family::TransformShifted | Family::TransformShiftedTiles
+        ),
     })
 }
 

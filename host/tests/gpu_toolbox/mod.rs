@@ -111,6 +111,9 @@ pub fn halves_every_op_size_offset_and_special_value() -> Result<(), Failed> {
     crate::transform_checks::loops::shifted_meets_its_bound::<Bf16>(&b, &h);
     let h = crate::transform_checks::signed::<F16>((1 << 22) + 11, 97);
     crate::transform_checks::loops::shifted_meets_its_bound::<F16>(&b, &h);
+    crate::transform_checks::loops::tiles_meet_their_bound::<F16>(&b, &h);
+    let h = crate::transform_checks::signed::<Bf16>((1 << 22) + 11, 96);
+    crate::transform_checks::loops::tiles_meet_their_bound::<Bf16>(&b, &h);
     crate::transform_checks::bit_identical::<F16>(&b, (1 << 26) + 5);
     crate::transform_checks::bit_identical::<Bf16>(&b, (1 << 26) + 5);
     Ok(())

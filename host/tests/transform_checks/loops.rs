@@ -160,3 +160,63 @@ pub fn shifted_meets_its_bound<T: Scalar>(b: &Backend, h: &[T]) {
         assert!(got[1].is_nan() && got[2].is_nan(), "±{v}: {got:?}");
     }
 }
+
+/// The interleaved loops (`tiles` for the sums, norms and the dot product, `shifted-tiles` for the
+/// moments; built for `f16`/`bf16`): another grouping of the same tiles than the contiguous runs,
+/// so not their bits — but at every grid and offset `loops_keep_the_bits` takes, the result meets
+/// the op's bound against the reference, a rerun gives the same bits, and one block (where there
+/// is nothing to interleave) gives the contiguous loop's bits.
+pub fn tiles_meet_their_bound<T: Scalar>(b: &Backend, h: &[T]) {
+    use reduce_host::transform::reference::reference_transform;
+    let d = b.upload(h).unwrap();
+    let run = |op, off: usize, n: usize, grid: usize, l: TransformLoop| {
+        let o = LaunchOverrides {
+            block: Some(256),
+            grid: Some(grid),
+            ..LaunchOverrides::default()
+        };
+        let p = PreparedTransform::<T>::with_loop(b, op, n, o, ResultIn::DeviceMemory, Some(l))
+            .unwrap();
+        let other = (op == TransformKind::Dot).then_some((&d, off));
+        (p.run(b, &d, off, other).unwrap(), p.plan().clone())
+    };
+    let bits = |w: [f64; 3]| w.map(f64::to_bits);
+    for op in TransformKind::ALL {
+        let (tiles, runs) = if op == TransformKind::Moments {
+            (TransformLoop::ShiftedTiles, TransformLoop::Shifted)
+        } else {
+            (TransformLoop::Tiles, TransformLoop::Plain)
+        };
+        for off in [0, 3] {
+            let n = h.len() - off;
+            let x = &h[off..];
+            let reference = reference_transform(op, x, (op == TransformKind::Dot).then_some(x))
+                .expect("a non-empty input");
+            let planned = plan_transform_on(b, op, T::TYPE, n, LaunchOverrides::default()).unwrap();
+            for grid in [1, 3, 7, 32, planned.grid] {
+                let what = format!("{} {} grid {grid} offset {off}", op.name(), T::TYPE);
+                let (got, plan) = run(op, off, n, grid, tiles);
+                assert!(plan.kernel.contains("tiles"), "{what}: {}", plan.kernel);
+                let (again, _) = run(op, off, n, grid, tiles);
+                assert_eq!(bits(got), bits(again), "{what}: a rerun");
+                if grid == 1 {
+                    let (contiguous, _) = run(op, off, n, grid, runs);
+                    assert_eq!(bits(got), bits(contiguous), "{what}: one block");
+                }
+                if got.iter().any(|w| w.is_nan()) {
+                    let (contiguous, _) = run(op, off, n, grid, runs);
+                    assert_eq!(
+                        got.map(f64::is_nan),
+                        contiguous.map(f64::is_nan),
+                        "{what}: NaN words"
+                    );
+                    continue;
+                }
+                assert!(
+                    reference.accepts(got, &plan),
+                    "{what}: {got:?} against {reference:?}"
+                );
+            }
+        }
+    }
+}

@@ -157,4 +157,10 @@ pub enum Family {
     /// about one shift for the whole grid, its trees adding sums (the `f16`/`bf16` moments:
     /// [`crate::transform::grid_shift`]).
     TransformShifted,
+    /// [`crate::transform::one_pass::reduce_tiles`]: the plain transform loop, the tiles
+    /// interleaved over the blocks (`f16`/`bf16` sums).
+    TransformTiles,
+    /// [`crate::transform::one_pass::reduce_shifted_tiles`]: the grid-shift moments, the tiles
+    /// interleaved over the blocks.
+    TransformShiftedTiles,
 }

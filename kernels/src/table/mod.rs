@@ -213,6 +213,10 @@ kernel_table! {
         => warm::sum_fast_warm_probe;
     TransformShifted reduce_transform_shift_r80 Transform const [f16, bf16] [Moments] [256]
         => one_pass::reduce_shifted;
+    TransformTiles reduce_transform_tiles_r64 Transform const [f16, bf16] [SumSq, L1, Dot, Total, NanTotal] [256, 512]
+        => one_pass::reduce_tiles;
+    TransformShiftedTiles reduce_transform_shift_tiles_r80 Transform const [f16, bf16] [Moments] [256]
+        => one_pass::reduce_shifted_tiles;
 }
 
 #[cfg(test)]

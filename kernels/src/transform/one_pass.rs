@@ -18,7 +18,9 @@
 //! arithmetic; [`reduce_shifted`] is the rolling driver for an op's grid-shift form (the
 //! `f16`/`bf16` moments: sums about one shift for the whole grid, added by the trees —
 //! [`super::grid_shift`]); [`reduce_async`] keeps the next tiles in flight as `cp.async` copies
-//! into shared memory instead (a measured candidate).
+//! into shared memory instead (a measured candidate). [`reduce_tiles`] and
+//! [`reduce_shifted_tiles`] deal the tiles to the blocks interleaved (tile `k` to block `k mod
+//! gridDim.x`) instead of as one contiguous run per block.
 //!
 //! A thread folds its tiles with the op's [`TransformOp::Run`] ([`super::accumulate::Merged`],
 //! the moments' [`super::moments::Shifted`], or [`super::grid_shift::GridShifted`]) before the
@@ -59,7 +61,7 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
     counter: Counter,
     out: GlobalMut<f64>,
 ) {
-    reduce_with::<T, O, BLOCK, PLAIN>(a, b, partials, counter, out)
+    reduce_with::<T, O, BLOCK, PLAIN, RUNS>(a, b, partials, counter, out)
 }
 
 /// [`reduce`] with **rolling loads**: the next tile's loads go out before this tile's arithmetic,
@@ -82,7 +84,7 @@ pub fn reduce_rolling<T: Element, O: TransformOp, const BLOCK: usize>(
     counter: Counter,
     out: GlobalMut<f64>,
 ) {
-    reduce_with::<T, O, BLOCK, ROLLING>(a, b, partials, counter, out)
+    reduce_with::<T, O, BLOCK, ROLLING, RUNS>(a, b, partials, counter, out)
 }
 
 /// [`reduce_rolling`] for the **grid-shift form** of `O` ([`ShiftForm::Grid`]; the moments:
@@ -97,7 +99,42 @@ pub fn reduce_shifted<T: Element, O: ShiftForm, const BLOCK: usize>(
     counter: Counter,
     out: GlobalMut<f64>,
 ) {
-    reduce_with::<T, O::Grid, BLOCK, ROLLING>(a, b, partials, counter, out)
+    reduce_with::<T, O::Grid, BLOCK, ROLLING, RUNS>(a, b, partials, counter, out)
+}
+
+/// [`reduce`] with the tiles **interleaved** over the blocks: tile `k` (of `BLOCK · UNROLL`
+/// vectors) goes to block `k mod gridDim.x`, so at any moment the grid reads one compact stretch
+/// of the input, instead of every block walking its own contiguous run. A thread folds as many
+/// tiles as under [`reduce`] (one more or one fewer), in the same sequential way, so the same error
+/// bound holds; the bits are those of another grouping (deterministic for a given launch shape;
+/// [`reduce`]'s when the grid is one block). Built for the `f16`/`bf16` sums
+/// (`reduce_transform_tiles_r64_*`, `reduce transform --loop tiles`), after a CUDA C experiment
+/// on the H200 (session 20, `benches/cuda/roof_schedules.cu`): a sum of 2^26 halves with stage 8's
+/// finish took 35.4–36.5 µs interleaved against 36.1–37.0 in runs (the read-only kernel
+/// 33.7–34.7). A candidate: tested on the emulator, not yet timed on the H200 (session 20 had no
+/// device time left for it; `benches/s20-tiles-on-gpu.sh` is the run), so the plan never picks
+/// it. Same launch contract as [`reduce`].
+pub fn reduce_tiles<T: Element, O: TransformOp, const BLOCK: usize>(
+    a: Global<T>,
+    b: Global<T>,
+    partials: Coherent<f64>,
+    counter: Counter,
+    out: GlobalMut<f64>,
+) {
+    reduce_with::<T, O, BLOCK, PLAIN, TILES>(a, b, partials, counter, out)
+}
+
+/// [`reduce_shifted`] with [`reduce_tiles`]'s interleaved tiles (`reduce_transform_shift_tiles_r80_*`,
+/// `--loop shifted-tiles`): the grid-shift moments' bound holds as it is (it counts the elements a
+/// thread folds, not where they lie). Same launch contract as [`reduce`].
+pub fn reduce_shifted_tiles<T: Element, O: ShiftForm, const BLOCK: usize>(
+    a: Global<T>,
+    b: Global<T>,
+    partials: Coherent<f64>,
+    counter: Counter,
+    out: GlobalMut<f64>,
+) {
+    reduce_with::<T, O::Grid, BLOCK, ROLLING, TILES>(a, b, partials, counter, out)
 }
 
 /// [`reduce`] with **copies into shared memory**: each thread keeps up to [`ASYNC_STAGES`] tiles
@@ -116,7 +153,7 @@ pub fn reduce_async<T: Element, O: TransformOp, const BLOCK: usize>(
     counter: Counter,
     out: GlobalMut<f64>,
 ) {
-    reduce_with::<T, O, BLOCK, ASYNC>(a, b, partials, counter, out)
+    reduce_with::<T, O, BLOCK, ASYNC, RUNS>(a, b, partials, counter, out)
 }
 
 /// Tiles a thread of [`reduce_async`] has in flight.
@@ -131,16 +168,28 @@ pub const fn async_shared_bytes(block: usize) -> usize {
     Ring::bytes(block)
 }
 
+/// The schedules of [`reduce_with`]: each block one contiguous run of tiles, or tile `k` to
+/// block `k mod gridDim.x`.
+const RUNS: bool = false;
+const TILES: bool = true;
+
 /// The loops of [`reduce_with`].
 const PLAIN: u8 = 0;
 const ROLLING: u8 = 1;
 const ASYNC: u8 = 2;
 
 /// [`reduce`] (`LOOP` = [`PLAIN`]), [`reduce_rolling`] ([`ROLLING`]) or [`reduce_async`]
-/// ([`ASYNC`]).
+/// ([`ASYNC`]); `INTERLEAVED` = [`TILES`] for [`reduce_tiles`] and [`reduce_shifted_tiles`]
+/// (never with [`ASYNC`]).
 #[allow(clippy::needless_range_loop)] // `u` is part of the address, not just an index
 #[inline(always)]
-fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const LOOP: u8>(
+fn reduce_with<
+    T: Element,
+    O: TransformOp,
+    const BLOCK: usize,
+    const LOOP: u8,
+    const INTERLEAVED: bool,
+>(
     a: Global<T>,
     b: Global<T>,
     partials: Coherent<f64>,
@@ -186,12 +235,15 @@ fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const LOOP: u8>(
     } else {
         let vectors = (n - head) / lanes;
         let tile = BLOCK * UNROLL;
-        let (start, end) = if grid == 1 {
-            (0, vectors) // one block: no division before the first load (as stage 8)
+        // The block's tiles start at `start`, `step` vectors apart, and stop at `end`.
+        let (start, end, step) = if grid == 1 {
+            (0, vectors, tile) // one block: no division before the first load (as stage 8)
+        } else if INTERLEAVED {
+            (block * tile, vectors, grid * tile)
         } else {
             let per_block = vectors.div_ceil(tile).div_ceil(grid) * tile;
             let start = block * per_block;
-            (start, (start + per_block).min(vectors))
+            (start, (start + per_block).min(vectors), tile)
         };
         let load = |g: &Global<T>, v: usize| -> Vec4 {
             // SAFETY: every caller passes `v < end <= vectors`, and `head + vectors * lanes <= n
@@ -228,7 +280,7 @@ fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const LOOP: u8>(
                 other(tid),
             ));
         }
-        if LOOP == ASYNC && !O::TWO_INPUTS {
+        if LOOP == ASYNC && !O::TWO_INPUTS && !INTERLEAVED {
             // Tiles `i + 1 ..= i + STAGES - 1` in flight as copies while tile `i` is computed.
             let steps = (end - t.min(end)) / tile;
             // SAFETY: the launch reserves the ring's bytes (`new` checks it), and nothing else
@@ -252,12 +304,12 @@ fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const LOOP: u8>(
             // thread has a tile in flight while it computes (the same tiles, merged in the same
             // order: the same bits).
             if rolls {
-                t += tile;
+                t += step;
                 while t + tile <= end {
                     let next = load_tile(t);
                     tile_into::<T, O>(&mut run, &current.0, &current.1);
                     current = next;
-                    t += tile;
+                    t += step;
                 }
                 tile_into::<T, O>(&mut run, &current.0, &current.1);
             }
@@ -267,11 +319,12 @@ fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const LOOP: u8>(
                 let (la, lb) = load_tile(t);
                 // … then the transform and the accumulate, one tile in registers.
                 tile_into::<T, O>(&mut run, &la, &lb);
-                t += tile;
+                t += step;
             }
         }
-        // The block's last, partial tile: the same loads, each guarded, all in flight at once;
-        // each loaded vector is then one chunk.
+        // The block's last, partial tile (under interleaving, the grid's last tile, in the block
+        // it falls to): the same loads, each guarded, all in flight at once; each loaded vector
+        // is then one chunk.
         if t < end {
             let mut la = [Vec4([0; 4]); UNROLL];
             let mut lb = [Vec4([0; 4]); UNROLL];

@@ -176,4 +176,56 @@ fn a_forced_loop_takes_its_family_or_is_a_typed_error() {
         TransformLoop::Shifted
     );
     assert!("eager".parse::<TransformLoop>().is_err());
+    // The interleaved loops: the plain loop's block and grid for the sums, the grid-shift
+    // moments' for the moments; built for the halves only.
+    let t = plan(
+        TransformKind::Total,
+        ElemType::F16,
+        Some(TransformLoop::Tiles),
+    )
+    .unwrap();
+    let p = plan(TransformKind::Total, ElemType::F16, None).unwrap();
+    assert_eq!(
+        (t.kernel.as_str(), t.block, t.grid, t.grid_shift),
+        (
+            "reduce_transform_tiles_r64_total_b512_f16",
+            p.block,
+            p.grid,
+            false
+        )
+    );
+    let m = plan(
+        TransformKind::Moments,
+        ElemType::BF16,
+        Some(TransformLoop::ShiftedTiles),
+    )
+    .unwrap();
+    assert_eq!(
+        (m.kernel.as_str(), m.block, m.grid, m.grid_shift),
+        (
+            "reduce_transform_shift_tiles_r80_moments_b256_bf16",
+            256,
+            396,
+            true
+        )
+    );
+    for (op, ty, l) in [
+        (TransformKind::Total, ElemType::F32, TransformLoop::Tiles),
+        (TransformKind::Moments, ElemType::F16, TransformLoop::Tiles),
+        (
+            TransformKind::SumSq,
+            ElemType::F16,
+            TransformLoop::ShiftedTiles,
+        ),
+    ] {
+        let e = plan(op, ty, Some(l)).unwrap_err();
+        assert!(
+            matches!(&e, ReduceError::InvalidArgument(why) if why.contains("loop is built for")),
+            "{op:?} {ty} {l:?}: {e}"
+        );
+    }
+    assert_eq!(
+        "shifted-tiles".parse::<TransformLoop>().unwrap(),
+        TransformLoop::ShiftedTiles
+    );
 }

@@ -56,8 +56,10 @@ pub struct TransformArgs {
     #[arg(long)]
     pub grid: Option<usize>,
     /// Force the transform kernel's loop: plain, rolling (f16/bf16 moments, Chan's merges),
-    /// async (copies into shared memory; moments, total, nantotal of f16) or shifted (f16/bf16
-    /// moments about one grid-wide shift: the default for them). Default: the plan's.
+    /// async (copies into shared memory; moments, total, nantotal of f16), shifted (f16/bf16
+    /// moments about one grid-wide shift: the default for them), tiles (the plain loop, tiles
+    /// interleaved over the blocks; f16/bf16 sums, norms, dot) or shifted-tiles (shifted,
+    /// interleaved). Default: the plan's.
     #[arg(long = "loop")]
     pub looping: Option<TransformLoop>,
 }
