@@ -140,14 +140,6 @@ fn word_span(v: f64, unit_exp: i32) -> (i32, i32) {
     (top.div_euclid(32), low.div_euclid(32))
 }
 
-/// `v` of lane `lane + delta` for 64 bits (two shuffles). All 32 lanes call it together.
-#[inline(always)]
-fn shfl_down_i64(v: i64, delta: u32) -> i64 {
-    let lo = shfl_down_u32(v as u32, delta) as u64;
-    let hi = shfl_down_u32((v as u64 >> 32) as u32, delta) as u64;
-    (hi << 32 | lo) as i64
-}
-
 /// Steps 2–3 of [`super::kernel::sum`] with the integer finish (see the module docs), from this
 /// thread's expansion `e` (its two chains merged) to [`last_block`]. Every thread of the block
 /// calls it; `smem` holds `slots + SLOT · BLOCK / 32` words, the first `slots` the block's words
@@ -218,7 +210,7 @@ pub(super) fn int_finish<const BLOCK: usize, const LEAN: bool>(
     let mut offset = WARP_SIZE / 2;
     while offset > 0 {
         for x in win.iter_mut() {
-            *x += shfl_down_i64(*x, offset);
+            *x += x.shfl_down(offset); // two 32-bit shuffles (`Element::shfl_down`)
         }
         offset /= 2;
     }

@@ -14,7 +14,8 @@
 //!    ([`normalize_step`](super::accumulator::normalize_step)) and adds the non-zero ones into
 //!    the grid's words ([`GlobalWords`], global atomics: integers, so any order gives the same
 //!    bits), then takes stage 8's acquire-release ticket; the last block reads the grid's words
-//!    (and zeroes them for the next launch), and its warp 0 rounds **once** ([`round_warp`]:
+//!    (and zeroes them for the next launch), and its warp 0 rounds **once**
+//!    ([`round_warp`](super::round::round_warp):
 //!    the digits in registers, carries by shuffles, the sign and the top bits by votes).
 //!
 //! **Why it is fast.** The per-element work is 12 `add.f64` in registers (plus a conversion for
@@ -38,13 +39,13 @@
 //! Infinities and NaNs are counted, not added, and the "all inputs were -0.0" bit is an OR over
 //! warps: order-free too.
 
-use super::accumulator::{Format, GlobalWords, SharedWords, MAX_SLOTS};
+use super::accumulator::{Format, GlobalWords, SharedWords};
 use super::expansion::Expansion;
 use super::int_finish::{int_finish, int_shared_bytes};
 use super::lean::block_finish;
 use super::merge::warp_merge;
 use super::probe::{write_stamps, STAMPS};
-use super::round::{round, round_warp};
+use super::result::finish;
 use super::tile::{add_one, add_partial_tile, add_tile, add_tile_fast, widen};
 use super::tile::{stream_async, stream_rolling, Ring, ASYNC, PLAIN, ROLLING};
 use super::warp_finish::warp_finish;
@@ -363,46 +364,4 @@ pub(super) struct Finished {
     pub merged: u64,
     /// Thread 0's cycle counter after the carry step (0 unless probing).
     pub carried: u64,
-}
-
-/// Warp 0's last step: the specials, the rounding ([`round_warp`]), the sign of zero — the bits
-/// of the result, in every lane. Out of line: once per launch, one copy for every kernel, and
-/// kept out of the streaming loop's register allocation.
-#[inline(never)]
-fn finish(smem: &Shared<i64>, f: Format, n: usize) -> u64 {
-    let flag = |i: usize| smem.get((f.words + i) as u32);
-    result_bits([flag(0), flag(1), flag(2), flag(3)], f, n, || {
-        round_warp(|k| smem.get(k as u32), f)
-    })
-}
-
-/// [`finish`] by one thread on words already in registers (`w[..f.slots()]`: digits then flags;
-/// each digit word below 2^62 in magnitude) of `n` elements: the bits of the result.
-#[inline(always)]
-pub(super) fn finish_words(w: &[i64; MAX_SLOTS], f: Format, n: usize) -> u64 {
-    let flags = [w[f.words], w[f.words + 1], w[f.words + 2], w[f.words + 3]];
-    result_bits(flags, f, n, || round(&w[..f.words], f))
-}
-
-/// The result's bits from the four flag counts (NaNs, +infs, -infs, warps not all `-0.0`) and
-/// `rounded`, the rounding of the digit words (called only when the result is finite, so by
-/// every lane or none where `rounded` is a warp's).
-#[inline(always)]
-fn result_bits(flags: [i64; 4], f: Format, n: usize, rounded: impl FnOnce() -> u64) -> u64 {
-    let [nan, pinf, ninf, not_neg_zero] = flags;
-    if nan > 0 || (pinf > 0 && ninf > 0) {
-        return f.nan_bits();
-    }
-    if pinf > 0 {
-        return f.inf_bits();
-    }
-    if ninf > 0 {
-        return f.inf_bits() | f.sign_bit();
-    }
-    let r = rounded();
-    if r == 0 && n > 0 && not_neg_zero == 0 {
-        f.sign_bit()
-    } else {
-        r
-    }
 }

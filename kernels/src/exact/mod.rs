@@ -60,6 +60,7 @@ pub mod kernel;
 pub mod lean;
 mod merge;
 pub mod probe;
+mod result;
 pub mod round;
 mod tile;
 pub mod warm;

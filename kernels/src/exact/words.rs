@@ -27,7 +27,8 @@
 //! both far below 2^63 for any input that fits in memory.
 
 use super::accumulator::{Format, GlobalWords, MAX_SLOTS};
-use super::kernel::{accumulate, finish_words};
+use super::kernel::accumulate;
+use super::result::finish_words;
 use crate::gpu::{fail, Counter, Global, GlobalMut, Shared};
 use crate::{thread, Element};
 

@@ -25,8 +25,8 @@
 //! | `asm("mov.u64 %0, %%globaltimer;")` | [`global_timer_ns`] |
 //! | `clock64()`, `asm("mov.u32 %0, %%smid;")` | [`clock64`], [`sm_id`] |
 //! | `fmaxf`, `__hmax2`, … (one `min`/`max` instruction, NaN-propagating or not, `f32` and packed halves) | [`minmax`] |
-//! | `fmaf(a, b, c)` / `__fmaf_rn` (Rust never fuses `a * b + c` itself) | [`fma::fma_f32`] |
-//! | `__ddiv_rn(a, b)` where the division must stay inside its branch | [`fma::div_f64`] |
+//! | `fmaf(a, b, c)` / `__fmaf_rn` (Rust never fuses `a * b + c` itself) | [`arith::fma_f32`] |
+//! | `__ddiv_rn(a, b)` where the division must stay inside its branch | [`arith::div_f64`] |
 //! | `__pipeline_memcpy_async` / `cp.async` + `commit_group` / `wait_group` (a thread's copies into shared memory) | [`crate::async_copy::CopyRing`] |
 //!
 //! Thread and block ids are `u32`, as in CUDA, so in-block arithmetic (loop counters, shared-memory
@@ -61,7 +61,7 @@ pub const WARP_SIZE: u32 = 32;
 #[repr(C, align(16))]
 pub struct Vec4(pub [u32; 4]);
 
-pub mod fma;
+pub mod arith;
 pub mod minmax;
 
 #[cfg(target_arch = "nvptx64")]

@@ -7,7 +7,7 @@
 //! derived in [`super::moments`]' module docs ("Tiles in `f32`", "Halves: one pass").
 
 use super::moments::Welford;
-use crate::gpu::fma::fma_f32;
+use crate::gpu::arith::fma_f32;
 
 /// Room for the longest tile the driver passes.
 const MAX: usize = super::one_pass::F32_TILE;
@@ -62,19 +62,9 @@ pub fn two_pass_f32(a: &[f32]) -> Welford {
     // The driver passes `k` = 4, 8 or 16: a power of two, so this is an exact scaling (any
     // other `k` adds one rounding).
     let centre = sum / k as f32;
-    // Σeᵢ² by the same tree, its first level fused: eᵢ² + eᵢ₊ₕ² as one multiply and one
-    // fused multiply-add (h = k/2).
+    // Σeᵢ² by the same tree, its first level fused.
     let mut q = [0.0f32; MAX];
-    let h = k.div_ceil(2);
-    for i in 0..h {
-        let e = d[i] - centre;
-        q[i] = if i + h < k {
-            let f = d[i + h] - centre;
-            fma_f32(e, e, f * f)
-        } else {
-            e * e // odd `k`: the middle value has no partner
-        };
-    }
+    let h = fused_squares(&mut q, k, |i| d[i] - centre);
     let m2 = pairwise(&mut q, h);
     Welford {
         n: k as f64,
@@ -102,14 +92,7 @@ pub fn one_pass_f32(a: &[f32], f16: bool) -> Welford {
         d[i] = a[i] - c;
     }
     let mut q = [0.0f32; MAX];
-    let h = k.div_ceil(2);
-    for i in 0..h {
-        q[i] = if i + h < k {
-            fma_f32(d[i], d[i], d[i + h] * d[i + h])
-        } else {
-            d[i] * d[i]
-        };
-    }
+    let h = fused_squares(&mut q, k, |i| d[i]);
     let s1 = pairwise(&mut d, k);
     let s2 = pairwise(&mut q, h);
     let f32_form = if f16 {
@@ -131,6 +114,25 @@ pub fn one_pass_f32(a: &[f32], f16: bool) -> Welford {
         // A rounded difference below 0 (a tile of equal values but for rounding) is 0; NaN stays.
         m2: if m2 < 0.0 { 0.0 } else { m2 as f64 },
     }
+}
+
+/// The first level of a balanced tree of squares: `q[i] = eᵢ² + eᵢ₊ₕ²` for `e = f(0..k)` and
+/// `h = ⌈k/2⌉`, as one multiply and one fused multiply-add ([`fma_f32`]; odd `k`: the middle
+/// value has no partner); returns `h`, the values left for [`pairwise`].
+#[allow(clippy::needless_range_loop)] // `i` also picks the partner `i + h`
+#[inline(always)]
+fn fused_squares(q: &mut [f32; MAX], k: usize, f: impl Fn(usize) -> f32) -> usize {
+    let h = k.div_ceil(2);
+    for i in 0..h {
+        let e = f(i);
+        q[i] = if i + h < k {
+            let g = f(i + h);
+            fma_f32(e, e, g * g)
+        } else {
+            e * e
+        };
+    }
+    h
 }
 
 /// `v[0] + … + v[k − 1]` (`k ≤` [`super::one_pass::F32_TILE`]) as a balanced tree — the upper

@@ -88,7 +88,7 @@
 use super::accumulate::{Accumulator, Running, TransformOp, Widened};
 use super::moment_tiles::{one_pass_f32, two_pass_f32};
 use super::WORDS;
-use crate::gpu::fma::div_f64;
+use crate::gpu::arith::div_f64;
 use crate::gpu::Global;
 use crate::Element;
 

@@ -1,4 +1,7 @@
-//! Fused multiply-add: `a · b + c` rounded once (CUDA C `fmaf(a, b, c)` / `__fmaf_rn`).
+//! Arithmetic the compiler must not rewrite: a fused multiply-add it would not form, and a
+//! division it must not move.
+//!
+//! [`fma_f32`]: `a · b + c` rounded once (CUDA C `fmaf(a, b, c)` / `__fmaf_rn`).
 //!
 //! Rust never contracts `a * b + c` into one instruction (the result would depend on the
 //! optimizer), so `m2 += e * e` is an `FMUL` and an `FADD` in SASS. Where a kernel wants the fused
