@@ -104,9 +104,9 @@ pub fn reduce_shifted<T: Element, O: ShiftForm, const BLOCK: usize>(
 
 /// [`reduce`] with the tiles **interleaved** over the blocks: tile `k` (of `BLOCK · UNROLL`
 /// vectors) goes to block `k mod gridDim.x`, so at any moment the grid reads one compact stretch
-/// of the input, instead of every block walking its own contiguous run. A thread folds as many
-/// tiles as under [`reduce`] (one more or one fewer), in the same sequential way, so the same error
-/// bound holds; the bits are those of another grouping (deterministic for a given launch shape;
+/// of the input, instead of every block walking its own contiguous run. A block takes at most
+/// `⌈tiles / grid⌉` tiles, the length of [`reduce`]'s runs, and a thread folds them in the same
+/// sequential way, so the same error bound holds; the bits are those of another grouping (deterministic for a given launch shape;
 /// [`reduce`]'s when the grid is one block). Built for the `f16`/`bf16` sums
 /// (`reduce_transform_tiles_r64_*`, `reduce transform --loop tiles`), after a CUDA C experiment
 /// on the H200 (session 20, `benches/cuda/roof_schedules.cu`): a sum of 2^26 halves with stage 8's
