@@ -304,12 +304,9 @@ fn plan_with_residency(
     let one_tile = n / lanes <= row.blocks.iter().max().copied().unwrap_or(0) * SINGLE_PASS_UNROLL;
     let forced = looping.map(|l| Row::of(l.family()));
     let default_block = match forced {
-        // The interleaved plain loop keeps the plain loop's block where it is built.
-        Some(r) if r.family == Family::TransformTiles && r.blocks.contains(&policy.block) => {
-            policy.block
-        }
-        Some(r) if r.family != Family::Transform => r.blocks[0],
-        Some(_) => policy.block,
+        // A forced loop keeps stage 8's block where it is built for it, else its first block.
+        Some(r) if r.blocks.contains(&policy.block) => policy.block,
+        Some(r) => r.blocks[0],
         None if (rolls || shifts) && !one_tile => ROLLING_BLOCK,
         None => policy.block,
     };
