@@ -1,5 +1,5 @@
-//! Puts the kernel images that `kernel_image` embeds into `OUT_DIR`: the PTX and its sm_90 cubin
-//! from `prebuilt/`, committed and shipped with the crate, so that building `reduce-host` needs
+//! Puts the kernel images that `kernel_image` embeds into `OUT_DIR`: the PTX and its sm_90 cubin,
+//! zstd-compressed, from `prebuilt/`, committed and shipped with the crate, so that building `reduce-host` needs
 //! no nightly toolchain, no `llvm-tools` and no nested cargo — any stable cargo builds it.
 //!
 //! Kernel developers set `REDUCE_BUILD_KERNELS=1`: the build script then runs
@@ -14,7 +14,7 @@ use std::process::Command;
 include!("build_env.rs");
 
 /// The images `kernel_image.rs` embeds, as named in `prebuilt/` and in `OUT_DIR`.
-const IMAGES: [&str; 2] = ["reduce_kernels.ptx", "reduce_kernels.sm_90.cubin"];
+const IMAGES: [&str; 2] = ["reduce_kernels.ptx.zst", "reduce_kernels.sm_90.cubin.zst"];
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());

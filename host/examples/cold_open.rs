@@ -10,8 +10,7 @@
 //! Each measurement runs in a fresh process (this program re-runs itself), so each pays the
 //! driver's start-up like a first `Backend::open` in an application does.
 
-use reduce_host::backend::EMBEDDED_PTX;
-use reduce_host::kernel_image::{select, EMBEDDED_ORIGIN};
+use reduce_host::kernel_image::{embedded_ptx, KernelSource, EMBEDDED_ORIGIN};
 use reduce_host::{Backend, BackendChoice, Gpu, ReduceError, Reducer};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
@@ -55,10 +54,12 @@ fn main() -> ExitCode {
 /// embedded one by a trailing newline, so the cubin is not selected and the driver JIT-compiles.
 fn measure(force_ptx: bool) -> ExitCode {
     let cache = std::env::var("CUDA_CACHE_DISABLE").unwrap_or_default();
-    let ptx_copy = format!("{EMBEDDED_PTX}\n");
     let start = Instant::now();
     let opened: Result<Backend, ReduceError> = if force_ptx {
-        Gpu::open_with_ptx(&ptx_copy, "the embedded PTX (forced JIT)").map(Backend::Gpu)
+        embedded_ptx().and_then(|ptx| {
+            let copy = format!("{ptx}\n");
+            Gpu::open_with_ptx(&copy, "the embedded PTX (forced JIT)").map(Backend::Gpu)
+        })
     } else {
         Backend::open(BackendChoice::Gpu)
     };
@@ -73,11 +74,15 @@ fn measure(force_ptx: bool) -> ExitCode {
     };
     let caps = backend.caps();
     let image = if force_ptx {
-        select(&ptx_copy, caps.compute_capability)
+        KernelSource::Ptx {
+            text: "",
+            origin: "",
+        }
+        .image_for(caps.compute_capability)
     } else {
-        select(EMBEDDED_PTX, caps.compute_capability)
+        KernelSource::Embedded.image_for(caps.compute_capability)
     };
-    let kernels = EMBEDDED_PTX.matches(".visible .entry ").count();
+    let kernels = embedded_ptx().map_or(0, |p| p.matches(".visible .entry ").count());
     println!(
         "cold open: {secs:.3} s  {} (sm_{}{}), {kernels} kernels from {} as {}, CUDA_CACHE_DISABLE={cache}",
         caps.name,

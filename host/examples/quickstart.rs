@@ -22,8 +22,7 @@ fn main() -> Result<(), reduce_host::ReduceError> {
         );
     } else {
         let (major, minor) = caps.compute_capability;
-        let image =
-            reduce_host::kernel_image::select(reduce_host::backend::EMBEDDED_PTX, (major, minor));
+        let image = reduce_host::kernel_image::KernelSource::Embedded.image_for((major, minor));
         println!(
             "backend: {} (sm_{major}{minor}, {} SMs; kernels loaded as {})",
             caps.name,

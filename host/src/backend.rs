@@ -4,8 +4,8 @@
 
 pub use crate::buffer::{BackendId, Buffer};
 pub use crate::emulator::Emulator;
+pub use crate::gpu::Gpu;
 pub(crate) use crate::gpu::{driver_result, Mapped};
-pub use crate::gpu::{Gpu, EMBEDDED_PTX};
 
 use crate::buffer::{HostMem, Mem};
 use crate::error::{CudaContext, ReduceError, Result};

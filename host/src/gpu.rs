@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::c_void;
 
-pub use crate::kernel_image::EMBEDDED_PTX;
+use crate::kernel_image::KernelSource;
 pub(crate) use crate::mapped::Mapped;
 
 /// A real GPU.
@@ -29,7 +29,7 @@ pub struct Gpu {
 impl Gpu {
     /// Open GPU 0 and load the embedded kernels (see [`crate::kernel_image`]).
     pub fn open() -> Result<Self> {
-        Self::open_with_ptx(EMBEDDED_PTX, crate::kernel_image::EMBEDDED_ORIGIN)
+        Self::open_device_with(0, KernelSource::Embedded)
     }
 
     /// Open GPU 0 and load PTX from a file (e.g. the CUDA C twins built by nvcc).
@@ -49,7 +49,13 @@ impl Gpu {
     /// this context's device memory and the mapped result, as any CUDA kernel can; it cannot make
     /// the host library read out of bounds (every host-side access is checked).
     pub fn open_with_ptx(ptx: &str, origin: &str) -> Result<Self> {
-        Self::open_device_with_ptx(0, ptx, origin)
+        if !ptx.contains(".entry") || !ptx.contains(".target") {
+            return Err(ReduceError::Ptx {
+                path: origin.to_string(),
+                reason: "it is not PTX (no .target / .entry lines)".into(),
+            });
+        }
+        Self::open_device_with(0, KernelSource::Ptx { text: ptx, origin })
     }
 
     /// How many GPUs the driver reports (0 without a driver or GPU).
@@ -63,7 +69,7 @@ impl Gpu {
     /// one must be preceded by [`Gpu::make_current`], which is why only the multi-GPU reducer
     /// (`crate::multi`), which does so, opens GPUs other than 0.
     pub(crate) fn open_device(ordinal: usize) -> Result<Self> {
-        Self::open_device_with_ptx(ordinal, EMBEDDED_PTX, crate::kernel_image::EMBEDDED_ORIGIN)
+        Self::open_device_with(ordinal, KernelSource::Embedded)
     }
 
     /// Make this GPU's context current on the calling thread: every `cust` call (allocation,
@@ -78,13 +84,7 @@ impl Gpu {
         self.ordinal
     }
 
-    fn open_device_with_ptx(ordinal: usize, ptx: &str, origin: &str) -> Result<Self> {
-        if !ptx.contains(".entry") || !ptx.contains(".target") {
-            return Err(ReduceError::Ptx {
-                path: origin.to_string(),
-                reason: "it is not PTX (no .target / .entry lines)".into(),
-            });
-        }
+    fn open_device_with(ordinal: usize, source: KernelSource<'_>) -> Result<Self> {
         cust::init(cust::CudaFlags::empty()).map_err(ReduceError::NoDriver)?;
         let count = cust::device::Device::num_devices().during("counting devices")?;
         if count == 0 {
@@ -99,7 +99,7 @@ impl Gpu {
             .during(format!("opening device {ordinal}"))?;
         let context = cust::context::Context::new(device).during("creating a context")?;
         // The sm_90 cubin for the embedded PTX on an sm_90 device, the PTX otherwise.
-        let module = crate::kernel_image::load_module(&device, ptx, origin)?;
+        let module = crate::kernel_image::load_module(&device, source)?;
         let stream = cust::stream::Stream::new(cust::stream::StreamFlags::NON_BLOCKING, None)
             .during("creating a stream")?;
         use cust::device::DeviceAttribute as A;
@@ -119,7 +119,7 @@ impl Gpu {
             stream,
             functions: RefCell::new(HashMap::new()),
             shared_allowed: RefCell::new(HashMap::new()),
-            ptx_origin: origin.to_string(),
+            ptx_origin: source.origin().to_string(),
             caps,
             id: BackendId::fresh(),
             ordinal,

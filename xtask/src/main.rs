@@ -62,7 +62,7 @@ fn run(args: &[String]) -> Result<()> {
             let root = ptx::workspace_root();
             let out = show::render(
                 &root,
-                &root.join(prebuilt::PREBUILT_DIR).join("reduce_kernels.ptx"),
+                &root.join(ptx::PTX_REL_PATH),
                 ptx::find_ptxas().as_deref(),
                 show::find_tool("nvdisasm").as_deref(),
                 &show_args,
@@ -138,7 +138,11 @@ fn build_ptx(mode: Prebuilt, quiet: bool) -> Result<()> {
                 println!(
                     "{}: identical to the fresh build ({})",
                     prebuilt::PREBUILT_DIR,
-                    prebuilt::FILES.join(", ")
+                    prebuilt::FILES
+                        .iter()
+                        .map(prebuilt::Shipped::name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 );
             }
         }

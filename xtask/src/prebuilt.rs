@@ -1,10 +1,15 @@
 //! The kernel images the host crate ships: `host/prebuilt/` holds the PTX and its sm_90 cubin as
-//! `cargo xtask build-ptx` last built them, committed, so that `reduce-host` builds on any stable
-//! toolchain without rebuilding the kernels (`host/build.rs` embeds these files).
+//! `cargo xtask build-ptx` last built them, zstd-compressed and committed, so that `reduce-host`
+//! builds on any stable toolchain without rebuilding the kernels (`host/build.rs` embeds these
+//! files; `host/src/kernel_image.rs` decompresses the one a device loads).
 //!
-//! * `refresh` (`cargo xtask build-ptx`) copies a fresh build from `target/ptx/` into the folder;
+//! Compressed, the images are ~25× smaller (PTX text and SASS repeat themselves across the
+//! kernels' types, operators and block sizes), which keeps the packaged crate, every binary that
+//! embeds them and the repository's growth per kernel change small.
+//!
+//! * `refresh` (`cargo xtask build-ptx`) compresses a fresh build from `target/ptx/` into the folder;
 //! * `check` (`cargo xtask build-ptx --check`, run by `cargo xtask test`) fails, naming the fix,
-//!   when a committed file differs byte for byte from a fresh build.
+//!   when a committed file, decompressed, differs byte for byte from a fresh build.
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -12,22 +17,56 @@ use std::path::{Path, PathBuf};
 /// The folder, relative to the workspace root.
 pub const PREBUILT_DIR: &str = "host/prebuilt";
 
-/// The shipped files, each built into `target/ptx/` under the same name: the PTX, the cubin ptxas
-/// assembles from it, and the version of that ptxas (a different ptxas may assemble another cubin).
-pub const FILES: [&str; 3] = [
-    "reduce_kernels.ptx",
-    "reduce_kernels.sm_90.cubin",
-    "ptxas-version.txt",
+/// The zstd level of the committed images: the highest ordinary level (`zstd -19`). Compressing
+/// takes seconds; the host decompresses at hundreds of MB/s whatever the level.
+const LEVEL: i32 = 19;
+
+/// One shipped file: its name in `target/ptx/`, and whether `host/prebuilt/` holds it compressed
+/// (as `{name}.zst`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shipped {
+    /// The name `build-ptx` writes in `target/ptx/`.
+    pub built: &'static str,
+    /// Committed as `{built}.zst`.
+    pub compressed: bool,
+}
+
+impl Shipped {
+    /// The name in `host/prebuilt/`.
+    pub fn name(&self) -> String {
+        if self.compressed {
+            format!("{}.zst", self.built)
+        } else {
+            self.built.to_string()
+        }
+    }
+}
+
+/// The shipped files: the PTX, the cubin ptxas assembles from it, and the version of that ptxas
+/// (a different ptxas may assemble another cubin).
+pub const FILES: [Shipped; 3] = [
+    Shipped {
+        built: "reduce_kernels.ptx",
+        compressed: true,
+    },
+    Shipped {
+        built: "reduce_kernels.sm_90.cubin",
+        compressed: true,
+    },
+    Shipped {
+        built: "ptxas-version.txt",
+        compressed: false,
+    },
 ];
 
-fn pairs(root: &Path) -> impl Iterator<Item = (&'static str, PathBuf, PathBuf)> + '_ {
+fn pairs(root: &Path) -> impl Iterator<Item = (Shipped, PathBuf, PathBuf)> + '_ {
     let built = root.join(crate::ptx::PTX_REL_PATH);
     let built_dir = built.parent().map(Path::to_path_buf).unwrap_or_default();
-    FILES.into_iter().map(move |name| {
+    FILES.into_iter().map(move |f| {
         (
-            name,
-            built_dir.join(name),
-            root.join(PREBUILT_DIR).join(name),
+            f,
+            built_dir.join(f.built),
+            root.join(PREBUILT_DIR).join(f.name()),
         )
     })
 }
@@ -36,28 +75,45 @@ fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("reading {}", path.display()))
 }
 
-/// Copy the fresh build into `host/prebuilt/`, writing only the files whose bytes changed (so an
-/// unchanged build does not make cargo rebuild the host crate). Returns the names it wrote.
-pub fn refresh(root: &Path) -> Result<Vec<&'static str>> {
+/// A committed file's content as built: decompressed where it is compressed.
+fn committed(f: Shipped, path: &Path) -> Result<Vec<u8>> {
+    let bytes = read(path)?;
+    if f.compressed {
+        zstd::decode_all(&bytes[..]).with_context(|| format!("decompressing {}", path.display()))
+    } else {
+        Ok(bytes)
+    }
+}
+
+/// Compress the fresh build into `host/prebuilt/`, writing only the files whose content changed
+/// (so an unchanged build does not make cargo rebuild the host crate). Returns the names it wrote.
+pub fn refresh(root: &Path) -> Result<Vec<String>> {
     std::fs::create_dir_all(root.join(PREBUILT_DIR))?;
     let mut written = Vec::new();
-    for (name, built, shipped) in pairs(root) {
+    for (f, built, shipped) in pairs(root) {
         let fresh = read(&built)?;
-        if std::fs::read(&shipped).ok().as_deref() != Some(&fresh[..]) {
-            std::fs::write(&shipped, &fresh)
+        if committed(f, &shipped).ok().as_deref() != Some(&fresh[..]) {
+            let bytes = if f.compressed {
+                zstd::encode_all(&fresh[..], LEVEL)
+                    .with_context(|| format!("compressing {}", built.display()))?
+            } else {
+                fresh
+            };
+            std::fs::write(&shipped, &bytes)
                 .with_context(|| format!("writing {}", shipped.display()))?;
-            written.push(name);
+            written.push(f.name());
         }
     }
     Ok(written)
 }
 
-/// Fail unless every shipped file equals the fresh build byte for byte.
+/// Fail unless every shipped file, decompressed, equals the fresh build byte for byte.
 pub fn check(root: &Path) -> Result<()> {
     let mut stale = Vec::new();
-    for (name, built, shipped) in pairs(root) {
+    for (f, built, shipped) in pairs(root) {
         let fresh = read(&built)?;
-        match std::fs::read(&shipped) {
+        let name = f.name();
+        match committed(f, &shipped) {
             Ok(bytes) if bytes == fresh => {}
             Ok(bytes) => stale.push(format!(
                 "{PREBUILT_DIR}/{name} differs from a fresh build ({}{})",
@@ -69,7 +125,7 @@ pub fn check(root: &Path) -> Result<()> {
                     .map(|i| format!(", first difference at byte {i}"))
                     .unwrap_or_default()
             )),
-            Err(e) => stale.push(format!("{PREBUILT_DIR}/{name} cannot be read: {e}")),
+            Err(e) => stale.push(format!("{PREBUILT_DIR}/{name} cannot be read: {e:#}")),
         }
     }
     if !stale.is_empty() {
@@ -117,21 +173,35 @@ mod tests {
             std::fs::write(b, b"fresh").unwrap();
         }
         let e = check(&root).unwrap_err().to_string();
-        assert!(e.contains("reduce_kernels.ptx cannot be read"), "{e}");
-        assert_eq!(refresh(&root).unwrap(), FILES.to_vec());
+        assert!(e.contains("reduce_kernels.ptx.zst cannot be read"), "{e}");
+        let names: Vec<String> = FILES.iter().map(Shipped::name).collect();
+        assert_eq!(refresh(&root).unwrap(), names);
         check(&root).unwrap();
         assert!(refresh(&root).unwrap().is_empty(), "nothing changed");
-        std::fs::write(root.join(PREBUILT_DIR).join(FILES[1]), b"fr\0sh").unwrap();
-        std::fs::write(root.join(PREBUILT_DIR).join(FILES[2]), b"V1\n").unwrap();
+        let dir = root.join(PREBUILT_DIR);
+        // The compressed files hold the build compressed, not as is.
+        let cubin = std::fs::read(dir.join(&names[1])).unwrap();
+        assert_ne!(cubin, b"fresh");
+        assert_eq!(zstd::decode_all(&cubin[..]).unwrap(), b"fresh");
+        std::fs::write(
+            dir.join(&names[1]),
+            zstd::encode_all(&b"fr\0sh"[..], 1).unwrap(),
+        )
+        .unwrap();
+        std::fs::write(dir.join(&names[2]), b"V1\n").unwrap();
         let e = check(&root).unwrap_err().to_string();
-        assert!(e.contains("reduce_kernels.sm_90.cubin differs"), "{e}");
+        assert!(e.contains("reduce_kernels.sm_90.cubin.zst differs"), "{e}");
         assert!(
             e.contains("5 vs 5 bytes, first difference at byte 2"),
             "{e}"
         );
         assert!(e.contains("committed `V1`, fresh `fresh`"), "{e}");
         assert!(e.contains("Fix: cargo xtask build-ptx"), "{e}");
-        assert!(!e.contains("reduce_kernels.ptx differs"), "{e}");
+        assert!(!e.contains("reduce_kernels.ptx.zst differs"), "{e}");
+        // A committed file that is not zstd is named, not a panic.
+        std::fs::write(dir.join(&names[0]), b"not zstd").unwrap();
+        let e = check(&root).unwrap_err().to_string();
+        assert!(e.contains("reduce_kernels.ptx.zst cannot be read"), "{e}");
         std::fs::remove_dir_all(&root).unwrap();
     }
 }

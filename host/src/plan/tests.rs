@@ -234,7 +234,7 @@ fn bad_shapes_are_rejected_with_reasons() {
 
 #[test]
 fn every_kernel_the_host_can_name_is_in_the_embedded_ptx() {
-    let ptx = crate::backend::EMBEDDED_PTX;
+    let ptx = crate::kernel_image::embedded_ptx().unwrap();
     let mut n = 0;
     for stage in Stage::ALL {
         for (ty, op, block) in stage.configs() {
