@@ -6,7 +6,7 @@
 //! `cuda_std` ports by changing `use cuda_std::{thread, warp, shared}` to
 //! `use reduce_kernels::{thread, warp, shared}`; a CUDA C kernel ports row by row:
 //!
-//! | CUDA C | `cuda_std` 0.2.2 | this crate | PTX (from `host/prebuilt/reduce_kernels.ptx`) |
+//! | CUDA C | `cuda_std` 0.2.2 | this crate | PTX (from `target/ptx/reduce_kernels.ptx`, as `cargo xtask build-ptx` writes it) |
 //! |---|---|---|---|
 //! | `threadIdx.x` | `thread::thread_idx_x()` | [`thread::thread_idx_x()`](crate::thread::thread_idx_x) | `mov.u32 %r, %tid.x` |
 //! | `blockIdx.x` | `thread::block_idx_x()` | [`thread::block_idx_x()`](crate::thread::block_idx_x) | `mov.u32 %r, %ctaid.x` |

@@ -19,7 +19,7 @@
 //!
 //! ## In PTX: `reduce_s1_interleaved_divergent_f32`
 //!
-//! The loop body as rustc compiled it (from `host/prebuilt/reduce_kernels.ptx`; the whole kernel
+//! The loop body as rustc compiled it (from `target/ptx/reduce_kernels.ptx`, which `cargo xtask build-ptx` writes; the whole kernel
 //! beside this file: `cargo xtask ptx 1`):
 //!
 //! ```text

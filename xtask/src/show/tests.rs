@@ -1,4 +1,4 @@
-//! `cargo xtask ptx` on the committed PTX, and the PTX the stage docs quote checked against it.
+//! `cargo xtask ptx` on the committed PTX (decompressed), and the PTX the stage docs quote checked against it.
 
 use super::*;
 use crate::ptx::{find_ptxas, workspace_root};
@@ -11,8 +11,17 @@ fn symbol(list: &[&str]) -> Result<String> {
     kernel_for(&args(list)).map(|id| id.symbol().as_str().to_string())
 }
 
+/// The committed PTX, decompressed into a file of its own (`render` reads a path).
 fn prebuilt_ptx() -> PathBuf {
-    workspace_root().join("host/prebuilt/reduce_kernels.ptx")
+    static PATH: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        let zst =
+            std::fs::read(workspace_root().join("host/prebuilt/reduce_kernels.ptx.zst")).unwrap();
+        let path = std::env::temp_dir().join(format!("xtask-show-{}.ptx", std::process::id()));
+        std::fs::write(&path, zstd::decode_all(&zst[..]).unwrap()).unwrap();
+        path
+    })
+    .clone()
 }
 
 #[test]
