@@ -129,7 +129,7 @@ pub struct SinglePassPolicy {
 impl SinglePassPolicy {
     /// The policy for `n` elements of `ty` on `caps`.
     ///
-    /// Tuned on an H200 (see README, "Tuning"): an input that fits in one tile of `unroll`
+    /// Tuned on an H200 (see `docs/ladder.md`, "Stage 8's tuning"): an input that fits in one tile of `unroll`
     /// vectors per thread of a 256-, 512- or 1024-thread block runs as that one block (all of its
     /// loads in flight at once, and no last-block-done round trips through L2 — like CUB's
     /// single-tile path); anything larger uses 512-thread blocks, enough to fill every SM (4 per
