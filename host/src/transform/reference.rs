@@ -1,6 +1,7 @@
 //! CPU references for the transform ops, accurate to a few units of `f64` rounding (compensated
-//! sums, a corrected two-pass variance), and the error bounds a device result must meet (`docs/semantics.md`,
-//! "Norms, dot products, mean and variance"). The tests and `reduce transform` check against these.
+//! sums, a corrected two-pass variance), and the error bounds a device result must meet
+//! (`docs/semantics.md`, "Norms, dot products, mean and variance"). The tests and
+//! `reduce transform` check against these.
 
 use super::plan::{TransformKind, TransformPlan};
 use crate::types::Scalar;
