@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Profile every stage of the ladder with Nsight Compute and turn the counters into the README's
-# per-rung table (issue "lessons proven"): one `reduce run` per stage at the seed's N = 2^22 f32
+# Profile every stage of the ladder with Nsight Compute and turn the counters into the
+# per-rung table of docs/ladder.md (issue "lessons proven"): one `reduce run` per stage at the seed's N = 2^22 f32
 # ones, every kernel launch profiled with the counters below, clocks left alone.
 #
 # Usage (on a GPU machine, from a bundle or the repository):
 #     bash benches/explain/ncu-ladder.sh [OUTDIR]
 # Writes OUTDIR/ncu-stageN.csv (ncu's own CSV, one row per launch; the .ncu-rep reports too), then runs counters.py, which
-# writes OUTDIR/counters.csv and counters.jsonl (one row per stage), OUTDIR/counters.md (the README table) and
+# writes OUTDIR/counters.csv and counters.jsonl (one row per stage), OUTDIR/counters.md (the table of docs/ladder.md) and
 # OUTDIR/counters.png (the figure). Needs `ncu` (Nsight Compute) and python3 with matplotlib.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +24,7 @@ for c in /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu; do
 done
 [ -n "$ncu" ] || { echo "ncu-ladder.sh: no ncu (Nsight Compute) on PATH or in /usr/local/cuda/bin (set NCU=...)" >&2; exit 2; }
 
-# What each counter shows (README "Every lesson, measured"):
+# What each counter shows (docs/ladder.md, "Measured: why each stage is faster"):
 metrics=(
   gpu__time_duration.sum                                        # kernel time
   dram__throughput.avg.pct_of_peak_sustained_elapsed            # DRAM throughput, % of peak

@@ -129,11 +129,12 @@ pub struct SinglePassPolicy {
 impl SinglePassPolicy {
     /// The policy for `n` elements of `ty` on `caps`.
     ///
-    /// Tuned on an H200 (see README, "Tuning"): an input that fits in one tile of `unroll`
-    /// vectors per thread of a 256-, 512- or 1024-thread block runs as that one block (all of its
-    /// loads in flight at once, and no last-block-done round trips through L2 — like CUB's
-    /// single-tile path); anything larger uses 512-thread blocks, enough to fill every SM (4 per
-    /// SM = 2048 threads, full occupancy), and no more blocks than there are tiles to hand out.
+    /// Tuned on an H200 (see `docs/ladder.md`, "Stage 8's tuning"): an input that fits in one
+    /// tile of `unroll` vectors per thread of a 256-, 512- or 1024-thread block runs as that one
+    /// block (all of its loads in flight at once, and no last-block-done round trips through L2
+    /// — like CUB's single-tile path); anything larger uses 512-thread blocks, enough to fill
+    /// every SM (4 per SM = 2048 threads, full occupancy), and no more blocks than there are
+    /// tiles to hand out.
     pub fn for_input(n: usize, ty: ElemType, caps: &DeviceCaps) -> Self {
         let unroll = reduce_kernels::table::SINGLE_PASS_UNROLL;
         let vectors = n / (16 / ty.size());

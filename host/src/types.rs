@@ -102,7 +102,7 @@ impl std::str::FromStr for ElemType {
     }
 }
 
-/// Reduction operators. The README's "Semantics: which library each default follows" has the
+/// Reduction operators. `docs/semantics.md`, "The operators of `Reducer`", has the
 /// table of what each does on floats and integers, beside NumPy, PyTorch and CUB.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

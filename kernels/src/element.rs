@@ -5,7 +5,7 @@
 //! [`NanMin`], [`NanMax`], [`NanSum`], and [`Count`]) and six element types.
 //!
 //! Semantics, identical on the GPU, in the emulator and in the host's CPU reference (they follow
-//! NumPy and PyTorch; the README's "Semantics" section has the table):
+//! NumPy and PyTorch; `docs/semantics.md` has the table):
 //! * integer sums and products **wrap** (two's complement, modulo 2^bits), exactly like CUDA's
 //!   `+` and `*` on `int`;
 //! * float sums and products are ordinary IEEE operations in the element type (order differs from

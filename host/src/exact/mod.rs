@@ -1,5 +1,5 @@
 //! Exact sums: the correctly rounded sum of `f32`/`f64` data, bit-identical for every launch
-//! (the kernels: `reduce_kernels::exact`; README, "Exact sums").
+//! (the kernels: `reduce_kernels::exact`; `docs/exact.md`).
 //!
 //! * [`reference`](mod@reference) — the host's exact accumulator ([`ExactSum`], [`exact_sum`]), an independent
 //!   implementation the kernels are tested against;

@@ -54,7 +54,7 @@ impl ExactFloat for f64 {
 }
 
 /// An exact accumulator of floating-point values: [`ExactSum::add`] each, then
-/// [`ExactSum::round`] once. Semantics as the kernels' (README, "Exact sums").
+/// [`ExactSum::round`] once. Semantics as the kernels' (`docs/exact.md`).
 #[derive(Clone, Debug)]
 pub struct ExactSum {
     limbs: [u64; LIMBS],

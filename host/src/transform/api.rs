@@ -123,7 +123,7 @@ impl Reducer<'_> {
         Ok(Moments::new(len as u64, mean, m2))
     }
     /// Count, mean, M2, population and sample variance and standard deviation, in one pass
-    /// (Welford per thread, Chan's combine: see the README for the accuracy bound).
+    /// (Welford per thread, Chan's combine: `docs/semantics.md` has the accuracy bound).
     ///
     /// # Errors
     /// [`ReduceError::EmptyInput`] for an empty buffer.

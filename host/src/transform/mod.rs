@@ -15,8 +15,8 @@
 //!   `std` (and `_range` forms for sub-slices);
 //! * [`reference`](mod@reference) — the CPU references they are tested against (compensated and two-pass).
 //!
-//! Semantics (README, "Norms, dot products and variance"): empty input gives 0 for the sums and
-//! norms, an error for moments; `var`/`std` with `n ≤ ddof` is
+//! Semantics (`docs/semantics.md`, "Norms, dot products, mean and variance"): empty input
+//! gives 0 for the sums and norms, an error for moments; `var`/`std` with `n ≤ ddof` is
 //! [`crate::ReduceError::TooFewElements`] (NumPy returns NaN with a warning; a library has no
 //! warnings, so it says so in the type); NaN or ±inf in the input gives NaN variance.
 

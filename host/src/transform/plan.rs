@@ -198,7 +198,8 @@ pub struct TransformPlan {
     /// Dynamic shared memory bytes (three `f64` per warp).
     pub shared_bytes: usize,
     /// The longest chain of additions (sums) or merges (moments) any element goes through: the
-    /// `L` of the README's error bounds. Conservative: it counts every element a thread reads.
+    /// `L` of the error bounds in `docs/semantics.md`. Conservative: it counts every element a
+    /// thread reads.
     pub depth: usize,
     /// Do the moments fold about one shift for the whole grid (`reduce_transform_shift_*`:
     /// `reduce_kernels::transform::grid_shift`, whose error bound the reference applies)?

@@ -1,6 +1,7 @@
 //! CPU references for the transform ops, accurate to a few units of `f64` rounding (compensated
-//! sums, a corrected two-pass variance), and the error bounds a device result must meet (README,
-//! "Norms, dot products and variance"). The tests and `reduce transform` check against these.
+//! sums, a corrected two-pass variance), and the error bounds a device result must meet
+//! (`docs/semantics.md`, "Norms, dot products, mean and variance"). The tests and
+//! `reduce transform` check against these.
 
 use super::plan::{TransformKind, TransformPlan};
 use crate::types::Scalar;
@@ -158,7 +159,7 @@ pub fn reference_transform<T: Scalar>(
 
 impl TransformReference {
     /// Does the device's result `words` (sum in word 0, or count/mean/M2) meet the bound of
-    /// `plan` (its depth is the README's `L`)?
+    /// `plan` (its depth is the `L` of `docs/semantics.md`)?
     ///
     /// * sums: `|got − value| ≤ (L + 2)·u·Σ|term|`; the NaN-ignoring sum the same, and its
     ///   count (word 1) exact;

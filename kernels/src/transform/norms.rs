@@ -10,8 +10,8 @@
 //! `0`. (The alternative, LAPACK's running rescale, costs a division or a compare per element;
 //! widening is free here because the loads bound the time.) Accuracy: the `f64` sum of `n` terms
 //! in the driver's order has relative error ≤ `depth · 2⁻⁵³` (all terms are non-negative, so no
-//! cancellation), with `depth` the longest chain of additions (see the README) — far below `f32`
-//! resolution.
+//! cancellation), with `depth` the longest chain of additions (see `docs/semantics.md`) — far
+//! below `f32` resolution.
 
 use super::accumulate::{F64Sum, F64SumCount, Merged, TransformOp};
 
