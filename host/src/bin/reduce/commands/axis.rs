@@ -1,6 +1,6 @@
 //! `reduce axis`: one result per row, column or ragged segment; every result checked against the
 //! CPU reference, then timed (CUDA events on a GPU). `--format json` prints one record per shape
-//! for the benchmark (`benches/axis-on-gpu.sh`).
+//! for the benchmark (`benches/gpu.sh axis`).
 
 use crate::args::{count, Data, Format};
 use crate::data::make_data;
