@@ -28,8 +28,9 @@
 #   --baseline DIR    the old binaries for proof (default: bin-old/ beside this script)
 #   --rounds N        proof rounds per binary, old/new alternating ABBA (default 2)
 #   --exps LIST       stage 8's sizes, e.g. 12,20,30 (default 12,14,...,30)
-#   --budget S        stop starting suites S seconds after the start (each suite is also cut at
-#                     its own limit, LIMIT_<suite>=S overrides it)
+#   --budget S        the whole run's seconds: each suite's limit is cut to what is left, and
+#                     no suite starts with less than 30 s left (a suite's own limit:
+#                     LIMIT_<suite>=S)
 #   --pack            leave in OUTDIR only summary.md, console.log, environment.txt and
 #                     results.tar (one .tgz per suite, appended as each ends): what a device call
 #                     can bring back (8 files at most)
@@ -123,7 +124,7 @@ for s in "${SUITES[@]}"; do
     if declare -F "${s}_prebuild" >/dev/null; then "${s}_prebuild"; fi
 done
 
-START=$SECONDS
+START=0 # bash's SECONDS count from the start of this script
 declare -A DEFAULT_LIMIT=([proof]=420 [ladder]=200 [stage8]=200 [axis]=200 [toolbox]=420
     [exact]=200 [host]=200 [multi]=300 [sanitizer]=540)
 SUMMARY=()

@@ -7,22 +7,25 @@
 # (every record, tagged with the binary, round and case), proof.md (the table); with a cold-open
 # binary beside both reduce binaries, cold opens too (cold-open.txt).
 #
-# Both binaries must accept every command below, so the cases use only options both have.
+# PROOF_ONLY=NAME,NAME... runs those cases only. Both binaries must accept every command below, so the cases use only options both have.
 # Timings: stage 8 and the exact sums use the gated protocol (GPU time only); axis, arg,
 # transform and half time plain CUDA-event windows (the only protocol those commands have).
 
-# case NAME|ARGS (after `reduce --backend gpu`)
+# case NAME|ARGS (after `reduce --backend gpu`): stage 8 at every even exponent 12-30, one axis
+# shape per kind (2^26 elements; segments: about 2^27), argmax, the L2 norm, the variance and the
+# bf16 sums (`half`: stage 8's, f32 result; `transform --op total`: f64) at 2^20 (launch-bound) and
+# 2^26 (bandwidth-bound), the exact sums at 2^24 and 2^30.
 PROOF_CASES=(
     "stage8|sweep --exps 12,14,16,18,20,22,24,26,28,30 --types f32,f64 --ops sum --protocol gated --warmup 10 --runs 50"
     "axis-rows|axis --rows 65536 --cols 1024 --axis rows --data random --runs 50 --format json"
     "axis-cols|axis --rows 4096 --cols 16384 --axis cols --data random --runs 50 --format json"
     "axis-segments|axis --axis segments --segments 2000 --max-len 1048576 --seed 42 --data random --runs 50 --format json"
-    "argmax|arg --ops argmax --types f32 --exps 20,30 --warmup 10 --runs 50 --format json"
+    "argmax|arg --ops argmax --types f32 --exps 20,26 --warmup 10 --runs 50 --format json"
     "transform-20|transform --op norm2,var --n 1048576 --runs 50 --format json"
-    "transform-30|transform --op norm2,var --n 1073741824 --runs 50 --format json"
-    "bf16-sum|half --types bf16 --ops sum --exps 20,30 --warmup 10 --runs 50 --format json"
+    "transform-26|transform --op norm2,var --n 67108864 --runs 50 --format json"
+    "bf16-sum|half --types bf16 --ops sum --exps 20,26 --warmup 10 --runs 50 --format json"
     "bf16-total-20|transform --type bf16 --op total --n 1048576 --runs 50 --format json"
-    "bf16-total-30|transform --type bf16 --op total --n 1073741824 --runs 50 --format json"
+    "bf16-total-26|transform --type bf16 --op total --n 67108864 --runs 50 --format json"
     "exact-f32-24|exact --type f32 --n 16777216 --runs 50 --format json"
     "exact-f64-24|exact --type f64 --n 16777216 --runs 50 --format json"
     "exact-f32-30|exact --type f32 --n 1073741824 --runs 50 --no-reference --format json"
@@ -59,6 +62,8 @@ proof_run() {
     say "    old: $old ($("$old" --version 2>&1)); new: $new_exe ($("$new_exe" --version 2>&1))"
     for c in "${PROOF_CASES[@]}"; do
         name=${c%%|*}
+        # PROOF_ONLY=stage8,exact-f32-30: those cases only.
+        [ -z "${PROOF_ONLY:-}" ] || [[ ",$PROOF_ONLY," == *",$name,"* ]] || continue
         read -r -a args <<<"${c#*|}"
         for o in "${order[@]}"; do
             if [ "${o%%:*}" = old ]; then
