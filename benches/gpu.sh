@@ -89,6 +89,7 @@ esac
 mkdir -p "$OUTDIR" || exit 2
 OUTDIR=$(cd "$OUTDIR" && pwd)
 BIN=$(cd "$BIN" 2>/dev/null && pwd) || { echo "gpu.sh: no binaries folder $BIN" >&2; exit 2; }
+[ -d "$BASELINE" ] && BASELINE=$(cd "$BASELINE" && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpu-sh.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 # With --pack the suites write under WORK and only the packed files land in OUTDIR.
@@ -103,7 +104,7 @@ exec > >(tee -a "$OUTDIR/console.log") 2>&1
 REDUCE=$(bin_path reduce) || { echo "gpu.sh: no $BIN/reduce (nor reduce.xz): stage the binaries first (benches/README.md)"; exit 2; }
 export REDUCE
 if [ -z "${REDUCE_REPORT_FONT:-}" ]; then
-    for f in "$HERE"/fonts/*.ttf; do [ -f "$f" ] && export REDUCE_REPORT_FONT=$f && break; done
+    for f in "$HERE"/fonts/*.ttf "$BIN"/*.ttf; do [ -f "$f" ] && export REDUCE_REPORT_FONT=$f && break; done
 fi
 {
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
