@@ -160,6 +160,27 @@ report() {
     pack report
 }
 
+# summary: OUTDIR/summary.md, every suite's verdict so far, then the tables that matter most
+# (rewritten after each suite, so that a run cut short still has one).
+summary() {
+    {
+        echo "# gpu.sh: $(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ')"
+        echo
+        echo "| suite | verdict | seconds | tables |"
+        echo "|---|---|---|---|"
+        printf '%s\n' "${SUMMARY[@]}"
+        for t in proof/proof.md sanitizer/sanitizer.md report/results.md axis/axis.md \
+            toolbox/arg.md toolbox/transform.md toolbox/toolbox-ops.md toolbox/toolbox-halves.md \
+            exact/exact.md host/host.md multi/multi.md; do
+            [ -f "$RESULTS/$t" ] || continue
+            echo
+            echo "## $t"
+            echo
+            cat "$RESULTS/$t"
+        done
+    } >"$OUTDIR/summary.md"
+}
+
 for s in "${SUITES[@]}"; do
     limit=${DEFAULT_LIMIT[$s]:-300}
     v=LIMIT_$s
@@ -190,28 +211,13 @@ for s in "${SUITES[@]}"; do
     say "<== $s: $verdict ($((SECONDS - t0)) s)"
     SUMMARY+=("| $s | $verdict | $((SECONDS - t0)) | $(find "$SUITE_DIR" -maxdepth 1 -name '*.md' -printf '%f ') |")
     pack "$s"
+    summary
 done
 case " ${SUITES[*]} " in
     *" ladder "* | *" stage8 "*) report ;;
 esac
 
-# The summary: every suite's verdict, then the tables that matter most.
-{
-    echo "# gpu.sh: $(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ')"
-    echo
-    echo "| suite | verdict | seconds | tables |"
-    echo "|---|---|---|---|"
-    printf '%s\n' "${SUMMARY[@]}"
-    for t in proof/proof.md sanitizer/sanitizer.md report/results.md axis/axis.md \
-        toolbox/arg.md toolbox/transform.md toolbox/toolbox-ops.md toolbox/toolbox-halves.md \
-        exact/exact.md host/host.md multi/multi.md; do
-        [ -f "$RESULTS/$t" ] || continue
-        echo
-        echo "## $t"
-        echo
-        cat "$RESULTS/$t"
-    done
-} >"$OUTDIR/summary.md"
+summary
 say ""
 printf '%s\n' "${SUMMARY[@]}"
 say "gpu.sh: $([ $status -eq 0 ] && echo 'all passed' || echo 'FAILED'); summary in $OUTDIR/summary.md"
