@@ -121,11 +121,13 @@ bin_path() {
     say "$dest/$name"
 }
 
-# asset NAME: a data file of the bundle (custom_op.ptx, cccl.tar.xz) in BIN or HERE.
+# asset NAME: a data file of the bundle (custom_op.ptx, cccl.tar.xz, reduce_kernels.ptx) in BIN
+# or HERE, or NAME.xz there, unpacked into WORK.
 asset() {
     local d
     for d in "$BIN" "$HERE"; do
         [ -f "$d/$1" ] && { say "$d/$1"; return 0; }
+        [ -f "$d/$1.xz" ] && { bin_path "$1" "$d"; return; }
     done
     return 1
 }
