@@ -1,4 +1,4 @@
-// cub_argreduce.cu — CUB baseline for argmin/argmax (issue #14): cub::DeviceReduce::ArgMin /
+// cub_argreduce.cu — CUB baseline for argmin/argmax (`benches/gpu.sh toolbox`): cub::DeviceReduce::ArgMin /
 // ArgMax on uniform data (f32, or f64 / f16 / bf16), timed like `reduce arg` (10 warm-ups, 50
 // runs, each between two CUDA events on an idle stream; the result stays in device memory).
 //

@@ -1,5 +1,5 @@
 // cub_determinism.cu — CUB 3.5's DeviceReduce::Sum at its three determinism levels, for the exact
-// sums' benchmark (benches/exact-on-gpu.sh, issue #15).
+// sums' benchmark (`benches/gpu.sh exact`).
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 -I<cccl 3.5 include dir> cub_determinism.cu -o cub_determinism
 //   ./cub_determinism time f32 12 16 20 24 28 30   # timing rows, uniform data made on the device

@@ -1,4 +1,4 @@
-// half_roof.cu — the read-only roof for benches/toolbox-ops-on-gpu.sh's f16/bf16 rows: a kernel
+// half_roof.cu — the read-only roof for the f16/bf16 rows of `benches/gpu.sh toolbox`: a kernel
 // that reads every byte of N halves (2N bytes) once with 16-byte loads, 4 in flight per thread,
 // and does nothing else (one word per block, never written for this data). Its bandwidth is the
 // most any reduction of those bytes can reach. One JSON line per N on stdout.

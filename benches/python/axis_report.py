@@ -1,4 +1,4 @@
-"""Markdown table and bar chart for `benches/axis-on-gpu.sh`: reads OUTDIR/axis.jsonl, writes
+"""Markdown table and bar chart for `benches/gpu.sh axis`: reads OUTDIR/axis.jsonl, writes
 OUTDIR/axis.md and OUTDIR/axis_bandwidth.png (matplotlib, if installed).
 
     python3 axis_report.py OUTDIR

@@ -1,4 +1,4 @@
-"""torch.sum and an independent exact check for the exact sums' benchmark (issue #15).
+"""torch.sum and an independent exact check for the exact sums' benchmark (`benches/gpu.sh exact`).
 
     python3 exact_torch.py time f32|f64 EXP...   # torch.sum of uniform data: min and median of 50
                                                  # CUDA-event runs after 10 warm-ups

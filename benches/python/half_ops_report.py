@@ -1,11 +1,11 @@
-"""Markdown table for the f16/bf16 rows of `benches/toolbox-ops-on-gpu.sh`: reads
+"""Markdown table for the f16/bf16 rows of `benches/gpu.sh toolbox`: reads
 OUTDIR/toolbox-halves.jsonl (lines of `reduce half`, half_ops_torch.py and cuda/half_roof.cu),
 writes OUTDIR/toolbox-halves.md.
 
     python3 half_ops_report.py OUTDIR
 
 "% of read-only": the read-only kernel's time on the same 2N bytes over ours (100% = as fast as
-only reading the bytes); the issue's target is >= 90% at large N.
+only reading the bytes); the target is >= 90% at large N.
 """
 import json
 import os

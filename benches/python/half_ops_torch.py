@@ -1,4 +1,4 @@
-"""torch baselines for the f16/bf16 rows of benches/toolbox-ops-on-gpu.sh (issue #14: stage 8's
+"""torch baselines for the f16/bf16 rows of `benches/gpu.sh toolbox` (stage 8's
 operators on halves): one JSON line per (case, N); minimum and median of 50 CUDA-event runs after
 5 warm-ups, the protocol of toolbox_ops_torch.py and of `reduce half`.
 

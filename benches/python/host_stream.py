@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Data that starts on the host: the baselines and the report of benches/host-on-gpu.sh.
+"""Data that starts on the host: the baselines and the report of `benches/gpu.sh host`.
 
     python3 host_stream.py baselines --exps 16,20,22,26,28 [--runs 10] [--big-exp 30 --big-runs 3]
     python3 host_stream.py report OUTDIR
@@ -134,9 +134,13 @@ def plot_timeline(outdir):
             timelines = json.load(f)
     except OSError:
         return
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("no matplotlib: no timeline.png", file=sys.stderr)
+        return
 
     lanes = ["host", "copy", "compute", "combine"]
     colors = {"host": "tab:orange", "copy": "tab:blue", "compute": "tab:green",

@@ -1,4 +1,4 @@
-"""torch baselines for `reduce multi` (issue #17): the same data (N f32 ones per GPU), reduced
+"""torch baselines for `reduce multi`: the same data (N f32 ones per GPU), reduced
 the way data-parallel PyTorch does it — a local `x.sum()` on every GPU, then
 `torch.distributed.all_reduce` of that scalar (NCCL backend, one process per GPU, spawned with
 torch.multiprocessing) — and one GPU's `x.sum()` over all the bytes. Host-clock times (until the

@@ -1,4 +1,4 @@
-"""Markdown table for `benches/toolbox-ops-on-gpu.sh`: reads OUTDIR/toolbox-ops.jsonl (lines of
+"""Markdown table for `benches/gpu.sh toolbox`: reads OUTDIR/toolbox-ops.jsonl (lines of
 `reduce sweep` and of toolbox_ops_torch.py), writes OUTDIR/toolbox-ops.md.
 
     python3 toolbox_ops_report.py OUTDIR

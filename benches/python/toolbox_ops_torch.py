@@ -1,4 +1,4 @@
-"""torch baselines for benches/toolbox-ops-on-gpu.sh (issue #14, part B): the operators and types
+"""torch baselines for `benches/gpu.sh toolbox`: the operators and types
 of the NumPy/PyTorch-semantics work, one JSON line per (case, N); minimum and median of 50
 CUDA-event runs after 5 warm-ups, the same protocol as `reduce sweep --protocol plain`.
 

@@ -150,7 +150,7 @@ impl SinglePassPolicy {
             unroll,
             // The ticket until the Rust PDL form is measured on the H200 against it
             // (`benches/s7-hopper-on-gpu.sh`): the CUDA C experiment's 0.2–0.4 µs win
-            // (`benches/results/tuning-2026-11-30-s4-hopper/notes.md`) is not this code's.
+            // (`benches/results/tuning-2026-11-30-hopper/notes.md`) is not this code's.
             combine: Combine::Ticket,
         }
     }

@@ -1,6 +1,6 @@
 //! Tuning policies set from text, without recompiling: `key=value,key=value`, the form that
-//! `reduce axis --policy` and `reduce host --policy` take (and that `benches/tune-on-gpu.sh`
-//! sweeps). Each policy ([`crate::AxisPolicy`], [`crate::StreamPolicy`]) names its keys and
+//! `reduce axis --policy` and `reduce host --policy` take (and that the H200 tuning sweeps
+//! used). Each policy ([`crate::AxisPolicy`], [`crate::StreamPolicy`]) names its keys and
 //! bounds; this module only splits the text and reads the numbers, so that every bad setting is a
 //! [`ReduceError::Policy`] naming the key and the problem.
 //!

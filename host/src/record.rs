@@ -215,7 +215,7 @@ impl From<TwinRecord> for Record {
 mod tests {
     use super::*;
 
-    // Lines as the baselines print them, from benches/results/h200-2026-11-30-s2-final.
+    // Lines as the baselines print them, from benches/results/h200-2026-11-30-ladder.
     const CUB: &str = r#"{"impl":"cub","op":"sum","type":"f32","n":4096,"runs":50,"min_ms":0.007744,"median_ms":0.008720,"mean_ms":0.008812,"protocol":"plain","result":2045.81848,"reference":2045.8183480501175}"#;
     const CUB_EMPTY: &str = r#"{"impl":"empty_launch_copy","op":"none","type":"f32","n":0,"runs":50,"min_ms":0.007168,"median_ms":0.008320,"mean_ms":0.008452,"protocol":"plain"}"#;
     const CUB_COPY: &str = r#"{"impl":"memcpy_d2d","op":"copy","type":"f32","n":1048576,"runs":50,"min_ms":0.007072,"median_ms":0.008512,"mean_ms":0.008713,"protocol":"plain","bytes":8388608}"#;

@@ -47,6 +47,8 @@ fn json_has_one_record_per_shape() {
     assert_eq!(v["axis"], "cols");
     assert_eq!(v["ok"], true);
     assert_eq!(v["n"], 1024);
+    // FNV-1a over the 16 results' bits (64.0f32 each, little-endian), as python computes it.
+    assert_eq!(v["results_digest"], "0x806d2a273feaad25");
 }
 
 #[test]

@@ -1,7 +1,9 @@
-//! `cargo xtask bundle`: everything a GPU machine without Rust needs, in `bundle/` — the release
-//! CLI, the examples, the criterion and GPU-test binaries, the PTX, the CUDA C and Python
-//! baselines, the GPU scripts (`benches/*.sh`), fonts for the plots, the custom-op example's PTX
-//! and the CCCL headers of the exact sums' CUB baseline.
+//! `cargo xtask bundle`: everything a GPU machine without Rust needs, in `bundle/`, laid out like
+//! `benches/` so that `bash bundle/gpu.sh OUTDIR SUITE…` runs there — the GPU runner (`gpu.sh`,
+//! `lib/`), the CUDA C and Python baselines, fonts for the plots, and in `bin/` the release CLI,
+//! the examples, the criterion and GPU-test binaries, the custom-op example and its PTX, and the
+//! CCCL headers of the exact sums' CUB baseline (`cccl.tar.xz`). Copying `bundle/bin` to
+//! `benches/bin` stages the binaries for `benches/gpu.sh` in the repository.
 
 use crate::{build_ptx, cargo, ptx, status, Prebuilt};
 use anyhow::Result;
@@ -90,13 +92,7 @@ pub(crate) fn bundle() -> Result<()> {
             std::fs::copy(e.path(), dest.join("python").join(e.file_name()))?;
         }
     }
-    // Nsight Compute counters per stage: `bash explain/ncu-ladder.sh OUTDIR` (uses bin/reduce).
-    std::fs::create_dir_all(dest.join("explain"))?;
-    for e in std::fs::read_dir(root.join("benches/explain"))? {
-        let e = e?;
-        std::fs::copy(e.path(), dest.join("explain").join(e.file_name()))?;
-    }
-    // GPU machines often have no fonts; run-on-gpu.sh uses bundle/fonts/*.ttf for the plots.
+    // GPU machines often have no fonts; gpu.sh uses bundle/fonts/*.ttf for the plots.
     let fonts = [
         "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
         "/usr/share/fonts/dejavu/DejaVuSans.ttf",
@@ -145,10 +141,10 @@ pub(crate) fn bundle() -> Result<()> {
             std::fs::copy(e.path(), dest.join("cuda").join(e.file_name()))?;
         }
     }
-    // Issue #14 part A: argmin/argmax vs torch and CUB, and the custom-operator example (a user's
-    // crate built to PTX by `build-ptx --crate`, launched by its example binary).
+    // The custom-operator example (a user's crate built to PTX by `build-ptx --crate`, launched
+    // by its example binary): `gpu.sh toolbox` times it, `gpu.sh sanitizer` tests and sanitizes it.
     let custom_ptx = ptx::build_crate_ptx("custom-op", "custom_op", true)?;
-    std::fs::copy(&custom_ptx, dest.join("custom_op.ptx"))?;
+    std::fs::copy(&custom_ptx, dest.join("bin/custom_op.ptx"))?;
     status(cargo().current_dir(&root).args([
         "build",
         "--release",
@@ -161,31 +157,25 @@ pub(crate) fn bundle() -> Result<()> {
         root.join("target/release/examples/run"),
         dest.join("bin/custom-op-run"),
     )?;
-    // Every GPU script (`benches/*.sh`: run-on-gpu.sh, sanitize.sh and one per issue), next to
-    // bin/, python/ and cuda/.
-    for e in std::fs::read_dir(root.join("benches"))? {
-        let path = e?.path();
-        if path.extension().is_some_and(|x| x == "sh") {
-            std::fs::copy(&path, dest.join(path.file_name().unwrap_or_default()))?;
-        }
+    // The GPU runner, next to bin/, python/ and cuda/.
+    std::fs::copy(root.join("benches/gpu.sh"), dest.join("gpu.sh"))?;
+    std::fs::create_dir_all(dest.join("lib"))?;
+    for e in std::fs::read_dir(root.join("benches/lib"))? {
+        let e = e?;
+        std::fs::copy(e.path(), dest.join("lib").join(e.file_name()))?;
     }
     bundle_exact(&root, &dest)?;
     println!(
-        "bundle ready: {} (copy it to the GPU machine and run `bash run-on-gpu.sh`)",
+        "bundle ready: {} (copy it to the GPU machine and run `bash gpu.sh OUTDIR all`)",
         dest.display()
     );
     Ok(())
 }
 
-/// The exact sums' benchmark: `exact-on-gpu.sh`, and the CCCL 3.5 headers its CUB baseline
-/// compiles against (`.cccl/include`, fetched by `.ci/fetch-cccl.sh`; ignored by git) as
-/// `bundle/cccl.tar.xz` (1.4 MiB instead of 25: the bundle must stay under 60 MiB; the script
-/// unpacks it on the GPU machine).
+/// The CCCL 3.5 headers the exact sums' CUB baseline compiles against (`.cccl/include`, fetched
+/// by `.ci/fetch-cccl.sh`; ignored by git) as `bundle/bin/cccl.tar.xz` (1.4 MiB instead of 25:
+/// the bundle must stay under 60 MiB; `gpu.sh exact` unpacks it on the GPU machine).
 fn bundle_exact(root: &std::path::Path, dest: &std::path::Path) -> Result<()> {
-    std::fs::copy(
-        root.join("benches/exact-on-gpu.sh"),
-        dest.join("exact-on-gpu.sh"),
-    )?;
     let cccl = root.join(".cccl/include");
     if !cccl.join("cub/version.cuh").is_file() {
         let fetched = Command::new("bash")
@@ -194,7 +184,7 @@ fn bundle_exact(root: &std::path::Path, dest: &std::path::Path) -> Result<()> {
             .is_ok_and(|s| s.success());
         if !fetched {
             println!(
-                "no CCCL 3.5 headers (.ci/fetch-cccl.sh failed): exact-on-gpu.sh will have no CUB rows"
+                "no CCCL 3.5 headers (.ci/fetch-cccl.sh failed): `gpu.sh exact` will have no CUB rows"
             );
             return Ok(());
         }
@@ -202,7 +192,7 @@ fn bundle_exact(root: &std::path::Path, dest: &std::path::Path) -> Result<()> {
     status(
         Command::new("tar")
             .arg("cJf")
-            .arg(dest.join("cccl.tar.xz"))
+            .arg(dest.join("bin/cccl.tar.xz"))
             .arg("-C")
             .arg(&cccl)
             .args(["cub", "cuda", "nv", "thrust"]),
@@ -210,7 +200,11 @@ fn bundle_exact(root: &std::path::Path, dest: &std::path::Path) -> Result<()> {
     // The binaries' symbol tables are ~0.7 MiB each and nothing on the GPU machine reads them:
     // stripped, the bundle stays under 60 MiB with the headers (where `strip` exists).
     for e in std::fs::read_dir(dest.join("bin"))? {
-        let _ = Command::new("strip").arg(e?.path()).status();
+        let path = e?.path();
+        // The executables only (not custom_op.ptx, cccl.tar.xz).
+        if path.extension().is_none() {
+            let _ = Command::new("strip").arg(path).status();
+        }
     }
     Ok(())
 }

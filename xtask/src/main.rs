@@ -5,9 +5,9 @@
 //!   `host/prebuilt/`, the committed images the host crate embeds. `build-ptx --check` builds the
 //!   same but only compares: it fails if a committed file differs from the fresh build.
 //! * `test` — the test suite: `build-ptx --check`, then `cargo test --workspace`.
-//! * `bundle` — release CLI, examples (`cold-open`, `quickstart`), benchmark binaries, PTX, CUDA
-//!   baselines, the Nsight Compute ladder (`explain/`) and a run script in `bundle/`, ready to copy
-//!   to a GPU machine that has no Rust toolchain.
+//! * `bundle` — release CLI, examples (`cold-open`, `quickstart`), benchmark and GPU-test
+//!   binaries, PTX, CUDA and Python baselines and the GPU runner (`gpu.sh`) in `bundle/`, ready to
+//!   copy to a GPU machine that has no Rust toolchain.
 //! * `ptx <stage>` — a stage's Rust source beside its PTX, the ptxas resource line and (with
 //!   `--sass`, where `nvdisasm` is found) the SASS; see `show.rs`. No GPU needed.
 //! * anything else is passed to the host CLI (`cargo xtask table`, `cargo xtask profile` …).

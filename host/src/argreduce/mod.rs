@@ -10,7 +10,7 @@
 //! the element itself.
 //!
 //! The launch shape is an [`ArgPolicy`] (`block=256,bps=4`), settable from text at run time
-//! (`reduce arg --policy`, swept by `benches/toolbox-lib-on-gpu.sh`).
+//! (`reduce arg --policy`).
 
 use crate::backend::Backend;
 use crate::buffer::Buffer;

@@ -132,7 +132,7 @@ impl ArgPolicy {
     }
     /// The measured default for `n` elements of `ty` (what [`PreparedArg::new`](super::PreparedArg::new) and `reduce arg`
     /// without `--policy` launch). H200, session 7, min of 50 CUDA-event runs, argmax and argmin
-    /// alike (`benches/results/h200-2026-12-01-s7/call1/arg/s7-arg.md`):
+    /// alike (`benches/results/h200-2026-12-01-candidates/call1/arg/s7-arg.md`):
     ///
     /// * `f32`: up to 2^16 the default shape (2^12: 7.7 µs, `unroll=8` 7.8); below 2^23
     ///   `unroll=8` (2^20: 11.1 µs against the default's 11.9); from 2^23
@@ -144,7 +144,7 @@ impl ArgPolicy {
     ///   `block=512,bps=2` and 133.9 for session 7's `block=512,bps=2,unroll=8`, which had
     ///   measured 136.3 against the lean form's 135.6 and the default's 136.9 in session 7 — all
     ///   within 3%, so this is the fastest measured, not a wide margin:
-    ///   `benches/results/h200-2026-12-02-s11/call1/s11-probe/arg64.md`);
+    ///   `benches/results/h200-2026-12-02-tiled/call1/s11-probe/arg64.md`);
     /// * every other type: the default shape (the candidates are built for `f32` and `f64` only).
     ///
     /// Only 2^12, 2^20, 2^26 and 2^30 were measured: the switches at 2^16 and 2^23 lie between

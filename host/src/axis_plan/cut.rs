@@ -35,7 +35,7 @@ pub fn cut_segments(
 
 /// `count` back-to-back segments (`begin`, `end` offsets) with lengths drawn log-uniformly from
 /// `1..=max` by a seeded xorshift: the ragged input of `reduce axis --axis segments`, the
-/// criterion group and `axis-on-gpu.sh` (whose CUB program draws the same lengths in C).
+/// criterion group and `benches/gpu.sh axis` (whose CUB program draws the same lengths in C).
 pub fn log_uniform_segments(count: usize, max: usize, seed: u64) -> (Vec<u64>, Vec<u64>) {
     let (mut begin, mut end, mut at) = (Vec::new(), Vec::new(), 0u64);
     for x in crate::seeded::XorShift64::new(seed).take(count) {

@@ -150,8 +150,8 @@ pub struct AxisPolicy {
     pub wide_col_blocks_per_sm: usize,
 }
 
-/// The defaults are the H200 sweep's (`benches/tune-on-gpu.sh`, one device call, results in
-/// `benches/results/h200-2026-11-30-s4-tune/tune.md`, f32 sum of ones, min of 30 runs per
+/// The defaults are the H200 sweep's (one device call, results in
+/// `benches/results/h200-2026-11-30-tune/tune.md`, f32 sum of ones, min of 30 runs per
 /// policy): per kernel family the grid point closest to every case's best (geometric mean of
 /// time / best time over the six shapes of issue #13, "One policy for all cases" there).
 ///
@@ -170,7 +170,7 @@ pub struct AxisPolicy {
 ///   (`finish_piece_rows`) rescued one wide tile (2^16 × 1024: 88.2 µs) but cost 1–3 µs
 ///   wherever the tiles are narrowed, so it is off.
 /// * Session 7 (`benches/s7-axis-on-gpu.sh`, one H200 call, results in
-///   `benches/results/h200-2026-12-01-s7/call1/axis/s7-axis.md`, f32 sum of ones, min of 50
+///   `benches/results/h200-2026-12-01-candidates/call1/axis/s7-axis.md`, f32 sum of ones, min of 50
 ///   runs, torch and CUB in the same call) changed four of them:
 ///   - `row_unroll = 8` with `long_row_blocks_per_sm = 32` (was 4 and 16): the deep row kernel
 ///     (`AxisRowsDeep`) for rows of a block each. Fastest or within noise on every row shape:
@@ -191,7 +191,7 @@ pub struct AxisPolicy {
 ///   - `finish_col_tile = 16` (was 0: the first pass's tile): 2^12 × 2^14 73.9 µs (was 75.5),
 ///     2^14 × 2^14 251.8 (253.2), 2^16 × 1024 74.1 (74.7); 2^20 × 16 is unchanged (29.8).
 /// * Session 8 (`benches/s8-axis-on-gpu.sh`, two H200 calls, results in
-///   `benches/results/h200-2026-12-01-s8/`):
+///   `benches/results/h200-2026-12-01-columns/`):
 ///   - `wide_col_short_rows = 16`, `wide_col_blocks_per_sm = 3` (new): unsplit column plans
 ///     run `AxisColumnsShort16` on 3 blocks per SM — 16 × 2^24 268.1 µs against 283.8 for the
 ///     plain kernel (torch 287.6), 256 × 2^20 248.9 against 250.2 (call 2; session 7's call 3
@@ -202,7 +202,7 @@ pub struct AxisPolicy {
 ///   - `col_once_blocks_per_sm` stays 2: 4 measured 24.4 against 24.7 µs in session 7's call 3,
 ///     but 25.7 against 25.1 (call 1) and 28.2 against 25.0 (call 2) here.
 /// * Session 9 (`benches/s9-axis-on-gpu.sh`, seven H200 calls, results in
-///   `benches/results/h200-2026-12-02-s9/`): `col_once_flat = 1` (was 0), `col_flat_block =
+///   `benches/results/h200-2026-12-02-axis/`): `col_once_flat = 1` (was 0), `col_flat_block =
 ///   512` (was 256), `col_flat_fine = 1` (new): narrow matrices of whole-vector rows run the flat
 ///   kernel on stage 8's grid — 2^20 × 16 22.6–23.3 µs in call 6 (the tile kernel 24.5–25.2),
 ///   23.8–24.4 in call 8 (26.3); see [`AxisPolicy::col_once_flat`] for what the profile showed.

@@ -28,7 +28,7 @@ pub struct ExactPolicy {
     /// f32 inputs take the fast-path kernel ([`reduce_kernels::exact::kernel::sum_fast`]: one
     /// addition per element when it is exact, checked with two more). On by default: on the
     /// H200 it took 2^30 f32 from 1280 to 949 µs (97% of stage 8's plain sum) and was faster at
-    /// every N from 2^12 up (`benches/results/h200-2026-11-30-s5/call2/exact/`).
+    /// every N from 2^12 up (`benches/results/h200-2026-11-30-multi/call2/exact/`).
     pub fast_f32: bool,
     /// f64 inputs take the fast-path kernel too. Off by default: 53-bit inputs rarely add
     /// exactly, and on the H200 it was 1.45× slower at 2^30 (2769 vs 1909 µs).
@@ -42,7 +42,7 @@ pub struct ExactPolicy {
     /// and each warp's expansion added inline. On by default since session 7: on the H200 it
     /// was never slower beyond noise and faster below 2^24 (min µs, lean / fenced: f32 2^20
     /// 8.8 / 9.3, 2^24 25.8 / 25.8; f64 2^20 10.2 / 11.1, 2^24 41.9 / 42.5; 2^12 6.6 / 6.7 and
-    /// 7.4 / 7.6; `benches/results/h200-2026-12-01-s7/call1/exact/s7-exact.md`). Not with
+    /// 7.4 / 7.6; `benches/results/h200-2026-12-01-candidates/call1/exact/s7-exact.md`). Not with
     /// `block_merge` (whose kernels keep the fence: set `lean_finish=0` with it).
     pub lean_finish: bool,
     /// The streaming loop (with `lean_finish` only for 1 and 2):

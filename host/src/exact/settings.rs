@@ -1,5 +1,5 @@
 //! [`ExactPolicy`] from text: `fast_f32=1,blocks_per_sm=4,…` (what `reduce exact --policy`
-//! takes and `benches/exact-on-gpu.sh` sweeps), each key one field, each value checked.
+//! takes), each key one field, each value checked.
 
 use super::plan::{exact_blocks, ExactPolicy};
 use crate::error::{ReduceError, Result};

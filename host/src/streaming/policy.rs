@@ -27,7 +27,7 @@ pub struct StreamPolicy {
     pub min_bytes_per_thread: usize,
     /// A [`crate::PinnedBuffer`] of at most this many bytes takes the zero-copy route (one
     /// kernel reading the mapped host memory, no copy command). Measured on the H200
-    /// (`benches/host-on-gpu.sh`, 2026-11-30, `benches/results/h200-2026-11-30-s3-wave2/host/`):
+    /// (`benches/results/h200-2026-11-30-host/host/`):
     /// zero-copy wins up to 2^20 f32 (4 MiB: 104 vs 117 µs; 2^16: 28 vs 35 µs), is level at
     /// 16 MiB and 7% slower at 256 MiB, hence the default of 4 MiB. 0 turns the route off.
     pub zero_copy_max_bytes: usize,
@@ -38,8 +38,8 @@ pub struct StreamPolicy {
     pub register_min_bytes: usize,
 }
 
-/// The defaults are the H200 sweep's (`benches/tune-on-gpu.sh`, one device call, results in
-/// `benches/results/h200-2026-11-30-s4-tune/tune.md`, f32 ones, 2^16 … 2^28, link 55.5 GB/s):
+/// The defaults are the H200 sweep's (one device call, results in
+/// `benches/results/h200-2026-11-30-tune/tune.md`, f32 ones, 2^16 … 2^28, link 55.5 GB/s):
 ///
 /// * pageable input: `copy_threads` = the CPUs, up to 16 (16 was best on the 16-core host), 16
 ///   MiB chunks, 4 slots — 2^28 in 20.4 ms (52.5 GB/s, 95% of the link; 5.9× torch, 5.5× CuPy),

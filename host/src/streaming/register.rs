@@ -3,7 +3,7 @@
 //! copies it into staging buffers. What it costs instead: the driver pins every page of the
 //! input (and unpins them after the call), which is work proportional to the size too — whether
 //! that beats the staging copy is the policy's call ([`super::StreamPolicy::register_min_bytes`]),
-//! measured by `benches/tune-on-gpu.sh`.
+//! measured by the H200 sweep in `benches/results/h200-2026-11-30-tune/`.
 
 use std::marker::PhantomData;
 use std::os::raw::c_void;

@@ -33,10 +33,10 @@ pub enum TransformKind {
 /// because the `f16`/`bf16` moments kernels took 66 without it — and Nsight Compute then found ONE
 /// 512-thread block per SM (25% occupancy) running the 264 blocks in two waves: f16 `var` at 2^26
 /// in 58.7 µs against the f16 sum's 38.3 (base clocks; session 11,
-/// `benches/results/h200-2026-12-02-s11/call1`). Capped at 64 they do not spill (but for the `bf16` ones since session 14's shifted fold: 8 bytes, one `f64` in local memory — the halves take them only for one tile or a forced block). A grid sized for
+/// `benches/results/h200-2026-12-02-tiled/call1`). Capped at 64 they do not spill (but for the `bf16` ones since session 14's shifted fold: 8 bytes, one `f64` in local memory — the halves take them only for one tile or a forced block). A grid sized for
 /// four runs in two waves: f32 `var` at 2^26 took 71.8 µs on 528 blocks against 68.7 µs on 264
 /// (the f32 sum: 65.2–66.6 µs; f16: 57.9 against 49.4 µs; session 10, call 2,
-/// `benches/results/h200-2026-12-02-s10/call2`). Capping the registers instead (`.maxnreg` 40 or
+/// `benches/results/h200-2026-12-02-moments/call2`). Capping the registers instead (`.maxnreg` 40 or
 /// 32, for three or four blocks) spilled in the loop: 99–129 µs.
 pub const MOMENTS_THREADS_PER_SM: usize = 1024;
 

@@ -241,7 +241,7 @@ pub fn custom_op_from_its_own_ptx() -> Result<(), Failed> {
 }
 
 /// Every GPU through NCCL; `None` (the test passes, saying why) when NCCL is not installed,
-/// unless `MULTI_REQUIRE_NCCL` is set (benches/multi-on-gpu.sh sets it).
+/// unless `MULTI_REQUIRE_NCCL` is set (`benches/gpu.sh multi` sets it).
 pub fn multi_gpus() -> Result<Option<MultiReducer<Nccl>>, Failed> {
     match MultiReducer::gpus(None) {
         Ok(m) => {

@@ -28,7 +28,7 @@
 //!    the scalar slices of the next paragraph.
 //!
 //! **What the loop does not show** (session 9, Nsight Compute on the H200,
-//! `benches/results/h200-2026-12-02-s9/call3`–`call4`): on stage 8's own grid this kernel first
+//! `benches/results/h200-2026-12-02-axis/call3`–`call4`): on stage 8's own grid this kernel first
 //! took 26.5 µs for 2^20 × 16 where stage 8 takes 21.4 on the same bytes, with the same loop.
 //! The difference was the work every warp does once: 248 instructions before its first load
 //! (stage 8: 107) and an epilogue of four serial shuffle chains and one barrier per level of a

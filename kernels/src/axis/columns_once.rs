@@ -241,7 +241,7 @@ fn all_tiles<
 /// Every kernel-table row exports its own function: LLVM inlines a function into an entry only
 /// while that entry is its one caller. When a register-capped twin row exported this same
 /// function, the body stayed out of line and both entries called it through local memory —
-/// 32.1 µs instead of 25.0 µs on 2^20 × 16 (H200, `benches/results/h200-2026-12-01-s7/call2/
+/// 32.1 µs instead of 25.0 µs on 2^20 × 16 (H200, `benches/results/h200-2026-12-01-candidates/call2/
 /// s7b-axis/` against `call1/axis/`). Hence a twin exports its own function, and both call
 /// one `#[inline(always)]` body.
 pub fn columns_once<T: Element, O: ReduceOp, const BLOCK: usize>(

@@ -24,7 +24,7 @@
 //! block (H200, session 16), on the critical path of the block that finishes streaming last; the
 //! warp finish ([`super::warp_finish`]) showed the five float merge rounds alone at ~1 µs.
 //!
-//! **Measured and lost** (session 16, H200, `benches/results/h200-2026-12-03-s16/call2/`): f32
+//! **Measured and lost** (session 16, H200, `benches/results/h200-2026-12-03-finish/call2/`): f32
 //! 2^24 28.9 µs against the default's 25.6, f64 45.2 against 41.7, level at 2^30 (947.7 / 944.7
 //! and 1897.8 / 1893.8). The probe: the windows and integer shuffles did not shorten the merge
 //! phase (1.6–2.1 µs, mostly the block's warps finishing their streaming at different times),

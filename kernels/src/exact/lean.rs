@@ -33,7 +33,7 @@
 //! `F2F.F64.F32` after the four `LDG.E.128`), at 5.6 active warps per scheduler and DRAM at 54%
 //! of peak — the loop waits for memory with too few loads in flight.
 //!
-//! **Measured and dropped** (session 7, `benches/results/h200-2026-12-01-s7/call1/exact/`,
+//! **Measured and dropped** (session 7, `benches/results/h200-2026-12-01-candidates/call1/exact/`,
 //! NOTES.md there): register caps (`.maxnreg 64`: four blocks per SM; 48: five) and L2
 //! prefetches two tiles ahead were slower at every N (f32 2^24: 26.6 and 30.4 µs capped, 26.6
 //! prefetching, against 25.8 lean; 2^28 prefetching 272 against 249).
@@ -48,7 +48,7 @@
 //!    loop's register count (86 registers uncapped, so the kernels are built capped at 80:
 //!    `_r80`, no spills).
 //!
-//!    **Measured and lost** (session 15, `benches/results/h200-2026-12-03-s15/call1/exact.md`):
+//!    **Measured and lost** (session 15, `benches/results/h200-2026-12-03-pipeline/call1/exact.md`):
 //!    `f32` 2^24 30.3 µs against the plain loop's 25.2, 2^30 1118 against 943 — the ring's
 //!    copies, shared loads and slot arithmetic are instructions the `f32` kernel, near its issue
 //!    budget (16 elements per tile), cannot hide; `f64` level (2^24 44.4, or 42.8 with one

@@ -14,7 +14,7 @@
 //! its code is in L2 (and in their SMs' instruction caches) when the last block needs it. This
 //! is an experiment: the measurement decides.
 //!
-//! **Measured** (session 16, H200, `benches/results/h200-2026-12-03-s16/call3/`): against the
+//! **Measured** (session 16, H200, `benches/results/h200-2026-12-03-finish/call3/`): against the
 //! default's own settings through the same `--policy` path, f32 2^24 25.7 µs / 26.1, f64 41.3 /
 //! 41.9, 0.1–1.5 µs faster at 2^20–2^28 in 11 of 16 cells, level at 2^12, 2^16 and 2^30. The
 //! probe: the last block's read and round fell from 2.9–3.7 µs to 2.3–2.8 at 2^24 and 2^26, but

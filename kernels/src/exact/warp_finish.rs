@@ -27,7 +27,7 @@
 //! the critical path of the block that finishes streaming last (session 15). Here the only
 //! block-wide wait is the first barrier; the rest is one warp's shuffles and integer arithmetic.
 //!
-//! **Measured and lost** (session 16, H200, `benches/results/h200-2026-12-03-s16/`): f32 2^24
+//! **Measured and lost** (session 16, H200, `benches/results/h200-2026-12-03-finish/`): f32 2^24
 //! 26.9–27.2 µs against the default's 25.6–25.7, f64 42.7–42.8 against 41.7–41.8, level at 2^30.
 //! The probe: the block barrier comes sooner (1.0–1.1 µs after thread 0's streaming, median,
 //! against 1.4–2.2), but warp 0's three float merge rounds, digits and shuffles take 1.2–2.3 µs:

@@ -27,7 +27,7 @@
 //!    after its wait.
 //!
 //! Measured first in CUDA C (`benches/cuda/hopper_combine.cu`, H200, gated protocol, f32 sums,
-//! min of 100 runs; `benches/results/tuning-2026-11-30-s4-hopper/notes.md`): the two-kernel form
+//! min of 100 runs; `benches/results/tuning-2026-11-30-hopper/notes.md`): the two-kernel form
 //! took 4.64 / 5.31 / 7.14 / 20.06 µs at 2^12 / 2^20 / 2^22 / 2^24 against the ticket's 4.83 /
 //! 5.73 / 7.46 / 20.35 — 0.2 to 0.4 µs less from 2^12 to 2^24, level above (2^28: 239.01 vs
 //! 239.17). Thread-block clusters (DSMEM) lost at every size in the same call, so this is the one

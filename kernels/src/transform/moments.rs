@@ -41,7 +41,7 @@
 //! operations per element. So for these inputs the tile's two passes run in `f32` around the
 //! tile's first value `c` (measured on the H200 at 2^26, same plan: `f32` var 69.0 µs against
 //! 77.9 µs with the tiles widened first, `f16` 50.2 against 56.4; the `f32` sum took 66.6 µs —
-//! `benches/results/h200-2026-12-02-s10/call3/s10-var`):
+//! `benches/results/h200-2026-12-02-moments/call3/s10-var`):
 //! `dᵢ = xᵢ − c`, `centre = Σdᵢ / k`, `M2 = Σ(dᵢ − centre)²`, and only `c + centre` and `M2` go to
 //! `f64` for the merge. Both sums are balanced trees (`log₂ k` dependent additions instead of
 //! `k − 1`) and the squares are added by `fma.rn.f32` (session 12: measured neutral for speed on

@@ -72,7 +72,7 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
 /// spilled; since session 14's shifted fold, [`super::moments::Shifted`], 79 under the
 /// `reduce_transform_roll_r80` kernels' cap — at 72 it spilled again), three 256-thread blocks per SM
 /// instead of two 512-thread ones, and took `f16` `var` at 2^30 from 495.4 to 471.5 µs against the
-/// read-only kernel's 467.8 (session 13, `benches/results/h200-2026-12-02-s13/call1`). The
+/// read-only kernel's 467.8 (session 13, `benches/results/h200-2026-12-02-occupancy/call1`). The
 /// counter behind it (Nsight Compute, call 4 of the same session, `f16` var at 2^26): cycles
 /// stalled on memory (long scoreboard) per issued instruction, 6.33 for [`reduce`] and 2.98 for
 /// this loop. The same loop for `f32` moments (64 registers either way) measured level (924.9
@@ -140,7 +140,7 @@ pub fn reduce_shifted_tiles<T: Element, O: ShiftForm, const BLOCK: usize>(
 /// [`reduce`] with **copies into shared memory**: each thread keeps up to [`ASYNC_STAGES`] tiles
 /// in flight (two while it computes the third) as `cp.async` copies into its own slots of a
 /// [`CopyRing`] (no register waits for them), and computes the oldest once its copies have
-/// landed. Measured on the H200 (session 14, `benches/results/h200-2026-12-02-s14/call1`): slower
+/// landed. Measured on the H200 (session 14, `benches/results/h200-2026-12-02-async/call1`): slower
 /// than the plain and rolling loops at 2^26 (`f16` var 42.0–42.3 µs against 40.7–40.8), level at
 /// 2^28–2^30 — a measured candidate (`reduce transform --loop async`), built for `f16` only. The same tiles merge in the same
 /// order, so the result has [`reduce`]'s bits. Launch as [`reduce`], with

@@ -272,7 +272,7 @@ pub enum Cmd {
         streams: usize,
     },
     /// Run every kernel (every stage, type, op and block size) at the given sizes and check each
-    /// result; the workload for `compute-sanitizer` (benches/sanitize.sh).
+    /// result; the workload for `compute-sanitizer` (`benches/gpu.sh sanitizer`).
     Check {
         /// Input lengths.
         #[arg(long, value_delimiter = ',', default_values_t = [1usize, 33, 1000, 100_003])]

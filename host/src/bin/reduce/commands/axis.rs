@@ -1,6 +1,6 @@
 //! `reduce axis`: one result per row, column or ragged segment; every result checked against the
 //! CPU reference, then timed (CUDA events on a GPU). `--format json` prints one record per shape
-//! for the benchmark (`benches/axis-on-gpu.sh`).
+//! for the benchmark (`benches/gpu.sh axis`).
 
 use crate::args::{count, Data, Format};
 use crate::data::make_data;
@@ -268,6 +268,7 @@ fn run_policy<T: Scalar>(
                 "policy": text,
                 "policy_settings": policy,
                 "ok": ok,
+                "results_digest": format!("{:#018x}", digest(&got)),
             })
         ),
         _ => println!(
@@ -282,6 +283,16 @@ fn run_policy<T: Scalar>(
         ),
     }
     Ok(ok)
+}
+
+/// FNV-1a (64-bit) over every result's bits, in order: one number that tells whether two runs or
+/// two builds computed the same results, bit for bit (the JSON record's `results_digest`).
+fn digest<T: Scalar>(results: &[T]) -> u64 {
+    results.iter().fold(0xcbf2_9ce4_8422_2325, |h, r| {
+        r.to_bits64().to_le_bytes()[..T::TYPE.size()]
+            .iter()
+            .fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    })
 }
 
 /// `--op mean`: [`Reducer::mean_axis`] / [`Reducer::mean_segments`] against the reference mean of

@@ -1,5 +1,5 @@
 //! `reduce check`: every kernel (stage × type × op × block size) at the given sizes, each result
-//! checked; the workload of `compute-sanitizer` (benches/sanitize.sh).
+//! checked; the workload of `compute-sanitizer` (`benches/gpu.sh sanitizer`).
 
 use crate::args::Data;
 use crate::data::make_data;

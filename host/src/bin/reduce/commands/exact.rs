@@ -1,7 +1,7 @@
 //! `reduce exact`: the correctly rounded sum (`Reducer::sum_exact`) on one input — checked
 //! against the host's exact reference, compared with stage 8's plain sum (value, ulps, time) and,
 //! with `--repro`, run for every grid × block size × input split (the reproducibility matrix).
-//! `--format json` prints one record per line for `benches/exact-on-gpu.sh`. Each `--policy`
+//! `--format json` prints one record per line for `benches/gpu.sh exact`. Each `--policy`
 //! (repeatable) is one more launch configuration, checked and timed on the same buffer (record
 //! kind `exact_policy`): the sweep that picks the policy's defaults.
 

@@ -2,7 +2,7 @@
 //! combined in `f32`, an `f32` result: `reduce_host::halves`), each checked against the CPU
 //! reference of the same values in `f32` and its bound, then timed (CUDA events on a GPU; the
 //! emulator: the wall clock). `--format json` prints one record per (type, N, op) for
-//! `benches/toolbox-ops-on-gpu.sh`.
+//! `benches/gpu.sh toolbox`.
 //!
 //! Inputs: uniform in [0, 1) rounded to the type; `prod` reads `1 + (x − 0.5) / 32` (no
 //! underflow, as the torch baseline); `nan*` ops read the same data with a NaN at `N / 2`.

@@ -1,7 +1,7 @@
 //! `reduce transform`: norms, dot products, mean and variance in one pass
 //! ([`reduce_host::transform`]): each op checked against the CPU reference and its error bound,
 //! then timed (CUDA events on a GPU). Several ops share one input (`--op sumsq,dot,var`);
-//! `--format json` prints one record per op for `benches/toolbox-transform-on-gpu.sh`.
+//! `--format json` prints one record per op for `benches/gpu.sh toolbox`.
 
 use crate::args::{count, Data, Format};
 use crate::data::make_data;
