@@ -13,6 +13,8 @@
 //! * anything else is passed to the host CLI (`cargo xtask table`, `cargo xtask profile` …).
 
 #[path = "../../host/build_env.rs"]
+#[cfg(test)]
+mod architecture;
 mod build_env;
 mod bundle;
 mod directives;

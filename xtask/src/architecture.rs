@@ -1,0 +1,82 @@
+//! `ARCHITECTURE.md` stays true to the tree: every path it names exists, and it stays short
+//! (at most [`MAX_LINES`] lines of at most [`MAX_COLUMNS`] columns). A test-only module: it runs
+//! with `cargo test`.
+
+use std::path::Path;
+
+/// The most lines `ARCHITECTURE.md` may have.
+pub const MAX_LINES: usize = 120;
+/// The widest line `ARCHITECTURE.md` may have, in characters.
+pub const MAX_COLUMNS: usize = 100;
+
+/// The top-level folders whose paths `ARCHITECTURE.md` names.
+const ROOTS: [&str; 7] = ["kernels/", "host/", "benches/", "xtask/", "examples/", "docs/", ".ci/"];
+
+/// Every backticked path in `text` that starts at one of [`ROOTS`] (`host/src/gpu.rs`,
+/// `kernels/src/axis/`), without a trailing `:line` or `::item`.
+pub fn named_paths(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, chunk) in text.split('`').enumerate() {
+        // Odd chunks lie between backticks.
+        if i % 2 == 0 || chunk.contains(char::is_whitespace) {
+            continue;
+        }
+        if ROOTS.iter().any(|r| chunk.starts_with(r)) {
+            let path = chunk.split("::").next().unwrap_or(chunk);
+            let path = path.split(':').next().unwrap_or(path);
+            out.push(path.trim_end_matches(['.', ',']).to_string());
+        }
+    }
+    out
+}
+
+/// The paths of [`named_paths`] that do not exist under `root`.
+fn missing(root: &Path, text: &str) -> Vec<String> {
+    named_paths(text)
+        .into_iter()
+        .filter(|p| !root.join(p).exists())
+        .collect()
+}
+
+mod tests {
+    use super::*;
+    use crate::ptx::workspace_root;
+
+    #[test]
+    fn named_paths_are_the_backticked_paths_under_the_roots() {
+        let text = "see `host/src/gpu.rs`, `kernels/src/axis/` and `Reducer::sum`; \
+                    `host/src/plan.rs:40`, `kernels/src/table/mod.rs::TABLE`, `a b/c`";
+        assert_eq!(
+            named_paths(text),
+            ["host/src/gpu.rs", "kernels/src/axis/", "host/src/plan.rs", "kernels/src/table/mod.rs"]
+        );
+    }
+
+    #[test]
+    fn a_path_that_is_gone_is_named() {
+        let root = workspace_root();
+        assert_eq!(
+            missing(&root, "`host/src/gpu.rs` `host/src/no_such_module.rs`"),
+            ["host/src/no_such_module.rs"]
+        );
+    }
+
+    #[test]
+    fn architecture_md_names_only_what_exists_and_stays_short() {
+        let root = workspace_root();
+        let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+        let gone = missing(&root, &text);
+        assert!(gone.is_empty(), "ARCHITECTURE.md names paths that do not exist: {gone:?}");
+        assert!(named_paths(&text).len() >= 20, "ARCHITECTURE.md names too few modules");
+        let lines = text.lines().count();
+        assert!(lines <= MAX_LINES, "ARCHITECTURE.md has {lines} lines (at most {MAX_LINES})");
+        for (i, line) in text.lines().enumerate() {
+            let width = line.chars().count();
+            assert!(
+                width <= MAX_COLUMNS,
+                "ARCHITECTURE.md line {} has {width} columns (at most {MAX_COLUMNS})",
+                i + 1
+            );
+        }
+    }
+}
