@@ -322,10 +322,9 @@ impl<T: Scalar> PreparedAxis<T> {
                 let at = step.src_offset;
                 let rest = self.partials.len().saturating_sub(at);
                 let n = match step.kernel.family {
-                    Family::AxisColumns
-                    | Family::AxisColumnsDeep
-                    | Family::AxisColumnsVst
-                    | Family::AxisColumnsShort16 => rest.min(step.count.saturating_mul(step.len)),
+                    Family::AxisColumns | Family::AxisColumnsShort16 => {
+                        rest.min(step.count.saturating_mul(step.len))
+                    }
                     _ => rest,
                 };
                 (self.partials.try_addr(at)?, n)

@@ -223,32 +223,32 @@ fn tuned_policies_reach_every_kernel_shape() {
 }
 
 #[test]
-fn column_unroll_depths_agree_bit_for_bit() {
+fn two_launch_columns_give_the_reference() {
     let b = emu();
-    for &(r, c) in UNROLL_SHAPES {
+    for &(r, c) in COL_SHAPES {
         for extra in ["", "col_tile=3", "min_piece_rows=3,max_col_parts=33"] {
-            check_unroll_depths::<f32>(&b, Op::Sum, r, c, extra);
+            check_two_launch_cols::<f32>(&b, Op::Sum, r, c, extra);
         }
-        check_unroll_depths::<f64>(&b, Op::Sum, r, c, "");
-        check_unroll_depths::<i32>(&b, Op::Max, r, c, "");
-        check_unroll_depths::<u64>(&b, Op::Min, r, c, "col_tile=3");
+        check_two_launch_cols::<f64>(&b, Op::Sum, r, c, "");
+        check_two_launch_cols::<i32>(&b, Op::Max, r, c, "");
+        check_two_launch_cols::<u64>(&b, Op::Min, r, c, "col_tile=3");
     }
 }
 
 #[test]
-fn column_candidates_agree_bit_for_bit() {
+fn short_column_kernel_agrees_bit_for_bit() {
     let b = emu();
-    for &(r, c) in CANDIDATE_SHAPES {
+    for &(r, c) in SHORT_COLUMN_SHAPES {
         for op in [Op::Sum, Op::Min, Op::Max] {
-            check_column_candidates::<f32>(&b, op, r, c, "");
-            check_column_candidates::<f64>(&b, op, r, c, "");
-            check_column_candidates::<i32>(&b, op, r, c, "");
-            check_column_candidates::<u32>(&b, op, r, c, "");
-            check_column_candidates::<i64>(&b, op, r, c, "");
-            check_column_candidates::<u64>(&b, op, r, c, "");
+            check_short_columns::<f32>(&b, op, r, c, "");
+            check_short_columns::<f64>(&b, op, r, c, "");
+            check_short_columns::<i32>(&b, op, r, c, "");
+            check_short_columns::<u32>(&b, op, r, c, "");
+            check_short_columns::<i64>(&b, op, r, c, "");
+            check_short_columns::<u64>(&b, op, r, c, "");
         }
-        check_column_candidates::<f32>(&b, Op::Sum, r, c, "min_piece_rows=3");
-        check_column_candidates::<f64>(&b, Op::Max, r, c, "col_tile=200");
+        check_short_columns::<f32>(&b, Op::Sum, r, c, "min_piece_rows=3");
+        check_short_columns::<f64>(&b, Op::Max, r, c, "col_tile=200");
     }
 }
 
@@ -283,7 +283,7 @@ fn one_launch_columns_match_the_reference_and_the_two_launch_plan() {
 #[test]
 fn narrower_finishing_tiles_give_the_reference() {
     let b = emu();
-    for &(r, c) in POLICY_SHAPES.iter().chain(UNROLL_SHAPES) {
+    for &(r, c) in POLICY_SHAPES.iter().chain(COL_SHAPES) {
         for t in [
             "finish_col_tile=1",
             "finish_col_tile=8",

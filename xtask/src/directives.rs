@@ -2,10 +2,11 @@
 //!
 //! rustc has no attribute for CUDA's `__launch_bounds__` / `__maxnreg__` (LLVM's NVPTX backend
 //! reads them from `nvvm.annotations`, which Rust does not emit), so `build-ptx` adds them after
-//! `llc` by a naming rule: an entry whose name has a segment `_r<N>_` (`reduce_cols_vst_r40_sum_b256_f32`)
-//! gets `.maxnreg N` — ptxas then allocates at most `N` registers per thread for it (spilling if it
-//! must), which lets more blocks be resident per SM. The same Rust function exported under two
-//! names gives two entries that differ only in that cap, so the host picks one at run time.
+//! `llc` by a naming rule: an entry whose name has a segment `_r<N>_`
+//! (`reduce_transform_r64_sumsq_b256_f32`) gets `.maxnreg N` — ptxas then allocates at most `N`
+//! registers per thread for it (spilling if it must), which lets more blocks be resident per SM.
+//! The same Rust function exported under two names gives two entries that differ only in that
+//! cap, so the host picks one at run time.
 
 /// The register cap an entry named `name` asks for: `N` from its first `_r<N>_` segment
 /// (`16 <= N <= 255`, ptxas' range), `None` otherwise.

@@ -1,7 +1,7 @@
 //! The column plan: [`AxisPolicy::cols`].
 
-use super::AXIS_BLOCK;
 use super::{check_shape, device_op, kernel, AxisKind, AxisPlan, AxisPolicy, AxisStep, Offsets};
+use super::{AXIS_BLOCK, FLAT_BLOCK};
 use crate::backend::DeviceCaps;
 use crate::error::Result;
 use crate::types::{ElemType, Op};
@@ -22,13 +22,8 @@ impl AxisPolicy {
     ) -> Result<AxisPlan> {
         let op = device_op(op)?;
         check_shape(rows, cols)?;
-        // The candidates (`col_short_rows`, `col_vec_store`) before the depth.
         let family = if self.col_short_rows > 0 {
             Family::AxisColumnsShort16
-        } else if self.col_vec_store > 0 {
-            Family::AxisColumnsVst
-        } else if self.col_unroll >= 8 {
-            Family::AxisColumnsDeep
         } else {
             Family::AxisColumns
         };
@@ -51,13 +46,9 @@ impl AxisPolicy {
                 && vcols <= 32
                 && cols <= AXIS_BLOCK;
             let once = if flat {
-                let family = match self.col_flat_unroll {
-                    8 => Family::AxisColumnsFlatDeep,
-                    _ => Family::AxisColumnsFlat,
-                };
                 KernelId {
-                    block: self.col_flat_block,
-                    ..kernel(family, ty, op)
+                    block: FLAT_BLOCK,
+                    ..kernel(Family::AxisColumnsFlatDeep, ty, op)
                 }
             } else {
                 kernel(Family::AxisColumnsOnce, ty, op)
@@ -152,19 +143,11 @@ impl AxisPolicy {
         caps: &DeviceCaps,
     ) -> AxisStep {
         let resident = self.resident_for(id.family, AXIS_BLOCK, caps);
-        let flat = matches!(
-            id.family,
-            Family::AxisColumnsFlat | Family::AxisColumnsFlatDeep
-        );
+        let flat = id.family == Family::AxisColumnsFlatDeep;
         let grid = if flat {
-            // Stage 8's grid: at most one block per tile of `block · unroll` vectors.
+            // At most one block per tile of `block · 8` vectors (8 loads in flight per thread).
             let vectors = rows.saturating_mul(cols) / lanes;
-            let unroll = if id.family == Family::AxisColumnsFlatDeep {
-                8
-            } else {
-                4
-            };
-            vectors.div_ceil(id.block * unroll).clamp(1, resident)
+            vectors.div_ceil(id.block * 8).clamp(1, resident)
         } else {
             (rows / self.min_piece_rows.max(1)).clamp(1, resident)
         };

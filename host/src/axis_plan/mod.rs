@@ -6,8 +6,15 @@ use crate::error::{ReduceError, Result};
 use crate::types::{ElemType, Op};
 use reduce_kernels::table::{Family, KernelId};
 
-/// Threads per block of the axis kernels (the one block size they are built for).
+/// Threads per block of the axis kernels (the one block size they are built for), but for the
+/// flat column kernel's [`FLAT_BLOCK`].
 pub const AXIS_BLOCK: usize = 256;
+
+/// Threads per block of the flat column kernel (`AxisColumnsFlatDeep`, the one block size it is
+/// built for): with 8 loads in flight on 2 blocks per SM it holds as many loads in flight as
+/// stage 8's 4 blocks of 512 with 4; blocks of 256 measured no faster (see
+/// [`AxisPolicy::col_once_flat`]).
+pub const FLAT_BLOCK: usize = 512;
 
 /// Which reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -51,9 +58,8 @@ pub struct AxisStep {
     /// The offsets it reads.
     pub offsets: Offsets,
     /// Kernel family (`AxisRows`, `AxisRowsDeep`, `AxisSegments`, `AxisColumns`,
-    /// `AxisColumnsDeep`, `AxisColumnsOnce`, `AxisColumnsFlat` (narrow matrices),
-    /// `AxisColumnsShort16` (unsplit plans) or a column candidate: `AxisColumnsVst`,
-    /// `AxisColumnsFlatDeep`).
+    /// `AxisColumnsOnce`, `AxisColumnsFlatDeep` (narrow matrices) or `AxisColumnsShort16`
+    /// (unsplit plans)).
     #[serde(skip)]
     pub kernel: KernelId,
     /// Does it read the caller's input (`false`: the previous step's partials)?
@@ -102,7 +108,7 @@ impl AxisStep {
     pub fn ticket(&self) -> bool {
         matches!(
             self.kernel.family,
-            Family::AxisColumnsOnce | Family::AxisColumnsFlat | Family::AxisColumnsFlatDeep
+            Family::AxisColumnsOnce | Family::AxisColumnsFlatDeep
         )
     }
 }
@@ -117,11 +123,8 @@ impl AxisPlan {
             }
             let what = match st.kernel.family {
                 Family::AxisColumns => format!("cols tile={}", st.group),
-                Family::AxisColumnsDeep => format!("cols-deep tile={}", st.group),
                 Family::AxisColumnsOnce => format!("cols-once tile={}", st.group),
-                Family::AxisColumnsFlat => format!("cols-flat b{}", st.kernel.block),
                 Family::AxisColumnsFlatDeep => format!("cols-flat-deep b{}", st.kernel.block),
-                Family::AxisColumnsVst => format!("cols-vst tile={}", st.group),
                 Family::AxisColumnsShort16 => format!("cols-short16 tile={}", st.group),
                 Family::AxisSegments => format!("segments g={}", st.group),
                 Family::AxisRowsDeep => format!("rows-deep g={}", st.group),
@@ -186,5 +189,7 @@ mod settings;
 pub use cut::{cut_segments, log_uniform_segments};
 pub use policy::AxisPolicy;
 
+#[cfg(test)]
+mod reach;
 #[cfg(test)]
 mod tests;

@@ -51,16 +51,12 @@ pub struct AxisPolicy {
     /// [`AxisPolicy::col_tile`]) so that a matrix has at least this many tiles: a wide matrix's
     /// split then has fewer pieces per tile, and its finishing pass as many blocks as tiles.
     pub min_col_tiles: usize,
-    /// Independent loads in flight per thread of the column kernel: 4 (`AxisColumns`) or 8
-    /// (`AxisColumnsDeep`, more registers). Both give bit-identical results.
-    pub col_unroll: usize,
     /// Matrices of at most this many (vector) columns — 16-byte vectors when a row is a whole
     /// number of them — are reduced in ONE launch (`AxisColumnsOnce`: each block a piece of at
     /// least [`AxisPolicy::min_piece_rows`] rows, the last block finishing); 0: never (two
-    /// launches, `AxisColumns`). Why: Nsight Compute on the H200 (session 7, the default plan
-    /// of 2^20 × 16 `f32`) timed its first pass at 24.3 µs (59% of DRAM bandwidth) and the
-    /// one-block finishing pass at 7.0 µs. Off until measured side by side
-    /// (`benches/s7-axis-on-gpu.sh`).
+    /// launches, `AxisColumns`). Why: Nsight Compute on the H200 (the two-launch plan of
+    /// 2^20 × 16 `f32`) timed its first pass at 24.3 µs (59% of DRAM bandwidth) and the
+    /// one-block finishing pass at 7.0 µs; see the defaults below for the side-by-side times.
     pub col_once_max_vcols: usize,
     /// Resident blocks per SM the one-launch column kernel's grid aims for; 0:
     /// [`AxisPolicy::col_blocks_per_sm`].
@@ -78,70 +74,54 @@ pub struct AxisPolicy {
     /// 70.8 µs at 80% of DRAM bandwidth, 75% occupancy, 80% of warp stalls on the loads
     /// (its SASS issues the 4 loads of a lane one or two at a time).
     pub row_unroll: usize,
-    /// 1: the column kernel writes a thread's results (a 16-byte vector column) with one
-    /// 16-byte store (`AxisColumnsVst`) on its single-row-lane path; 0: four scalar stores.
-    /// Why: Nsight Compute on the H200 (16 × 2^24 `f32`, the default plan: 282.8 µs, level with
-    /// torch) counted 15% of its store sectors wasted by the 4-byte stores 16 bytes apart.
-    /// Bit-identical either way; a candidate (`benches/s7b-axis-on-gpu.sh`). ptxas 12.9: 70
-    /// registers for `f32` sum against the default kernel's 62 (3 blocks per SM: pair with
-    /// `col_blocks_per_sm=3`).
-    pub col_vec_store: usize,
-    /// 16: work items of at most 16 rows on the column kernel's single-row-lane path load all
-    /// their rows at once, at addresses formed once (`AxisColumnsShort16`, with the 16-byte
-    /// stores); 0: 4 loads at a time. Why: the same profile found ptxas keeping only 2–3 of the
+    /// 16: every column plan runs `AxisColumnsShort16` — work items of at most 16 rows on the
+    /// single-row-lane path load all their rows at once, at addresses formed once, and store a
+    /// thread's results with one 16-byte store; 0 (the default): only the unsplit plans of
+    /// [`AxisPolicy::wide_col_short_rows`] do. Why: Nsight Compute on the H200 (16 × 2^24
+    /// `f32`, the plain kernel: 282.8 µs, level with torch) found ptxas keeping only 2–3 of its
     /// 4 loads in flight (each address recomputed from the run-time stride), 91% of the stalls
-    /// on loads. Bit-identical either way; a candidate. ptxas 12.9: 70 registers for `f32` sum
-    /// (the 16 loads' 64 registers reuse the 4-deep loop's), 3 blocks per SM.
+    /// on loads, and 15% of the store sectors wasted by 4-byte stores 16 bytes apart.
+    /// Bit-identical either way. ptxas 12.9: 70 registers for `f32` sum (the 16 loads' 64
+    /// registers reuse the 4-deep loop's), 3 blocks per SM — 22–53% slower on split plans.
     pub col_short_rows: usize,
-    /// 1 (the default since session 9): a one-launch column plan whose rows are 1, 2, 4, 8, 16
-    /// or 32 whole 16-byte vectors (at most `AXIS_BLOCK` columns) runs `AxisColumnsFlat` — the
-    /// matrix read as one flat run of vectors in stage 8's schedule, each thread one vector
-    /// column — on blocks of [`AxisPolicy::col_flat_block`], a grid of
+    /// 1 (the default): a one-launch column plan whose rows are 1, 2, 4, 8, 16 or 32 whole
+    /// 16-byte vectors (at most `AXIS_BLOCK` columns) runs `AxisColumnsFlatDeep` — the matrix
+    /// read as one flat run of vectors in stage 8's schedule, each thread one vector column, 8
+    /// loads in flight — on blocks of [`super::FLAT_BLOCK`], a grid of
     /// [`AxisPolicy::col_flat_blocks_per_sm`]; 0: the tile kernel `AxisColumnsOnce`.
     ///
-    /// Why (2^20 × 16 `f32`, H200, min of 50): session 8 measured the tile kernel at 25.0 µs
-    /// (63 registers, 56% of DRAM bandwidth) and the flat kernel at 25.6–29.6, slower the more
-    /// blocks (its finishing block then folded `grid × 16` partials 8 at a time). Session 9's
-    /// Nsight Compute profile of the flat kernel on stage 8's own grid (512 × 4 per SM: 26.5 µs
-    /// against stage 8's 21.4 on the same bytes) found the same loop and twice the per-warp work
-    /// around it: a share computed with two divisions and an epilogue of serial shuffle chains
-    /// and a barrier per level of a tree over the warps — run by every warp after its last load,
-    /// and twice on the critical path (the last block to finish, then the finishing block). With
-    /// the finish reading the partials as vectors, the shuffle chains interleaved and one
-    /// barrier, the kernel needs 32 registers and measured 22.6–23.3 µs on 256 × 2, 512 × 2 and
-    /// 512 × 4 (call 6: 91–93% of the read-only roof's 21.1 µs; the tile kernel 24.5–25.2).
-    /// Call 8, on another machine (roof 20.1 µs): 23.8 and 24.4 µs (82–84%), the tile kernel
-    /// 26.3.
+    /// Why (2^20 × 16 `f32`, H200, min of 50): the tile kernel measured 25.0 µs (63 registers,
+    /// 56% of DRAM bandwidth) and a first flat kernel 25.6–29.6, slower the more blocks (its
+    /// finishing block then folded `grid × 16` partials 8 at a time). Nsight Compute on stage
+    /// 8's own grid (512 × 4 per SM: 26.5 µs against stage 8's 21.4 on the same bytes) found the
+    /// same loop and twice the per-warp work around it: a share computed with two divisions and
+    /// an epilogue of serial shuffle chains and a barrier per level of a tree over the warps —
+    /// run by every warp after its last load, and twice on the critical path (the last block to
+    /// finish, then the finishing block). With the finish reading the partials as vectors, the
+    /// shuffle chains interleaved and one barrier, the 4-load kernel needed 32 registers and
+    /// measured 22.6–23.3 µs on 256 × 2, 512 × 2 and 512 × 4 (91–93% of the read-only roof's
+    /// 21.1 µs; the tile kernel 24.5–25.2); on another machine (roof 20.1 µs): 23.8 and 24.4 µs
+    /// (82–84%), the tile kernel 26.3. With 8 loads in flight (48 registers, 2 blocks of 512 per
+    /// SM: half the warps pay that per-warp prologue and epilogue, and the finishing block reads
+    /// half the partials), against 4 loads on 512 × 4, four calls: 22.8 against 22.6–22.9 µs,
+    /// 24.7 against 24.8–25.1, 23.7 against 24.1–24.3, 22.5 against 22.9–24.2 — fastest in
+    /// three of the four, within 1% in the fourth.
     pub col_once_flat: usize,
-    /// Threads per block of the flat column kernel: 256 or 512 (both built). 512 (the default):
-    /// with 4 loads in flight on 4 per SM it is stage 8's shape (every thread slot busy: 2,048
-    /// per SM, 32 registers); the default since session 11 runs 8 loads on 2 per SM (48
-    /// registers, 1,024 threads per SM: [`AxisPolicy::col_flat_unroll`]).
-    pub col_flat_block: usize,
     /// 1 (the default): the flat column kernel cuts the blocks' shares in runs of 32 vectors,
-    /// every block `ceil(vectors / grid)` of them; 0: whole tiles of `block · 4` vectors (stage
-    /// 8's), which on 2^20 × 16 `f32` leave 16 of 528 blocks of 512 without work (3%), or 109
-    /// of 792 blocks of 256 (14%). Measured level on 512 × 4 (call 6: 22.9 µs sum and 24.6 max
-    /// against 22.6 and 24.8 with tiles).
+    /// every block `ceil(vectors / grid)` of them; 0: whole tiles of `block · 8` vectors. With 4
+    /// loads in flight, tiles of `block · 4` left 16 of 528 blocks of 512 without work on
+    /// 2^20 × 16 `f32` (3%), or 109 of 792 blocks of 256 (14%); measured level on 512 × 4
+    /// (22.9 µs sum and 24.6 max against 22.6 and 24.8 with tiles).
     pub col_flat_fine: usize,
-    /// Loads in flight per thread of the flat column kernel: 4 (`AxisColumnsFlat`) or 8
-    /// (`AxisColumnsFlatDeep`, the default since session 11: the same bytes in flight from half
-    /// the warps, 48 registers, on 2 blocks of 512 per SM — half the warps pay the per-warp
-    /// prologue and epilogue that Nsight Compute found around the loop in session 9, and the
-    /// finishing block reads half the partials). Measured on 2^20 × 16 `f32` sum (min of 50, each
-    /// line one call, against 4 loads on 512 × 4): session 9 call 6 22.8 against 22.6–22.9 µs;
-    /// session 10 call 4 24.7 against 24.8–25.1 and 23.7 against 24.1–24.3; session 11 call 1
-    /// 22.5 against 22.9–24.2 — fastest in three of the four, within 1% in the fourth.
-    pub col_flat_unroll: usize,
     /// Resident blocks per SM the flat column kernel's grid aims for; 0:
-    /// [`AxisPolicy::col_once_blocks_per_sm`]. 2 (the default since session 11, with 8 loads in
-    /// flight: [`AxisPolicy::col_flat_unroll`]); 4 with 4 loads is stage 8's grid.
+    /// [`AxisPolicy::col_once_blocks_per_sm`]. 2 (the default: with 8 loads in flight, 1,024
+    /// threads per SM hold as many loads in flight as stage 8's 4 blocks of 512 with 4).
     pub col_flat_blocks_per_sm: usize,
     /// 16: a column plan that needs no split — enough tiles for the whole grid, as 16 × 2^24 and
     /// 256 × 2^20 have — runs `AxisColumnsShort16` (items of at most 16 rows loaded at once,
     /// 16-byte result stores) on a grid of [`AxisPolicy::wide_col_blocks_per_sm`]; 0: the
-    /// plain column kernel. Why: session 7 (call 3) measured that kernel with 3 blocks per SM
-    /// at 268.3 µs on 16 × 2^24 against 283.5 µs (torch: 281.9), and level on 256 × 2^20
+    /// plain column kernel. Why: the H200 measured that kernel with 3 blocks per SM at
+    /// 268.3 µs on 16 × 2^24 against 283.5 µs (torch: 281.9), and level on 256 × 2^20
     /// (250.6 against 251.4), but 22–53% slower on every split plan (its 70 registers, 3 blocks
     /// per SM, fewer row lanes in flight) — so it is chosen for unsplit plans only.
     pub wide_col_short_rows: usize,
@@ -153,7 +133,8 @@ pub struct AxisPolicy {
 /// The defaults are the H200 sweep's (one device call, results in
 /// `benches/results/h200-2026-11-30-tune/tune.md`, f32 sum of ones, min of 30 runs per
 /// policy): per kernel family the grid point closest to every case's best (geometric mean of
-/// time / best time over the six shapes of issue #13, "One policy for all cases" there).
+/// time / best time over the six shapes 2^20 × 16, 2^16 × 1024, 2^12 × 2^14, 256 × 2^20,
+/// 16 × 2^24 and 2^14 × 2^14), then changed by the later H200 runs below.
 ///
 /// * Rows: `block_run = 8192`, `vectors_per_lane = 4`, `blocks_per_sm = 6` for rows of a
 ///   sub-warp or a warp each and `long_row_blocks_per_sm = 16` for rows of a block each. The old
@@ -169,9 +150,8 @@ pub struct AxisPolicy {
 ///   331.0 (330.4), 2^14 × 2^14 269.1 (281.9). Finishing a split in several passes
 ///   (`finish_piece_rows`) rescued one wide tile (2^16 × 1024: 88.2 µs) but cost 1–3 µs
 ///   wherever the tiles are narrowed, so it is off.
-/// * Session 7 (`benches/s7-axis-on-gpu.sh`, one H200 call, results in
-///   `benches/results/h200-2026-12-01-candidates/call1/axis/s7-axis.md`, f32 sum of ones, min of 50
-///   runs, torch and CUB in the same call) changed four of them:
+/// * One H200 call (results in `benches/results/h200-2026-12-01-candidates/call1/axis/s7-axis.md`,
+///   f32 sum of ones, min of 50 runs, torch and CUB in the same call) changed four of them:
 ///   - `row_unroll = 8` with `long_row_blocks_per_sm = 32` (was 4 and 16): the deep row kernel
 ///     (`AxisRowsDeep`) for rows of a block each. Fastest or within noise on every row shape:
 ///     2^12 × 2^14 65.5 µs (was 70.3; CUB 66.4), 2^14 × 2^14 239.2 (251.1; CUB 241.2),
@@ -190,22 +170,22 @@ pub struct AxisPolicy {
 ///     two-launch split (2^16 × 1024: 909 µs), so it is not a default.
 ///   - `finish_col_tile = 16` (was 0: the first pass's tile): 2^12 × 2^14 73.9 µs (was 75.5),
 ///     2^14 × 2^14 251.8 (253.2), 2^16 × 1024 74.1 (74.7); 2^20 × 16 is unchanged (29.8).
-/// * Session 8 (`benches/s8-axis-on-gpu.sh`, two H200 calls, results in
-///   `benches/results/h200-2026-12-01-columns/`):
+/// * Two H200 calls (results in `benches/results/h200-2026-12-01-columns/`):
 ///   - `wide_col_short_rows = 16`, `wide_col_blocks_per_sm = 3` (new): unsplit column plans
 ///     run `AxisColumnsShort16` on 3 blocks per SM — 16 × 2^24 268.1 µs against 283.8 for the
-///     plain kernel (torch 287.6), 256 × 2^20 248.9 against 250.2 (call 2; session 7's call 3
-///     found the same: 268.3 against 283.5). As a default for every plan that kernel was
-///     22–53% slower on the split shapes (session 7), which keep the plain kernel. Its float
+///     plain kernel (torch 287.6), 256 × 2^20 248.9 against 250.2 (the call before found the
+///     same: 268.3 against 283.5). As a default for every plan (`col_short_rows = 16`) that
+///     kernel was 22–53% slower on the split shapes, which keep the plain kernel. Its float
 ///     `min`/`max` need 109 registers (2 blocks per SM): 281.3 µs on 3 against 270.8 on 2 for
 ///     16 × 2^24 `max` — still 96% of the sum's bandwidth.
-///   - `col_once_blocks_per_sm` stays 2: 4 measured 24.4 against 24.7 µs in session 7's call 3,
-///     but 25.7 against 25.1 (call 1) and 28.2 against 25.0 (call 2) here.
-/// * Session 9 (`benches/s9-axis-on-gpu.sh`, seven H200 calls, results in
-///   `benches/results/h200-2026-12-02-axis/`): `col_once_flat = 1` (was 0), `col_flat_block =
-///   512` (was 256), `col_flat_fine = 1` (new): narrow matrices of whole-vector rows run the flat
-///   kernel on stage 8's grid — 2^20 × 16 22.6–23.3 µs in call 6 (the tile kernel 24.5–25.2),
-///   23.8–24.4 in call 8 (26.3); see [`AxisPolicy::col_once_flat`] for what the profile showed.
+///   - `col_once_blocks_per_sm` stays 2: 4 measured 24.4 against 24.7 µs in one earlier call,
+///     but 25.7 against 25.1 and 28.2 against 25.0 in these two.
+/// * Seven H200 calls (results in `benches/results/h200-2026-12-02-axis/`): `col_once_flat = 1`
+///   (was 0), `col_flat_fine = 1` (new): narrow matrices of whole-vector rows run the flat
+///   kernel, on blocks of 512 — 2^20 × 16 22.6–23.3 µs in one call (the tile kernel
+///   24.5–25.2), 23.8–24.4 in another (26.3); four later calls (results in
+///   `benches/results/h200-2026-12-02-moments/` and `h200-2026-12-02-tiled/`) gave it 8 loads in
+///   flight on `col_flat_blocks_per_sm = 2`; see [`AxisPolicy::col_once_flat`].
 /// * Segments: `segment_piece = 2^14`, `segment_blocks_per_sm = 6`: 152.0 µs on the 2,000
 ///   log-uniform segments against 173.6 µs before (the read-only roof: 128.0 µs).
 impl Default for AxisPolicy {
@@ -225,16 +205,12 @@ impl Default for AxisPolicy {
             segment_blocks_per_sm: 6,
             long_row_blocks_per_sm: 32,
             min_col_tiles: 8,
-            col_unroll: 4,
             col_once_max_vcols: 32,
             col_once_blocks_per_sm: 2,
             finish_col_tile: 16,
             row_unroll: 8,
-            col_vec_store: 0,
             col_short_rows: 0,
             col_once_flat: 1,
-            col_flat_block: 512,
-            col_flat_unroll: 8,
             col_flat_fine: 1,
             col_flat_blocks_per_sm: 2,
             wide_col_short_rows: 16,
@@ -251,15 +227,12 @@ impl AxisPolicy {
     /// Blocks the grid of kernel family `family` aims for, with groups of `group` threads.
     pub(super) fn resident_for(&self, family: Family, group: usize, caps: &DeviceCaps) -> usize {
         let own = match family {
-            Family::AxisColumns
-            | Family::AxisColumnsDeep
-            | Family::AxisColumnsVst
-            | Family::AxisColumnsShort16 => self.col_blocks_per_sm,
+            Family::AxisColumns | Family::AxisColumnsShort16 => self.col_blocks_per_sm,
             Family::AxisColumnsOnce => match self.col_once_blocks_per_sm {
                 0 => self.col_blocks_per_sm,
                 b => b,
             },
-            Family::AxisColumnsFlat | Family::AxisColumnsFlatDeep => {
+            Family::AxisColumnsFlatDeep => {
                 match (self.col_flat_blocks_per_sm, self.col_once_blocks_per_sm) {
                     (0, 0) => self.col_blocks_per_sm,
                     (0, b) | (b, _) => b,

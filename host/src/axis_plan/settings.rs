@@ -22,17 +22,13 @@ impl PolicySettings for AxisPolicy {
         "segment_blocks_per_sm",
         "long_row_blocks_per_sm",
         "min_col_tiles",
-        "col_unroll",
         "col_once_max_vcols",
         "col_once_blocks_per_sm",
         "finish_col_tile",
         "row_unroll",
-        "col_vec_store",
         "col_short_rows",
         "col_once_flat",
         "col_flat_blocks_per_sm",
-        "col_flat_block",
-        "col_flat_unroll",
         "col_flat_fine",
         "wide_col_short_rows",
         "wide_col_blocks_per_sm",
@@ -45,15 +41,12 @@ impl PolicySettings for AxisPolicy {
     /// [`crate::ReduceError::Policy`] for an unknown key or a value outside the key's range:
     /// `blocks_per_sm` and `row_waves` 1..=64, `col_blocks_per_sm`, `segment_blocks_per_sm`,
     /// `long_row_blocks_per_sm`, `col_once_blocks_per_sm`, `col_flat_blocks_per_sm` and
-    /// `wide_col_blocks_per_sm` 0..=64
-    /// (0: another knob's value),
-    /// `vectors_per_lane` 1..=1024, `col_tile` 1..=256, `finish_col_tile` 0..=256 (0: the first
-    /// pass's tile), `min_col_tiles` 1..=2^20, `col_unroll` and `row_unroll` 4 or 8,
-    /// `col_once_max_vcols` 0 (off) or more, `min_piece`, `min_piece_rows`, `segment_piece` and
-    /// `max_col_parts` at least 1, `finish_piece_rows` 0 (off) or at least 2, `col_vec_store` 0
-    /// or 1, `col_once_flat` 0 or 1, `col_flat_block` 256 or 512, `col_flat_unroll` 4 or 8,
-    /// `col_flat_fine` 0 or 1, `col_short_rows` and `wide_col_short_rows` 0 or 16; every count
-    /// at most 2^40.
+    /// `wide_col_blocks_per_sm` 0..=64 (0: another knob's value), `vectors_per_lane` 1..=1024,
+    /// `col_tile` 1..=256, `finish_col_tile` 0..=256 (0: the first pass's tile), `min_col_tiles`
+    /// 1..=2^20, `row_unroll` 4 or 8, `col_once_max_vcols` 0 (off) or more, `min_piece`,
+    /// `min_piece_rows`, `segment_piece` and `max_col_parts` at least 1, `finish_piece_rows` 0
+    /// (off) or at least 2, `col_once_flat` 0 or 1, `col_flat_fine` 0 or 1, `col_short_rows` and
+    /// `wide_col_short_rows` 0 or 16; every count at most 2^40.
     fn set(&mut self, key: &str, value: &str) -> Result<()> {
         match key {
             "blocks_per_sm" => self.blocks_per_sm = size(key, value, 1, 64)?,
@@ -72,16 +65,12 @@ impl PolicySettings for AxisPolicy {
             "col_once_max_vcols" => self.col_once_max_vcols = size(key, value, 0, BIG)?,
             "col_once_blocks_per_sm" => self.col_once_blocks_per_sm = size(key, value, 0, 64)?,
             "finish_col_tile" => self.finish_col_tile = size(key, value, 0, AXIS_BLOCK)?,
-            "row_unroll" => self.row_unroll = unroll(key, value, "row")?,
-            "col_unroll" => self.col_unroll = unroll(key, value, "column")?,
-            "col_vec_store" => self.col_vec_store = one_of(key, value, &[0, 1])?,
+            "row_unroll" => self.row_unroll = unroll(key, value)?,
             "col_short_rows" => self.col_short_rows = one_of(key, value, &[0, 16])?,
             "wide_col_short_rows" => self.wide_col_short_rows = one_of(key, value, &[0, 16])?,
             "wide_col_blocks_per_sm" => self.wide_col_blocks_per_sm = size(key, value, 0, 64)?,
             "col_once_flat" => self.col_once_flat = one_of(key, value, &[0, 1])?,
             "col_flat_blocks_per_sm" => self.col_flat_blocks_per_sm = size(key, value, 0, 64)?,
-            "col_flat_block" => self.col_flat_block = one_of(key, value, &[256, 512])?,
-            "col_flat_unroll" => self.col_flat_unroll = unroll(key, value, "flat column")?,
             "col_flat_fine" => self.col_flat_fine = one_of(key, value, &[0, 1])?,
             "finish_piece_rows" => {
                 let v = size(key, value, 0, BIG)?;
@@ -114,13 +103,13 @@ fn one_of(key: &str, value: &str, allowed: &[usize]) -> Result<usize> {
 /// Largest count a setting takes.
 const BIG: usize = 1 << 40;
 
-/// An unroll depth: 4 or 8, the two each kernel is built with.
-fn unroll(key: &str, value: &str, kernel: &str) -> Result<usize> {
+/// The row kernel's unroll depth: 4 or 8, the two it is built with.
+fn unroll(key: &str, value: &str) -> Result<usize> {
     let v = size(key, value, 4, 8)?;
     if v != 4 && v != 8 {
         return Err(crate::ReduceError::Policy {
             key: key.into(),
-            why: format!("{v}: the {kernel} kernel is built with 4 or 8 loads in flight"),
+            why: format!("{v}: the row kernel is built with 4 or 8 loads in flight"),
         });
     }
     Ok(v)
@@ -149,14 +138,10 @@ mod tests {
             // A value other than the default's.
             let v = match *key {
                 "row_unroll" => "4",
-                "col_unroll" => "8",
-                "col_vec_store" => "1",
                 "col_short_rows" => "16",
                 "wide_col_short_rows" => "0",
                 "col_once_flat" => "0", // (1 is the default)
                 "col_flat_blocks_per_sm" => "3",
-                "col_flat_block" => "256",
-                "col_flat_unroll" => "4", // (8 is the default)
                 "col_flat_fine" => "0",
                 "wide_col_blocks_per_sm" => "2",
                 "col_once_blocks_per_sm" => "3", // (2 is the default)
@@ -171,13 +156,9 @@ mod tests {
             ("col_tile=257", "col_tile"),
             ("finish_col_tile=257", "finish_col_tile"),
             ("col_once_blocks_per_sm=65", "col_once_blocks_per_sm"),
-            ("col_unroll=6", "col_unroll"),
-            ("col_unroll=16", "col_unroll"),
             ("row_unroll=5", "row_unroll"),
-            ("col_vec_store=2", "col_vec_store"),
+            ("row_unroll=16", "row_unroll"),
             ("col_short_rows=32", "col_short_rows"),
-            ("col_flat_block=1024", "col_flat_block"),
-            ("col_flat_unroll=16", "col_flat_unroll"),
             ("wide_col_short_rows=8", "wide_col_short_rows"),
             ("col_once_flat=2", "col_once_flat"),
             ("col_flat_blocks_per_sm=65", "col_flat_blocks_per_sm"),

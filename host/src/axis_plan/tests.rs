@@ -27,13 +27,13 @@ fn shapes_pick_the_kernel_shape() {
     assert_eq!(long.steps[0].group, AXIS_BLOCK);
     assert_eq!(long.partials, 16 * long.steps[0].parts);
     assert_eq!(long.steps[1].len, long.steps[0].parts);
-    // The defaults (session 7): a block-per-row launch is the deep row kernel, 32 blocks per SM.
+    // The defaults: a block-per-row launch is the deep row kernel, 32 blocks per SM.
     assert_eq!(long.steps[0].kernel.family, Family::AxisRowsDeep);
     assert_eq!(long.steps[0].grid, 132 * 32);
-    // 2^20 × 16 (4 vector columns, at most `col_once_max_vcols`, a power of two) by default
-    // (session 11): one launch of the flat kernel with 8 loads in flight — blocks of 512, 2 · 132
-    // of them — with shares in runs of 32 vectors (`group` 1); rows of 3 vectors take the
-    // one-launch tile kernel.
+    // 2^20 × 16 (4 vector columns, at most `col_once_max_vcols`, a power of two) by default:
+    // one launch of the flat kernel with 8 loads in flight — blocks of 512, 2 · 132 of them —
+    // with shares in runs of 32 vectors (`group` 1); rows of 3 vectors take the one-launch tile
+    // kernel.
     let flat = p.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
     assert_eq!(flat.steps.len(), 1);
     let s = &flat.steps[0];
@@ -50,31 +50,21 @@ fn shapes_pick_the_kernel_shape() {
         p.cols(ElemType::F32, Op::Sum, 3000, 16, &c).unwrap().steps[0].grid,
         3
     );
-    // Session 9's default, 4 loads in flight on stage 8's grid (4 · 132 blocks of 512): one
-    // block per tile of `block · 4` vectors (3000 × 16: 6 blocks; 100 × 16 on blocks of 256 and
-    // whole tiles: 400 vectors, 1 block).
-    let s9p = AxisPolicy {
-        col_flat_unroll: 4,
+    // On 4 blocks per SM: one block per tile of `block · 8` vectors, at most 4 · 132.
+    let four = AxisPolicy {
         col_flat_blocks_per_sm: 4,
         ..p
     };
-    let s9 = s9p.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
-    assert_eq!(s9.describe(), "cols-flat b512 parts=528 grid=528");
-    assert_eq!(
-        s9p.cols(ElemType::F32, Op::Sum, 3000, 16, &c)
-            .unwrap()
-            .steps[0]
-            .grid,
-        6
-    );
-    let p256 = AxisPolicy {
-        col_flat_block: 256,
+    let d = four.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
+    assert_eq!(d.describe(), "cols-flat-deep b512 parts=528 grid=528");
+    // Whole tiles (`col_flat_fine=0`: `group` 0): 100 × 16 is 400 vectors, 1 block.
+    let tiles = AxisPolicy {
         col_flat_fine: 0,
-        ..s9p
+        ..p
     };
-    let small = p256.cols(ElemType::F32, Op::Sum, 100, 16, &c).unwrap();
+    let small = tiles.cols(ElemType::F32, Op::Sum, 100, 16, &c).unwrap();
     assert_eq!((small.steps[0].grid, small.steps[0].group), (1, 0));
-    assert_eq!(small.steps[0].kernel.block, 256);
+    assert_eq!(small.steps[0].kernel.block, FLAT_BLOCK);
     for (ty, r, cols) in [
         (ElemType::F32, 1 << 20, 12),
         (ElemType::F32, 1 << 20, 15),
@@ -89,16 +79,6 @@ fn shapes_pick_the_kernel_shape() {
     }
     let f64_flat = p.cols(ElemType::F64, Op::Max, 1 << 20, 64, &c).unwrap();
     assert_eq!(f64_flat.steps[0].kernel.family, Family::AxisColumnsFlatDeep);
-    // `col_flat_unroll=8` on stage 8's grid: the deep twin, one block per tile of `block · 8`
-    // vectors.
-    let deep = AxisPolicy {
-        col_flat_unroll: 8,
-        ..s9p
-    };
-    let d = deep.cols(ElemType::F32, Op::Sum, 1 << 20, 16, &c).unwrap();
-    assert_eq!(d.describe(), "cols-flat-deep b512 parts=528 grid=528");
-    let d = deep.cols(ElemType::F32, Op::Sum, 3000, 16, &c).unwrap();
-    assert_eq!(d.steps[0].grid, 3);
     // `col_once_flat=0`: one launch of the tile kernel, 2 · 132 blocks.
     let tile = AxisPolicy {
         col_once_flat: 0,
@@ -208,15 +188,15 @@ fn shapes_pick_the_kernel_shape() {
     assert_eq!(rows.steps[0].grid, 132 * p.blocks_per_sm);
     let wide = p.cols(ElemType::F32, Op::Sum, 16, 1 << 24, &c).unwrap();
     assert_eq!(wide.steps.len(), 1);
-    // `col_unroll = 8` swaps the family of every column pass, nothing else.
-    let deep = AxisPolicy { col_unroll: 8, ..p };
+    // `col_short_rows=16` swaps the family of every column pass, nothing else.
+    let q = p.with_settings("col_short_rows=16").unwrap();
     for (r, cols) in [(16, 1 << 24), (1 << 20, 16), (1 << 12, 1 << 14)] {
         let a = p.cols(ElemType::F32, Op::Sum, r, cols, &c).unwrap();
-        let b = deep.cols(ElemType::F32, Op::Sum, r, cols, &c).unwrap();
+        let b = q.cols(ElemType::F32, Op::Sum, r, cols, &c).unwrap();
         assert_eq!(a.steps.len(), b.steps.len());
         for (x, y) in a.steps.iter().zip(&b.steps) {
             assert_eq!(x.kernel.family, Family::AxisColumns);
-            assert_eq!(y.kernel.family, Family::AxisColumnsDeep);
+            assert_eq!(y.kernel.family, Family::AxisColumnsShort16);
             assert_eq!(
                 AxisStep {
                     kernel: x.kernel,
@@ -225,34 +205,11 @@ fn shapes_pick_the_kernel_shape() {
                 *x
             );
         }
-        assert!(b.describe().starts_with("cols-deep tile="));
-    }
-    // The column candidates swap the family of every column pass, nothing else.
-    for (knob, family, name) in [
-        ("col_vec_store=1", Family::AxisColumnsVst, "cols-vst "),
-        (
-            "col_short_rows=16",
-            Family::AxisColumnsShort16,
-            "cols-short16 ",
-        ),
-    ] {
-        let q = p.with_settings(knob).unwrap();
-        for (r, cols) in [(16, 1 << 24), (1 << 20, 16), (1 << 12, 1 << 14)] {
-            let a = p.cols(ElemType::F32, Op::Sum, r, cols, &c).unwrap();
-            let b = q.cols(ElemType::F32, Op::Sum, r, cols, &c).unwrap();
-            assert_eq!(a.steps.len(), b.steps.len());
-            for (x, y) in a.steps.iter().zip(&b.steps) {
-                assert_eq!(y.kernel.family, family, "{knob}");
-                assert_eq!(
-                    AxisStep {
-                        kernel: x.kernel,
-                        ..*y
-                    },
-                    *x
-                );
-            }
-            assert!(b.describe().starts_with(name), "{}", b.describe());
-        }
+        assert!(
+            b.describe().starts_with("cols-short16 "),
+            "{}",
+            b.describe()
+        );
     }
     assert!(p.rows(ElemType::F32, Op::Mean, 1, 1, &c).is_err());
     assert!(p.rows(ElemType::F32, Op::Sum, usize::MAX, 2, &c).is_err());

@@ -5,10 +5,10 @@
 
 use reduce_host::*;
 
-mod candidates;
 mod once;
-pub use candidates::*;
+mod short;
 pub use once::*;
+pub use short::*;
 
 /// Deterministic data: small integers (exact float sums), some negative, for every type.
 pub fn data<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
@@ -220,27 +220,21 @@ pub fn policies() -> Vec<AxisPolicy> {
         "col_tile=32,finish_piece_rows=3,min_piece_rows=5",
         "row_waves=4,min_piece=64,blocks_per_sm=1",
         "min_piece=100,blocks_per_sm=2,vectors_per_lane=1",
-        "col_unroll=8",
-        "col_unroll=8,col_tile=3,min_piece_rows=3",
-        "col_unroll=8,col_tile=8,max_col_parts=3,finish_piece_rows=2,min_piece_rows=2",
         "col_once_max_vcols=300",
         "col_once_max_vcols=300,col_tile=3,min_piece_rows=3",
         "finish_col_tile=2,min_piece_rows=3",
-        // The defaults before session 7: two column launches, one finishing tile, `AxisRows`.
+        // Two column launches with one finishing tile, `AxisRows` for rows of a block each.
         "col_once_max_vcols=0,finish_col_tile=0,row_unroll=4,long_row_blocks_per_sm=16",
         "col_once_max_vcols=0,min_piece_rows=3",
         "col_once_max_vcols=0,col_short_rows=16,min_piece_rows=3",
         "col_once_blocks_per_sm=1,min_piece_rows=3",
         "wide_col_short_rows=0",
-        "col_once_flat=1",
-        "col_once_flat=1,col_flat_blocks_per_sm=1",
-        "col_once_flat=1,col_flat_blocks_per_sm=64,col_once_max_vcols=8",
-        "col_once_flat=1,col_flat_block=512",
-        "col_once_flat=1,col_flat_block=512,col_flat_unroll=8",
-        "col_once_flat=1,col_flat_unroll=8,col_flat_fine=1",
-        "col_once_flat=1,col_flat_fine=1",
-        "col_once_flat=1,col_flat_fine=1,col_flat_block=512,col_flat_blocks_per_sm=64",
-        "col_once_flat=1,col_flat_block=512,col_flat_blocks_per_sm=64",
+        "col_once_flat=0",
+        "col_flat_blocks_per_sm=1",
+        "col_flat_blocks_per_sm=64,col_once_max_vcols=8",
+        "col_flat_fine=0",
+        "col_flat_fine=0,col_flat_blocks_per_sm=64",
+        "col_flat_blocks_per_sm=64",
         "wide_col_blocks_per_sm=1,min_col_tiles=1",
     ]
     .iter()
@@ -265,35 +259,27 @@ pub const POLICY_SHAPES: &[(usize, usize)] = &[
     (7, 1028),
 ];
 
-/// Column results of a `rows × cols` matrix with the column kernel's two unroll depths
-/// (`col_unroll` 4 and 8, on top of `extra` settings): each against the CPU reference, and the
-/// two bit-identical (the adds of a column run in the same order in both).
-pub fn check_unroll_depths<T: Scalar>(b: &Backend, op: Op, rows: usize, cols: usize, extra: &str) {
+/// Column results of a `rows × cols` matrix in two launches (`col_once_max_vcols=0`, on top
+/// of `extra`: the plain column kernel and its finishing passes) against the CPU reference.
+pub fn check_two_launch_cols<T: Scalar>(
+    b: &Backend,
+    op: Op,
+    rows: usize,
+    cols: usize,
+    extra: &str,
+) {
     let x = data::<T>(rows * cols, (rows * 13 + cols) as u64);
-    let input = b.upload(&x).unwrap();
-    let mut bits = Vec::new();
-    for unroll in ["col_unroll=4", "col_unroll=8"] {
-        let policy = AxisPolicy::default()
-            .with_settings(&format!("{extra},{unroll},col_once_max_vcols=0"))
-            .unwrap();
-        let p = PreparedAxis::<T>::matrix(b, &policy, AxisKind::Cols, op, rows, cols).unwrap();
-        let mut out = b.zeroed::<T>(p.results().max(1)).unwrap();
-        p.enqueue(b, &input, None, &mut out).unwrap();
-        let got = b.download(&out, p.results()).unwrap();
-        let what = format!("{unroll} {extra} [{}]", p.plan().describe());
-        check_col_results(op, &x, rows, cols, &got, &what);
-        bits.push(got.iter().map(|v| v.to_f64().to_bits()).collect::<Vec<_>>());
-    }
-    assert_eq!(
-        bits[0], bits[1],
-        "{rows}x{cols} {extra}: unroll 4 and 8 differ"
-    );
+    let policy = AxisPolicy::default()
+        .with_settings(&format!("{extra},col_once_max_vcols=0"))
+        .unwrap();
+    let (got, what) = cols_bits(b, &policy, op, &x, rows, cols);
+    check_col_results(op, &x, rows, cols, &got, &format!("{extra} [{what}]"));
 }
 
-/// Shapes for [`check_unroll_depths`]: the awkward edges of [`SHAPES`] plus columns not a
+/// Shapes for [`check_two_launch_cols`]: the awkward edges of [`SHAPES`] plus columns not a
 /// multiple of 4 (the scalar path), narrow tall matrices (a split and its finishing pass on a
 /// partials offset that is not 16-byte aligned: 33 · 12 floats) and a wide short one.
-pub const UNROLL_SHAPES: &[(usize, usize)] = &[
+pub const COL_SHAPES: &[(usize, usize)] = &[
     (0, 7),
     (7, 0),
     (1, 1),

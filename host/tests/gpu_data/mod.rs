@@ -14,9 +14,9 @@ pub fn tests() -> Vec<(&'static str, Test)> {
         axis_rows_cols_segments_every_op_and_type,
         axis_results_are_bit_identical,
         axis_tuned_policies_and_registered_host_input,
-        axis_column_unroll_depths_agree,
+        axis_two_launch_columns,
         axis_one_launch_columns_and_finishing_tiles,
-        axis_column_candidates_agree,
+        axis_short_columns_agree,
     ]
 }
 
@@ -130,14 +130,13 @@ pub fn axis_tuned_policies_and_registered_host_input() -> Result<(), Failed> {
     Ok(())
 }
 
-/// The column kernel's two unroll depths (`col_unroll` 4 and 8) on the awkward shapes and on
-/// the narrow and wide shapes: each against the CPU reference, bit-identical to each
-/// other.
-pub fn axis_column_unroll_depths_agree() -> Result<(), Failed> {
+/// The two-launch column plan (the plain column kernel and its finishing passes) on the
+/// awkward shapes and on the narrow and wide benchmark shapes, against the CPU reference.
+pub fn axis_two_launch_columns() -> Result<(), Failed> {
     let b = gpu();
-    for &(r, c) in axis_checks::UNROLL_SHAPES {
-        axis_checks::check_unroll_depths::<f32>(&b, Op::Sum, r, c, "");
-        axis_checks::check_unroll_depths::<f64>(&b, Op::Max, r, c, "col_tile=3");
+    for &(r, c) in axis_checks::COL_SHAPES {
+        axis_checks::check_two_launch_cols::<f32>(&b, Op::Sum, r, c, "");
+        axis_checks::check_two_launch_cols::<f64>(&b, Op::Max, r, c, "col_tile=3");
     }
     for (r, c) in [
         (1 << 20, 16),
@@ -145,7 +144,7 @@ pub fn axis_column_unroll_depths_agree() -> Result<(), Failed> {
         (16, 1 << 22),
         (1 << 18, 12),
     ] {
-        axis_checks::check_unroll_depths::<f32>(&b, Op::Sum, r, c, "");
+        axis_checks::check_two_launch_cols::<f32>(&b, Op::Sum, r, c, "");
     }
     Ok(())
 }
@@ -206,24 +205,24 @@ pub fn axis_one_launch_columns_and_finishing_tiles() -> Result<(), Failed> {
     Ok(())
 }
 
-/// The column candidates (`col_vec_store=1`, `col_short_rows=16`, `wide_col_short_rows=16`):
+/// The short-column kernel (`col_short_rows=16`, `wide_col_short_rows=16`):
 /// on the emulator's awkward shapes in every op and type, and on wide matrices of 16 and fewer
 /// rows (the short path) and a split tall one, each against the CPU reference and bit for bit
 /// against the plain column kernel; and the one-launch kernel on one block per SM
 /// (`col_once_blocks_per_sm=1`) bit for bit against the two-launch plan where both cut the
 /// rows alike.
-pub fn axis_column_candidates_agree() -> Result<(), Failed> {
+pub fn axis_short_columns_agree() -> Result<(), Failed> {
     let b = gpu();
-    for &(r, c) in axis_checks::CANDIDATE_SHAPES {
+    for &(r, c) in axis_checks::SHORT_COLUMN_SHAPES {
         for op in [Op::Sum, Op::Min, Op::Max] {
-            axis_checks::check_column_candidates::<f32>(&b, op, r, c, "");
-            axis_checks::check_column_candidates::<f64>(&b, op, r, c, "");
-            axis_checks::check_column_candidates::<i32>(&b, op, r, c, "");
-            axis_checks::check_column_candidates::<u32>(&b, op, r, c, "");
-            axis_checks::check_column_candidates::<i64>(&b, op, r, c, "");
-            axis_checks::check_column_candidates::<u64>(&b, op, r, c, "");
+            axis_checks::check_short_columns::<f32>(&b, op, r, c, "");
+            axis_checks::check_short_columns::<f64>(&b, op, r, c, "");
+            axis_checks::check_short_columns::<i32>(&b, op, r, c, "");
+            axis_checks::check_short_columns::<u32>(&b, op, r, c, "");
+            axis_checks::check_short_columns::<i64>(&b, op, r, c, "");
+            axis_checks::check_short_columns::<u64>(&b, op, r, c, "");
         }
-        axis_checks::check_column_candidates::<f32>(&b, Op::Sum, r, c, "min_piece_rows=3");
+        axis_checks::check_short_columns::<f32>(&b, Op::Sum, r, c, "min_piece_rows=3");
     }
     for (r, c) in [
         (16, 1 << 22),
@@ -232,8 +231,8 @@ pub fn axis_column_candidates_agree() -> Result<(), Failed> {
         (1 << 20, 16),
         (1 << 16, 1024),
     ] {
-        axis_checks::check_column_candidates::<f32>(&b, Op::Sum, r, c, "");
-        axis_checks::check_column_candidates::<f64>(&b, Op::Max, r, c, "");
+        axis_checks::check_short_columns::<f32>(&b, Op::Sum, r, c, "");
+        axis_checks::check_short_columns::<f64>(&b, Op::Max, r, c, "");
     }
     for (r, c) in [(1 << 20, 16), (1 << 18, 12), (3001, 4)] {
         axis_checks::check_once::<f32>(&b, Op::Sum, r, c, "col_once_blocks_per_sm=1");

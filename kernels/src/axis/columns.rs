@@ -38,9 +38,6 @@ use crate::{Element, ReduceOp};
 /// Independent loads in flight per thread of [`columns`].
 const UNROLL: usize = 4;
 
-/// Independent loads in flight per thread of [`columns_deep`].
-const DEEP_UNROLL: usize = 8;
-
 /// Column results of a row-major `count × len` matrix: `out[part·len + column]`, `part <
 /// parts`; tiles of `min(group, BLOCK)` (vector) columns; `UNROLL` (4) loads in flight per thread.
 ///
@@ -54,26 +51,6 @@ pub fn columns<T: Element, O: ReduceOp, const BLOCK: usize>(
     p: AxisParams,
 ) {
     columns_unrolled::<T, O, BLOCK, UNROLL>(input, begin, end, out, p)
-}
-
-/// # The same, deeper: twice the loads in flight
-///
-/// [`columns`] with `DEEP_UNROLL` (8) independent loads per thread before the first add
-/// instead of 4. *Why it can be faster:* a column kernel's thread walks few rows per work item
-/// (16 for a 16 × 2^24 matrix, ~31 per piece of a split 2^20 × 16 one), and with only 4 blocks
-/// per SM resident (its register count) the bytes in flight per SM are what bound the
-/// bandwidth. *What it costs:* 8 loaded vectors live at once — more registers (so possibly
-/// fewer resident blocks) and a longer tail loop for short pieces. Which one runs is the
-/// host policy's `col_unroll` (4 or 8), chosen at run time; same launch, same results (the
-/// adds of a column run in the same row order either way, so both are bit-identical).
-pub fn columns_deep<T: Element, O: ReduceOp, const BLOCK: usize>(
-    input: Global<T>,
-    begin: Global<u64>,
-    end: Global<u64>,
-    out: GlobalMut<T>,
-    p: AxisParams,
-) {
-    columns_unrolled::<T, O, BLOCK, DEEP_UNROLL>(input, begin, end, out, p)
 }
 
 /// [`columns`] with `U` independent loads in flight per thread.

@@ -4,13 +4,13 @@
 //! matrix whose rows are `vcols` 16-byte vectors (2^20 × 16 `f32`: 4) is, in memory, one flat
 //! run of `rows · vcols` vectors in which vector `i` belongs to vector column `i mod vcols`.
 //! Stage 8's schedule ([`crate::primitives::tiles`]: each block one contiguous share, thread
-//! `tid` taking vectors `t + tid, t + BLOCK + tid, …` of each tile, 4 loads in flight) gives a
+//! `tid` taking vectors `t + tid, t + BLOCK + tid, …` of each tile, `U` loads in flight) gives a
 //! thread only vectors of **one** vector column, `tid mod vcols`, whenever `vcols` divides
 //! `BLOCK` (a power of two up to 32). So the loop is stage 8's: a 16-byte load per vector,
 //! `lanes` accumulators instead of one, no row or column arithmetic — and 32 registers for
 //! `f32` sum (stage 8: 28), where [`super::columns_once`] (a tile layout of row lanes, several
 //! compile-time widths and its finishing tiles in one kernel) needs 63–72 (ptxas 12.9; Nsight
-//! Compute on the H200 measured its 2^20 × 16 launch at 56% of DRAM bandwidth, session 8).
+//! Compute on the H200 measured its 2^20 × 16 launch at 56% of DRAM bandwidth).
 //!
 //! Then, per column and in a fixed order (bit-identical run to run, no float atomics):
 //! 1. **the warp**: the lanes of vector column `c` sit `vcols` apart, so shuffles down by 16, 8,
@@ -22,12 +22,12 @@
 //!    barrier, takes a ticket (`super::last_block`: thread 0's release covers the block); the block that draws the last one reads the `gridDim.x × cols` partials — a
 //!    matrix of whole vectors itself, so steps 1–2 run again over it as one block's share
 //!    (16-byte loads, 4 in flight, the shuffle and shared-memory folds: `gridDim.x · vcols /
-//!    BLOCK` loads per thread, where session 8's finish loaded `gridDim.x · cols / BLOCK`
+//!    BLOCK` loads per thread, where an earlier finish loaded `gridDim.x · cols / BLOCK`
 //!    scalars per thread and folded `BLOCK / cols` slices serially, and grew slower with the
 //!    grid) — writes the results and resets the counter. Partials off a 16-byte boundary take
 //!    the scalar slices of the next paragraph.
 //!
-//! **What the loop does not show** (session 9, Nsight Compute on the H200,
+//! **What the loop does not show** (Nsight Compute on the H200,
 //! `benches/results/h200-2026-12-02-axis/call3`–`call4`): on stage 8's own grid this kernel first
 //! took 26.5 µs for 2^20 × 16 where stage 8 takes 21.4 on the same bytes, with the same loop.
 //! The difference was the work every warp does once: 248 instructions before its first load
@@ -44,13 +44,14 @@
 //! so the two agree to rounding, not bit for bit.
 //!
 //! `p.group == 1` cuts the blocks' shares in runs of 32 vectors ([`EvenShare::fine`]) instead of
-//! whole tiles of `BLOCK · 4` (any other value; `AxisPolicy::col_flat_fine`): with tiles,
-//! 2^20 × 16 `f32` (4,096 tiles of 256 threads) leaves 8 of 264 blocks idle, or 109 of 792.
+//! whole tiles of `BLOCK · U` vectors (any other value; `AxisPolicy::col_flat_fine`): with tiles
+//! of 256 threads × 4 loads, 2^20 × 16 `f32` (4,096 tiles) left 8 of 264 blocks idle, or 109 of
+//! 792.
 //!
-//! Built for blocks of 256 and 512 threads (`AxisPolicy::col_flat_block`). Launch with
-//! `blockDim.x == BLOCK`, `cols <= BLOCK`, `BLOCK · 16` bytes of dynamic shared memory, any
-//! grid; `partials` holds `gridDim.x · cols` elements (unused with one block) and `counter`
-//! is 0.
+//! Built for blocks of 512 threads with 8 loads in flight per thread ([`columns_flat_deep`]; 4
+//! loads, or blocks of 256, measured slower). Launch with `blockDim.x == BLOCK`, `cols <=
+//! BLOCK`, `BLOCK · 16` bytes of dynamic shared memory, any grid; `partials` holds `gridDim.x ·
+//! cols` elements (unused with one block) and `counter` is 0.
 
 use super::columns::element;
 use super::{last_block, piece, AxisParams};
@@ -60,7 +61,7 @@ use crate::gpu::{thread_idx, Coherent, Counter, Global, GlobalMut, Shared, Vec4}
 use crate::primitives::tiles::{self, unrolled, EvenShare};
 use crate::{Element, ReduceOp};
 
-/// 16-byte loads in flight per thread (stage 8's) of [`columns_flat`] and of the finishing step.
+/// 16-byte loads in flight per thread (stage 8's) of the finishing step.
 const UNROLL: usize = 4;
 
 /// Loads in flight per thread of the scalar slices (rows not whole vectors, or partials off a
@@ -68,24 +69,13 @@ const UNROLL: usize = 4;
 const FINISH_UNROLL: usize = 4;
 
 /// Column results of a row-major `count × len` matrix (`len <= BLOCK`) in one launch:
-/// `out[column]` (see the module docs for the launch).
-pub fn columns_flat<T: Element, O: ReduceOp, const BLOCK: usize>(
-    input: Global<T>,
-    partials: Coherent<T>,
-    counter: Counter,
-    out: GlobalMut<T>,
-    p: AxisParams,
-) {
-    flat_body::<T, O, BLOCK, UNROLL>(input, partials, counter, out, p)
-}
-
-/// [`columns_flat`] with 8 loads in flight per thread instead of 4: the same bytes in flight
-/// from half the warps. Nsight Compute on the H200 (session 9) put the 4-deep kernel's extra
-/// time over stage 8 on the same grid in work each warp does once — its prologue (the checks and
-/// its share: 248 instructions per warp against stage 8's 107) and its epilogue (the column
-/// folds) — issued by every warp when no load is left to hide it; fewer, deeper warps pay it
-/// less often. Its own function, so that LLVM inlines the body into both entries (see
-/// `columns_once`). A candidate (`col_flat_unroll=8`).
+/// `out[column]` (see the module docs for the launch), 8 loads in flight per thread: the same
+/// bytes in flight as stage 8's 4 from half the warps. Nsight Compute on the H200 put the
+/// 4-deep loop's extra time over stage 8 on the same grid in work each warp does once — its
+/// prologue (the checks and its share: 248 instructions per warp against stage 8's 107) and
+/// its epilogue (the column folds) — issued by every warp when no load is left to hide it;
+/// fewer, deeper warps pay it less often. Measured on 2^20 × 16 `f32` sum (H200, min of 50):
+/// 22.5 µs on 2 blocks of 512 per SM against 22.9–24.2 with 4 loads on 4 per SM.
 pub fn columns_flat_deep<T: Element, O: ReduceOp, const BLOCK: usize>(
     input: Global<T>,
     partials: Coherent<T>,
@@ -96,8 +86,7 @@ pub fn columns_flat_deep<T: Element, O: ReduceOp, const BLOCK: usize>(
     flat_body::<T, O, BLOCK, 8>(input, partials, counter, out, p)
 }
 
-/// The kernel body of [`columns_flat`] and [`columns_flat_deep`], `U` loads in flight per thread
-/// on the input.
+/// The kernel body of [`columns_flat_deep`], `U` loads in flight per thread on the input.
 #[inline(always)]
 fn flat_body<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize>(
     input: Global<T>,

@@ -32,8 +32,8 @@ use crate::primitives::tiles::unrolled;
 use crate::{Element, ReduceOp};
 
 /// Independent loads (16-byte vectors, or elements) in flight per thread (and in every
-/// finishing pass). 8 on the input (`columns_once_deep`, sessions 7–8) measured within noise of
-/// 4 and was pruned in session 9.
+/// finishing pass). 8 on the input (a `columns_once_deep` twin) measured within noise of 4 and
+/// was removed.
 const UNROLL: usize = 4;
 
 /// Elements per unit a thread owns: a 16-byte vector of `T` (`VEC`) or one element.

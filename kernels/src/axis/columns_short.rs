@@ -1,10 +1,10 @@
-//! # Column candidates for wide matrices: 16-byte result stores, short columns loaded at once
+//! # The column kernel of wide matrices: 16-byte result stores, short columns loaded at once
 //!
 //! Concept: **on a single row lane, a thread's work is a few strided loads and four results —
 //! make both wide.** A matrix of at least `BLOCK` vector columns (16 × 2^24 `f32`) runs
 //! [`super::columns`] with one row lane: each thread owns a vector column (4 `f32` columns) and
-//! walks its rows. Nsight Compute on the H200 (session 7, 16 × 2^24 `f32` sum: 282.8 µs, 90% of
-//! the read + write roof, level with torch) found two things besides the loads' latency:
+//! walks its rows. Nsight Compute on the H200 (16 × 2^24 `f32` sum: 282.8 µs, 90% of the
+//! read + write roof, level with torch) found two things besides the loads' latency:
 //!
 //! * **the 4 results of a thread were 4 scalar stores 4 bytes apart**: a warp's store covers
 //!   512 contiguous bytes but in four instructions of 16-byte-strided sectors (15% of the
@@ -12,17 +12,20 @@
 //!   ([`GlobalMut::set_vec4_unchecked`]): one instruction, whole sectors.
 //! * **only 2–3 of the 4 loads in flight**: each load's address `(r + u)·vcols + vc` is
 //!   recomputed from the run-time stride, and ptxas interleaves those multiplies with the loads.
-//!   With `SHORT > 0`, a work item of at most `SHORT` rows (a 16-row matrix: every item) takes
-//!   its rows in one compile-time-unrolled step: the address `base + u·vcols` of row `u` is
-//!   formed once, then all (up to `SHORT`) 16-byte loads are issued before the first add —
-//!   `SHORT` loads in flight per thread instead of 4, at the price of `4·SHORT` registers
-//!   for the loaded vectors (fewer resident blocks, but many more bytes in flight per SM).
+//!   Here a work item of at most `SHORT` rows (a 16-row matrix: every item) takes its rows in
+//!   one compile-time-unrolled step: the address `base + u·vcols` of row `u` is formed once,
+//!   then all (up to `SHORT`) 16-byte loads are issued before the first add — `SHORT` loads in
+//!   flight per thread instead of 4, at the price of `4·SHORT` registers for the loaded
+//!   vectors (fewer resident blocks, but many more bytes in flight per SM).
 //!
-//! Both add a column's rows in the same order as [`super::columns`] (row by row, from the
-//! identity), so the results are **bit-identical** to the default kernel's. Every other case —
+//! It adds a column's rows in the same order as [`super::columns`] (row by row, from the
+//! identity), so the results are **bit-identical** to the plain kernel's. Every other case —
 //! several row lanes, the scalar path (a row not a whole number of vectors), a result buffer
-//! not on a 16-byte boundary, longer items — runs [`super::columns`] itself. The host picks
-//! them at run time (`AxisPolicy::col_vec_store`, `AxisPolicy::col_short_rows`).
+//! not on a 16-byte boundary, longer items — runs [`super::columns`] itself. The host picks it
+//! for column plans with enough tiles to fill the grid unsplit (`AxisPolicy::wide_col_short_rows`:
+//! 16 × 2^24 268.1 µs against 283.8 for the plain kernel on the H200); on split plans it was
+//! 22–53% slower (its 70 registers: 3 blocks per SM), so those keep [`super::columns`]
+//! (`AxisPolicy::col_short_rows` runs it everywhere).
 
 use super::columns::{columns, element, vec_column_total};
 use super::{piece, AxisParams};
@@ -33,22 +36,8 @@ use crate::{Element, ReduceOp};
 /// Rows per work item that [`columns_short16`] loads in one step.
 const SHORT: usize = 16;
 
-/// [`super::columns`] with 16-byte result stores on the single-row-lane vector path.
-///
-/// Launch as [`super::columns`]. `#[inline(always)]`: one caller per entry (why:
-/// [`super::columns_once::columns_once`]).
-#[inline(always)]
-pub fn columns_vst<T: Element, O: ReduceOp, const BLOCK: usize>(
-    input: Global<T>,
-    begin: Global<u64>,
-    end: Global<u64>,
-    out: GlobalMut<T>,
-    p: AxisParams,
-) {
-    columns_lean::<T, O, BLOCK, 0>(input, begin, end, out, p)
-}
-
-/// [`columns_vst`], and work items of at most 16 rows loaded in one step (16 loads in flight).
+/// [`super::columns`] with 16-byte result stores on the single-row-lane vector path, and work
+/// items of at most 16 rows loaded in one step (16 loads in flight).
 ///
 /// Launch as [`super::columns`].
 pub fn columns_short16<T: Element, O: ReduceOp, const BLOCK: usize>(
@@ -137,7 +126,7 @@ fn short_total<T: Element, O: ReduceOp, const S: usize>(
     // The adds written out ([`unrolled`]): with `min`/`max` the combine is large enough that
     // the compiler kept this loop rolled, indexing `v` at run time — all 16 vectors went to
     // local memory (930.7 µs for 16 × 2^24 `f32` max against 269.1 µs for the sum, H200,
-    // session 8).
+    // before this rewrite).
     let mut acc = [O::identity::<T>(); 4];
     unrolled::<S>(|u| {
         if u < n {

@@ -10,7 +10,7 @@
 //! | [`columns`] | strided runs: the columns of a row-major matrix | column |
 //! | [`columns_once`] | the same in one launch (the last block finishes) | column |
 //! | [`columns_flat`] | a narrow matrix's columns in one launch, read as one flat vector | column |
-//! | [`columns_short`] | candidates: 16-byte result stores, short columns loaded at once | column |
+//! | [`columns_short`] | a wide matrix's columns: 16-byte stores, short columns at once | column |
 //!
 //! Both split their work into **work items** that a *group* of threads (a sub-warp, a warp or a
 //! block) reduces to one value. A long run can be cut into `parts` work items whose partial
@@ -48,7 +48,7 @@ pub struct AxisParams {
 /// ticket (`atom.acq_rel.gpu`); returns, in every thread of the block, whether this block drew
 /// the last of `tickets`. Every thread of the block must call it, after its stores of partials.
 ///
-/// Why no fence per writer (session 11; the kernels had a `fence.sc.gpu` — `MEMBAR.SC.GPU` and
+/// Why no fence per writer (the kernels once had a `fence.sc.gpu` — `MEMBAR.SC.GPU` and
 /// an L1 invalidation in SASS — in every thread that wrote a partial): in the PTX memory model
 /// the barrier's `bar.sync` operations synchronize with each other, so every writer's stores
 /// precede thread 0's atomic in causality order, and a *release* is cumulative over what

@@ -58,8 +58,6 @@ pub enum Family {
     /// [`crate::exact::lean::sum_fast_lean_pipe`]: the fast path, the lean publish, the rolling
     /// loads.
     ExactFastLeanPipe,
-    /// [`crate::axis::columns::columns_deep`]: one result per column, 8 loads in flight.
-    AxisColumnsDeep,
     /// [`crate::exact::words::sum_words`]: the exact sum's words, unrounded (multi-GPU).
     ExactWords,
     /// [`crate::exact::words::combine`]: R ranks' exact words added and rounded once.
@@ -89,17 +87,13 @@ pub enum Family {
     AxisColumnsOnce,
     /// [`crate::axis::segments::rows_deep`]: one result per row, 8 loads in flight per lane.
     AxisRowsDeep,
-    /// [`crate::axis::columns_short::columns_vst`]: the column kernel with 16-byte result
-    /// stores (a candidate, `col_vec_store=1`).
-    AxisColumnsVst,
-    /// [`crate::axis::columns_short::columns_short16`]: 16-byte stores and items of at most 16
-    /// rows loaded at once (a candidate, `col_short_rows=16`).
+    /// [`crate::axis::columns_short::columns_short16`]: the column kernel with 16-byte result
+    /// stores and items of at most 16 rows loaded at once (unsplit wide plans,
+    /// `wide_col_short_rows=16`).
     AxisColumnsShort16,
-    /// [`crate::axis::columns_flat::columns_flat`]: a narrow matrix's columns in one launch,
-    /// read as one flat run of 16-byte vectors (`col_once_flat=1`).
-    AxisColumnsFlat,
-    /// [`crate::axis::columns_flat::columns_flat_deep`]: the flat column kernel with 8 loads in
-    /// flight per thread (`col_flat_unroll=8`).
+    /// [`crate::axis::columns_flat::columns_flat_deep`]: a narrow matrix's columns in one
+    /// launch, read as one flat run of 16-byte vectors, 8 loads in flight per thread
+    /// (`col_once_flat=1`).
     AxisColumnsFlatDeep,
     /// [`crate::stages::s8_pdl::partials`]: stage 8's grid, one partial per block, no ticket.
     S8PdlPartials,

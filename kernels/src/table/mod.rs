@@ -139,8 +139,6 @@ kernel_table! {
         => lean::sum_lean_pipe;
     ExactFastLeanPipe reduce_exact_fast_lean_pipe Exact const [f32, f64] [Sum] [256, 512]
         => lean::sum_fast_lean_pipe;
-    AxisColumnsDeep reduce_cols_deep Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
-        => columns::columns_deep;
     ExactWords reduce_exact_words ExactWords const [f32, f64] [Sum] [256, 512]
         => words::sum_words;
     ExactCombine reduce_exact_combine ExactCombine any [f32, f64] [Sum] [32]
@@ -163,13 +161,9 @@ kernel_table! {
         => columns_once::columns_once;
     AxisRowsDeep reduce_rows_deep Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => segments::rows_deep;
-    AxisColumnsVst reduce_cols_vst Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
-        => columns_short::columns_vst;
     AxisColumnsShort16 reduce_cols_short16 Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => columns_short::columns_short16;
-    AxisColumnsFlat reduce_cols_flat AxisTicket const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256, 512]
-        => columns_flat::columns_flat;
-    AxisColumnsFlatDeep reduce_cols_flat_deep AxisTicket const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256, 512]
+    AxisColumnsFlatDeep reduce_cols_flat_deep AxisTicket const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [512]
         => columns_flat::columns_flat_deep;
     S8PdlPartials reduce_s8_pdl_partials SplitPartials const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [512]
         => s8_pdl::partials;

@@ -9,7 +9,8 @@ use crate::ops::{Max, Min, Sum};
 use std::vec;
 use std::vec::Vec;
 
-/// One emulated launch on `x[skip..]` as a `rows × cols` matrix, `grid` blocks of 256.
+/// One emulated launch on `x[skip..]` as a `rows × cols` matrix, `grid` blocks of 512 (the
+/// block the kernel is built for), shares of whole tiles.
 fn run<T: Element, O: ReduceOp>(
     x: &[T],
     skip: usize,
@@ -17,19 +18,20 @@ fn run<T: Element, O: ReduceOp>(
     cols: usize,
     grid: usize,
 ) -> Vec<T> {
-    run_on::<T, O, 256>(x, (skip, 0), rows, cols, (grid, 0, false))
+    run_on::<T, O>(x, (skip, 0), rows, cols, (grid, 0))
 }
 
-/// [`run`] with blocks of `BLOCK`, the partials at element `pskip` of a 16-byte aligned
-/// allocation (1: off a 16-byte boundary, the finishing block's scalar path), `share` as
-/// `p.group` (1: shares in runs of 32 vectors), and `deep`: [`columns_flat_deep`].
-fn run_on<T: Element, O: ReduceOp, const BLOCK: usize>(
+/// [`run`] with the partials at element `pskip` of a 16-byte aligned allocation (1: off a
+/// 16-byte boundary, the finishing block's scalar path) and `share` as `p.group` (1: shares in
+/// runs of 32 vectors).
+fn run_on<T: Element, O: ReduceOp>(
     x: &[T],
     (skip, pskip): (usize, usize),
     rows: usize,
     cols: usize,
-    (grid, share, deep): (usize, usize, bool),
+    (grid, share): (usize, usize),
 ) -> Vec<T> {
+    const BLOCK: usize = 512;
     let input = &x[skip..skip + rows * cols];
     let mut room = vec![T::from_bits64(0); pskip + grid * cols];
     assert_eq!(
@@ -69,11 +71,7 @@ fn run_on<T: Element, O: ReduceOp, const BLOCK: usize>(
             parts: grid,
             group: share,
         };
-        if deep {
-            columns_flat_deep::<T, O, BLOCK>(input, partials, counter, out, params);
-        } else {
-            columns_flat::<T, O, BLOCK>(input, partials, counter, out, params);
-        }
+        columns_flat_deep::<T, O, BLOCK>(input, partials, counter, out, params);
     })
     .unwrap();
     assert_eq!(counter, 0, "the last block resets the counter");
@@ -168,32 +166,28 @@ fn wide_types_and_integers() {
 }
 
 #[test]
-fn both_finishes_both_shares_and_both_block_sizes_agree() {
+fn both_finishes_and_both_shares_agree() {
     // The finishing block reads the partials as vectors when they are on a 16-byte boundary
-    // (`pskip` 0) and one by one when not (`pskip` 1); blocks of 256 and 512 threads; shares
-    // of whole tiles and of runs of 32 vectors (partial last tiles).
+    // (`pskip` 0) and one by one when not (`pskip` 1); shares of whole tiles and of runs of 32
+    // vectors (partial last tiles).
     let x = data(2999 * 32);
     for (rows, cols) in [(2999, 32), (1500, 16), (700, 8), (64, 4)] {
         let m = &x[..rows * cols];
         let sums = reference(m, rows, cols, |a, b| a + b, 0.0);
         let maxes = reference(m, rows, cols, f32::max, f32::NEG_INFINITY);
+        let mins = reference(m, rows, cols, f32::min, f32::INFINITY);
         for grid in [2, 3, 33, 130] {
             for pskip in [0, 1] {
                 let what = std::format!("{rows} x {cols}, grid {grid}, partials skip {pskip}");
                 for share in [0, 1] {
                     let what = std::format!("{what}, share {share}");
                     let at = (0, pskip);
-                    let s256 = run_on::<f32, Sum, 256>(&x, at, rows, cols, (grid, share, false));
-                    let s512 = run_on::<f32, Sum, 512>(&x, at, rows, cols, (grid, share, false));
-                    assert_eq!(s256, sums, "sum, blocks of 256, {what}");
-                    assert_eq!(s512, sums, "sum, blocks of 512, {what}");
-                    let m512 = run_on::<f32, Max, 512>(&x, at, rows, cols, (grid, share, false));
-                    assert_eq!(m512, maxes, "max, blocks of 512, {what}");
-                    let d256 = run_on::<f32, Sum, 256>(&x, at, rows, cols, (grid, share, true));
-                    let d512 = run_on::<f32, Min, 512>(&x, at, rows, cols, (grid, share, true));
-                    assert_eq!(d256, sums, "sum, 8 loads in flight, {what}");
-                    let mins = reference(m, rows, cols, f32::min, f32::INFINITY);
-                    assert_eq!(d512, mins, "min, 8 loads in flight, {what}");
+                    let s = run_on::<f32, Sum>(&x, at, rows, cols, (grid, share));
+                    assert_eq!(s, sums, "sum, {what}");
+                    let m = run_on::<f32, Max>(&x, at, rows, cols, (grid, share));
+                    assert_eq!(m, maxes, "max, {what}");
+                    let m = run_on::<f32, Min>(&x, at, rows, cols, (grid, share));
+                    assert_eq!(m, mins, "min, {what}");
                 }
             }
         }
@@ -203,7 +197,7 @@ fn both_finishes_both_shares_and_both_block_sizes_agree() {
         .map(|i| ((i * 31) % 89) as f64 - 44.0)
         .collect();
     for pskip in [0, 1] {
-        let got = run_on::<f64, Sum, 512>(&y, (0, pskip), 333, 8, (9, 1, true));
+        let got = run_on::<f64, Sum>(&y, (0, pskip), 333, 8, (9, 1));
         for (c, g) in got.iter().enumerate() {
             let want: f64 = (0..333).map(|r| y[r * 8 + c]).sum();
             assert_eq!(*g, want, "f64 column {c}, partials skip {pskip}");

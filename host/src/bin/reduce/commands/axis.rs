@@ -55,15 +55,13 @@ pub struct AxisArgs {
     /// Tuning policy: `key=value,...` over the default AxisPolicy (keys: blocks_per_sm,
     /// vectors_per_lane, block_run, min_piece, min_piece_rows, segment_piece, col_tile,
     /// max_col_parts, finish_piece_rows, row_waves, col_blocks_per_sm, segment_blocks_per_sm,
-    /// long_row_blocks_per_sm, min_col_tiles, col_unroll, row_unroll, col_once_max_vcols,
-    /// col_once_blocks_per_sm, finish_col_tile, col_vec_store, col_short_rows,
-    /// wide_col_short_rows, wide_col_blocks_per_sm, col_once_flat, col_flat_blocks_per_sm,
-    /// col_flat_block, col_flat_unroll, col_flat_fine;
-    /// values are counts, `16K`/`2M`/`2^16` allowed). The defaults (sessions 7–9's H200
-    /// measurements, see `AxisPolicy`): row_unroll=8, long_row_blocks_per_sm=32,
-    /// col_once_max_vcols=32, col_once_blocks_per_sm=2, finish_col_tile=16,
-    /// wide_col_short_rows=16, wide_col_blocks_per_sm=3, col_once_flat=1, col_flat_block=512,
-    /// col_flat_blocks_per_sm=4, col_flat_fine=1.
+    /// long_row_blocks_per_sm, min_col_tiles, row_unroll, col_once_max_vcols,
+    /// col_once_blocks_per_sm, finish_col_tile, col_short_rows, wide_col_short_rows,
+    /// wide_col_blocks_per_sm, col_once_flat, col_flat_blocks_per_sm, col_flat_fine;
+    /// values are counts, `16K`/`2M`/`2^16` allowed). The defaults (H200 measurements, see
+    /// `AxisPolicy`): row_unroll=8, long_row_blocks_per_sm=32, col_once_max_vcols=32,
+    /// col_once_blocks_per_sm=2, finish_col_tile=16, wide_col_short_rows=16,
+    /// wide_col_blocks_per_sm=3, col_once_flat=1, col_flat_blocks_per_sm=2, col_flat_fine=1.
     /// Repeat to check and time several policies on the same input: one result line (record)
     /// each.
     #[arg(long = "policy", value_name = "SETTINGS")]
