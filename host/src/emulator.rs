@@ -242,7 +242,7 @@ impl Emulator {
                     out as usize,
                 );
                 // SAFETY: as above; `partials` holds the exact sums' `slots` zeroed 64-bit words
-                // (their plan; a probe plan's stamps after them).
+                // (their plan).
                 run(&|| unsafe {
                     exact(
                         f,

@@ -125,21 +125,13 @@ fn ulps_counts_representable_values() {
     assert_eq!(ulps(f32::NAN, 1.0), u64::MAX);
 }
 
-fn emulator_matrix<T: ExactFloat>(data: ExactData, n: usize, seed: u64, variant: usize) {
+fn emulator_matrix<T: ExactFloat>(data: ExactData, n: usize, seed: u64) {
     let b = emu();
     let d = generate::<T>(data, n, seed);
     let want = exact_sum(&d).to_bits64();
     let grids = repro_grids(&b, T::TYPE, n).unwrap();
-    // The default kernel and two other variants per data family (all sixteen would take
-    // minutes on the emulator; the GPU runs all sixteen on every family).
-    let v = repro_variants();
-    // The warp and integer finishes and the warm rounding (the last six variants) on every
-    // family; the others one per family.
-    let policies = [
-        v[0],
-        v[1 + variant % (v.len() - 1)],
-        v[v.len() - 6 + variant % 6],
-    ];
+    // Both kernel variants (the general and the fast path) on every family.
+    let policies = repro_variants();
     let cells = repro_matrix_with(&b, &d, &grids, &[0, 1, 3], &policies).unwrap();
     let bad: Vec<_> = cells.iter().filter(|c| c.bits != want).collect();
     assert!(
@@ -154,15 +146,15 @@ fn emulator_matrix<T: ExactFloat>(data: ExactData, n: usize, seed: u64, variant:
 
 #[test]
 fn emulator_same_bits_every_launch_f32() {
-    for (i, data) in ExactData::ALL.into_iter().enumerate() {
-        emulator_matrix::<f32>(data, 6001, 11, i);
+    for data in ExactData::ALL {
+        emulator_matrix::<f32>(data, 6001, 11);
     }
 }
 
 #[test]
 fn emulator_same_bits_every_launch_f64() {
-    for (i, data) in ExactData::ALL.into_iter().enumerate() {
-        emulator_matrix::<f64>(data, 3001, 12, i);
+    for data in ExactData::ALL {
+        emulator_matrix::<f64>(data, 3001, 12);
     }
 }
 

@@ -15,13 +15,13 @@ const FAST: ExactPolicy = ExactPolicy {
     min_tiles: 1,
     fast_f32: true,
     fast_f64: true,
-    block_merge: false,
-    lean_finish: true,
-    pipeline: 0,
-    probe: false,
-    warp_finish: false,
-    int_finish: false,
-    warm_round: false,
+};
+
+/// Both paths off: the general path for f32 and f64.
+const PLAIN: ExactPolicy = ExactPolicy {
+    fast_f32: false,
+    fast_f64: false,
+    ..FAST
 };
 
 #[test]
@@ -37,21 +37,12 @@ fn settings_set_each_key_and_name_the_bad_one() {
             min_tiles: 16,
             fast_f32: true,
             fast_f64: false,
-            block_merge: false,
-            lean_finish: true,
-            pipeline: 0,
-            probe: false,
-            warp_finish: false,
-            int_finish: false,
-            warm_round: false,
         }
     );
     let p = ExactPolicy::default()
-        .with_settings("lean_finish=0,pipeline=1,blocks_per_sm=6")
+        .with_settings("fast_f32=0,fast_f64=1,blocks_per_sm=6")
         .unwrap();
-    assert!(!p.lean_finish && p.pipeline == 1 && p.blocks_per_sm == 6);
-    let p = ExactPolicy::default().with_settings("pipeline=2").unwrap();
-    assert_eq!(p.pipeline, 2);
+    assert!(!p.fast_f32 && p.fast_f64 && p.blocks_per_sm == 6);
     assert_eq!(
         ExactPolicy::default().with_settings("").unwrap(),
         ExactPolicy::default()
@@ -64,15 +55,35 @@ fn settings_set_each_key_and_name_the_bad_one() {
         ("warp=1", "warp"),
         ("fast_f64", "fast_f64"),
         ("fast_f64=yes", "fast_f64"),
-        ("block_merge=-1", "block_merge"),
-        ("lean_finish=2", "lean_finish"),
-        ("pipeline=3", "pipeline"),
         ("max_regs=64", "max_regs"),
         ("prefetch=1", "prefetch"),
     ] {
         match ExactPolicy::default().with_settings(text) {
             Err(ReduceError::Policy { key: k, .. }) => assert_eq!(k, key, "{text}"),
             other => panic!("{text}: {other:?}"),
+        }
+    }
+    // The switches of the kernels that lost their measurements are gone: each is now an
+    // unknown key, a typed error that names it and lists the keys there are.
+    for key in [
+        "block_merge",
+        "lean_finish",
+        "pipeline",
+        "probe",
+        "warp_finish",
+        "int_finish",
+        "warm_round",
+    ] {
+        for value in ["0", "1"] {
+            let text = format!("fast_f32=1,{key}={value}");
+            match ExactPolicy::default().with_settings(&text) {
+                Err(ReduceError::Policy { key: k, why }) => {
+                    assert_eq!(k, key, "{text}");
+                    assert!(why.starts_with("unknown key"), "{text}: {why}");
+                    assert!(why.contains("fast_f64"), "{text}: {why}");
+                }
+                other => panic!("{text}: {other:?}"),
+            }
         }
     }
 }
@@ -88,83 +99,16 @@ fn plans_pick_the_variant_and_fewer_blocks_at_small_n() {
     assert_eq!(p.kernel, "reduce_exact_fast_lean_sum_b256_f32");
     let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, d).unwrap();
     assert_eq!(p.kernel, "reduce_exact_lean_sum_b256_f64");
-    let plain = ExactPolicy {
-        fast_f32: false,
-        lean_finish: false,
-        ..d
-    };
-    let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, plain).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_sum_b256_f32");
+    let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, PLAIN).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_lean_sum_b256_f32");
+    assert_eq!(p.shared_bytes, 16 * (11 + 4 + 256 / 32));
     let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, FAST).unwrap();
     assert_eq!(p.kernel, "reduce_exact_fast_lean_sum_b256_f32");
-    let only32 = ExactPolicy {
-        fast_f64: false,
-        lean_finish: false,
-        ..FAST
-    };
-    let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, only32).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_sum_b256_f64");
-    let merged = ExactPolicy {
-        block_merge: true,
-        ..only32
-    };
-    let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, merged).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_merge_sum_b256_f64");
+    // `fast_f64=1`: the fast path for f64 (data whose additions are exact).
+    let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, FAST).unwrap();
+    assert_eq!(p.kernel, "reduce_exact_fast_lean_sum_b256_f64");
     assert_eq!(p.shared_bytes, 16 * (68 + 4 + 256 / 32));
-    let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, merged).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_fast_merge_sum_b256_f32");
-    // The rolling loads: with the lean publish only; no block-merge kernel is built with
-    // either (a typed error, not another kernel).
-    let pipe = ExactPolicy { pipeline: 1, ..d };
-    let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, pipe).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_fast_lean_pipe_sum_b256_f32");
-    let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, pipe).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_lean_pipe_sum_b256_f64");
-    // The async loop: its ring (3 tiles × 4 vectors × 16 bytes per thread) after the words.
-    let ring = ExactPolicy { pipeline: 2, ..d };
-    let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, ring).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_fast_lean_async_r80_sum_b256_f32");
-    assert_eq!(p.shared_bytes, 16 * (11 + 4 + 256 / 32) + 3 * 4 * 16 * 256);
-    let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, ring).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_lean_async_r80_sum_b256_f64");
-    assert_eq!(p.shared_bytes, 16 * (68 + 4 + 256 / 32) + 3 * 4 * 16 * 256);
-    for (bad, key) in [
-        (
-            ExactPolicy {
-                lean_finish: false,
-                ..pipe
-            },
-            "pipeline",
-        ),
-        (
-            ExactPolicy {
-                block_merge: true,
-                ..d
-            },
-            "block_merge",
-        ),
-        (
-            ExactPolicy {
-                block_merge: true,
-                lean_finish: false,
-                ..pipe
-            },
-            "block_merge",
-        ),
-        (
-            ExactPolicy {
-                lean_finish: false,
-                ..ring
-            },
-            "pipeline",
-        ),
-        (ExactPolicy { pipeline: 3, ..d }, "pipeline"),
-    ] {
-        match exact_plan(ElemType::F32, 1 << 20, o, &caps, bad) {
-            Err(ReduceError::Policy { key: k, .. }) => assert_eq!(k, key),
-            other => panic!("{bad:?}: {other:?}"),
-        }
-    }
+    assert_eq!(p.slots, 68 + 4);
     // An input of exactly one tile (2^12 f64 = 2048 vectors = 512 threads × 4) is one block: no
     // global atomics, no ticket.
     let p = exact_plan(ElemType::F64, 1 << 12, o, &caps, d).unwrap();
@@ -218,37 +162,6 @@ fn check<T: ExactFloat>(b: &Backend, d: &[T], policy: ExactPolicy, o: LaunchOver
 #[test]
 fn fast_kernels_match_the_reference_on_every_family() {
     let b = emu();
-    let merged = ExactPolicy {
-        block_merge: true,
-        lean_finish: false,
-        ..FAST
-    };
-    let lean = ExactPolicy {
-        lean_finish: true,
-        ..FAST
-    };
-    let fenced = ExactPolicy {
-        lean_finish: false,
-        ..FAST
-    };
-    let pipe = ExactPolicy {
-        pipeline: 1,
-        ..lean
-    };
-    let plain_pipe = ExactPolicy {
-        fast_f32: false,
-        fast_f64: false,
-        ..pipe
-    };
-    let ring = ExactPolicy {
-        pipeline: 2,
-        ..lean
-    };
-    let plain_ring = ExactPolicy {
-        fast_f32: false,
-        fast_f64: false,
-        ..ring
-    };
     for data in ExactData::ALL {
         for n in [1usize, 5, 4099] {
             for grid in [None, Some(1), Some(5)] {
@@ -257,9 +170,7 @@ fn fast_kernels_match_the_reference_on_every_family() {
                     grid,
                     combine: None,
                 };
-                for p in [
-                    FAST, merged, lean, fenced, pipe, plain_pipe, ring, plain_ring,
-                ] {
+                for p in [FAST, PLAIN] {
                     check(&b, &generate::<f32>(data, n, n as u64), p, o);
                     check(&b, &generate::<f64>(data, n, n as u64 + 1), p, o);
                 }
@@ -284,48 +195,15 @@ fn fast_kernels_on_inputs_that_defeat_the_fast_test() {
         });
     }
     d.push(-(2f32.powi(60)));
-    let merged = ExactPolicy {
-        block_merge: true,
-        lean_finish: false,
-        ..FAST
-    };
-    let lean = ExactPolicy {
-        pipeline: 1,
-        ..FAST
-    };
-    check(&b, &d, FAST, o);
-    check(&b, &d, merged, o);
-    check(&b, &d, lean, o);
     let d64: Vec<f64> = d.iter().map(|&x| x as f64 * 2f64.powi(40)).collect();
-    check(&b, &d64, FAST, o);
-    check(&b, &d64, merged, o);
-    check(&b, &d64, lean, o);
-    // One block: the rolling and the async loops run over four whole tiles (the next tiles in
-    // flight while a tile is redone on the general path), then the partial tile.
+    // The default grid, then one block: four whole tiles (each redone on the general path),
+    // then the partial tile.
     let one = LaunchOverrides { grid: Some(1), ..o };
-    let ring = ExactPolicy {
-        pipeline: 2,
-        ..FAST
-    };
-    check(&b, &d, ring, o);
-    check(&b, &d64, ring, o);
-    for p in [
-        FAST,
-        lean,
-        ExactPolicy {
-            fast_f32: false,
-            fast_f64: false,
-            ..lean
-        },
-        ring,
-        ExactPolicy {
-            fast_f32: false,
-            fast_f64: false,
-            ..ring
-        },
-    ] {
-        check(&b, &d, p, one);
-        check(&b, &d64, p, one);
+    for p in [FAST, PLAIN] {
+        for shape in [o, one] {
+            check(&b, &d, p, shape);
+            check(&b, &d64, p, shape);
+        }
     }
     let cases: Vec<Vec<f64>> = vec![
         vec![],
@@ -342,21 +220,7 @@ fn fast_kernels_on_inputs_that_defeat_the_fast_test() {
     ];
     for c in cases {
         let c32: Vec<f32> = c.iter().map(|&x| x as f32).collect();
-        for p in [
-            FAST,
-            merged,
-            ExactPolicy {
-                fast_f32: false,
-                fast_f64: false,
-                ..merged
-            },
-            lean,
-            ExactPolicy {
-                fast_f32: false,
-                fast_f64: false,
-                ..lean
-            },
-        ] {
+        for p in [FAST, PLAIN] {
             check(&b, &c, p, o);
             check(&b, &c32, p, o);
         }

@@ -228,8 +228,7 @@ pub unsafe extern "ptx-kernel" fn bench_gate(flag: *mut u32, timeout_ns: u64) {
 /// # Safety
 /// `input` holds `n` elements; `words` holds `slots` zeroed 64-bit words (`slots` from
 /// [`crate::exact::Format::of`], only accessed through [`crate::exact::GlobalWords`] during the
-/// launch) — and for the probe kernels ([`crate::exact::probe`]) `8 · gridDim.x` more after them;
-/// `counter` is a zeroed `u32` only used atomically; `out` holds one element.
+/// launch); `counter` is a zeroed `u32` only used atomically; `out` holds one element.
 #[inline(always)]
 pub unsafe fn exact<T: Element>(
     body: impl Fn(Global<T>, crate::exact::GlobalWords, Counter, GlobalMut<T>),

@@ -9,8 +9,6 @@
 //! * [`prepared`] — [`PreparedExact`], the plan with its workspace (the one place that launches
 //!   the exact kernels);
 //! * [`repro`] — the reproducibility matrix (grids × blocks × input splits);
-//! * [`probe`] — the probe kernels' per-block phase stamps and their summary
-//!   ([`BlockStamps`], [`ProbeSummary`]: `reduce exact --probe`);
 //! * [`api`] — [`crate::Reducer::sum_exact`], [`crate::Reducer::mean_exact`];
 //! * [`words`] — across ranks: the words-out and combine launches ([`PreparedExactWords`],
 //!   [`ExactCombine`]) behind `crate::MultiReducer::exact_sum`.
@@ -19,7 +17,6 @@ pub mod api;
 pub mod data;
 pub mod plan;
 pub mod prepared;
-pub mod probe;
 pub mod reference;
 pub mod repro;
 pub mod settings;
@@ -28,7 +25,6 @@ pub mod words;
 pub use data::{generate, ExactData, SplitMix};
 pub use plan::{exact_blocks, exact_plan, ExactPlan, ExactPolicy};
 pub use prepared::PreparedExact;
-pub use probe::{BlockStamps, ProbeSummary};
 pub use reference::{exact_mean, exact_sum, exact_sum_parallel, ExactFloat, ExactSum};
 pub use repro::{repro_grids, repro_matrix, repro_matrix_with, repro_variants, ReproCell};
 pub use words::{words_len, ExactCombine, PreparedExactWords, MAX_EXACT_RANKS};

@@ -1,13 +1,11 @@
 //! An exact-sum plan with its workspace: the one place that launches the exact kernels.
 
 use super::plan::{exact_plan, ExactPlan, ExactPolicy};
-use super::probe::BlockStamps;
 use super::reference::ExactFloat;
 use crate::backend::{Backend, KernelArgs, Launch};
 use crate::buffer::{BackendId, Buffer};
 use crate::error::{ReduceError, Result};
 use crate::plan::LaunchOverrides;
-use reduce_kernels::exact::probe::STAMPS;
 
 /// A checked [`ExactPlan`] and its device workspace (the grid's words, ticket counter, result),
 /// reusable for any number of runs.
@@ -37,7 +35,7 @@ impl<T: ExactFloat> PreparedExact<T> {
     ) -> Result<Self> {
         let plan = exact_plan(T::TYPE, n, overrides, backend.caps(), policy)?;
         Ok(PreparedExact {
-            words: backend.zeroed(plan.workspace)?,
+            words: backend.zeroed(plan.slots)?,
             counter: backend.zeroed(1)?,
             out: backend.zeroed(1)?,
             owner: backend.id(),
@@ -78,8 +76,7 @@ impl<T: ExactFloat> PreparedExact<T> {
         };
         // SAFETY: every address is from a live buffer of `backend` (checked above; the workspace
         // was allocated on it): `n` input elements from `offset` (checked), `slots` words and a
-        // counter, zeroed at allocation and left zeroed by every launch (a probe plan's
-        // workspace also holds its 8 stamps per block, `exact_plan`'s `workspace`), one result.
+        // counter, zeroed at allocation and left zeroed by every launch, one result.
         // Kernel, block and shared memory are `exact_plan`'s own (the private `checked` copy),
         // so the kernel takes exactly these arguments; the workspace lives as long as `self`,
         // and freeing device memory waits for the kernels using it.
@@ -89,28 +86,6 @@ impl<T: ExactFloat> PreparedExact<T> {
     /// Read the result of the last [`PreparedExact::enqueue`] (waits for it).
     pub fn read_result(&self, backend: &Backend) -> Result<T> {
         Ok(backend.download(&self.out, 1)?[0])
-    }
-
-    /// The per-block stamps of the last launch of a probe plan (`ExactPolicy::probe`; waits for
-    /// it), one per block in block order.
-    ///
-    /// # Errors
-    /// [`ReduceError::InvalidArgument`] when the plan is not a probe's; the backend's errors.
-    pub fn stamps(&self, backend: &Backend) -> Result<Vec<BlockStamps>> {
-        let p = &self.checked;
-        if p.workspace < p.slots + STAMPS * p.grid {
-            return Err(ReduceError::InvalidArgument(format!(
-                "{} is not a probe kernel (set the policy's probe=1)",
-                p.kernel
-            )));
-        }
-        let words = backend.download(&self.words, p.workspace)?;
-        (0..p.grid)
-            .map(|b| {
-                BlockStamps::from_words(&words, p.slots, b)
-                    .ok_or_else(|| ReduceError::InvalidArgument(format!("no stamps for block {b}")))
-            })
-            .collect()
     }
 
     /// Run once and read the result.

@@ -1,5 +1,6 @@
-//! The reproducibility matrix: one input summed with every kernel variant (the fast path and the
-//! block merge, each off and on) × grid × block size × input split, and the result bits of each (they must all be equal, and equal to the exact reference).
+//! The reproducibility matrix: one input summed with every kernel variant (the general and the
+//! fast path) × grid × block size × input split, and the result bits of each (they must all be
+//! equal, and equal to the exact reference).
 
 use super::plan::{exact_blocks, exact_plan, ExactPolicy};
 use super::prepared::PreparedExact;
@@ -45,49 +46,14 @@ pub fn repro_grids(backend: &Backend, ty: crate::types::ElemType, n: usize) -> R
     Ok(g)
 }
 
-/// The kernel variants of the matrix: the fast path × the block merge, each off and on (with the
-/// fenced publish, as the merge kernels are built), then the fast path off and on with the lean
-/// publish (the default), with the rolling loads, with the async loop, with the warp finish, with
-/// the integer finish and with the warm rounding (the rest of the policy default).
-pub fn repro_variants() -> [ExactPolicy; 16] {
-    let d = ExactPolicy::default();
-    let fenced = ExactPolicy {
-        lean_finish: false,
-        ..d
-    };
-    let kinds = [
-        fenced,
-        ExactPolicy {
-            block_merge: true,
-            ..fenced
-        },
-        d,
-        ExactPolicy { pipeline: 1, ..d },
-        ExactPolicy { pipeline: 2, ..d },
-        ExactPolicy {
-            warp_finish: true,
-            ..d
-        },
-        ExactPolicy {
-            int_finish: true,
-            ..d
-        },
-        ExactPolicy {
-            warm_round: true,
-            ..d
-        },
-    ];
-    let mut out = [d; 16];
-    for (i, k) in kinds.iter().enumerate() {
-        for fast in [false, true] {
-            out[2 * i + usize::from(fast)] = ExactPolicy {
-                fast_f32: fast,
-                fast_f64: fast,
-                ..*k
-            };
-        }
-    }
-    out
+/// The kernel variants of the matrix: the general path and the fast path (`fast_f32` and
+/// `fast_f64` both off, then both on; the rest of the policy default).
+pub fn repro_variants() -> [ExactPolicy; 2] {
+    [false, true].map(|fast| ExactPolicy {
+        fast_f32: fast,
+        fast_f64: fast,
+        ..ExactPolicy::default()
+    })
 }
 
 /// Sum `data` on `backend` for every kernel variant ([`repro_variants`]) × grid in `grids` ×

@@ -7,29 +7,20 @@ use crate::policy_settings::{pairs, size, unknown};
 
 impl ExactPolicy {
     /// The keys [`ExactPolicy::set`] knows: the field names.
-    pub const KEYS: [&'static str; 12] = [
+    pub const KEYS: [&'static str; 5] = [
         "block",
         "blocks_per_sm",
         "min_tiles",
         "fast_f32",
         "fast_f64",
-        "block_merge",
-        "lean_finish",
-        "pipeline",
-        "probe",
-        "warp_finish",
-        "int_finish",
-        "warm_round",
     ];
 
     /// Set the field named `key` from `value`.
     ///
     /// # Errors
     /// [`ReduceError::Policy`] for an unknown key or a bad value: `block` one of the built
-    /// blocks (256, 512), `blocks_per_sm` 1..=64, `min_tiles` 1..=2^20, `fast_f32`, `fast_f64`,
-    /// `block_merge`, `lean_finish`, `probe`, `warp_finish`, `int_finish` and `warm_round` 0 or
-    /// 1, `pipeline` 0, 1 or 2 (the combinations are
-    /// checked when a plan is made: [`ExactPolicy::family`]).
+    /// blocks (256, 512), `blocks_per_sm` 1..=64, `min_tiles` 1..=2^20, `fast_f32` and
+    /// `fast_f64` 0 or 1.
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
         match key {
             "block" => {
@@ -46,13 +37,6 @@ impl ExactPolicy {
             "min_tiles" => self.min_tiles = size(key, value, 1, 1 << 20)?,
             "fast_f32" => self.fast_f32 = size(key, value, 0, 1)? == 1,
             "fast_f64" => self.fast_f64 = size(key, value, 0, 1)? == 1,
-            "block_merge" => self.block_merge = size(key, value, 0, 1)? == 1,
-            "lean_finish" => self.lean_finish = size(key, value, 0, 1)? == 1,
-            "pipeline" => self.pipeline = size(key, value, 0, 2)? as u8,
-            "probe" => self.probe = size(key, value, 0, 1)? == 1,
-            "warp_finish" => self.warp_finish = size(key, value, 0, 1)? == 1,
-            "int_finish" => self.int_finish = size(key, value, 0, 1)? == 1,
-            "warm_round" => self.warm_round = size(key, value, 0, 1)? == 1,
             _ => return Err(unknown(key, &Self::KEYS)),
         }
         Ok(())

@@ -92,7 +92,7 @@ impl Format {
 /// The significand and exponent of the finite `v`: `|v| = m · 2^e` with `m < 2^53` — the
 /// hidden bit set for a normal value, not for a subnormal (whose exponent is the normals' least,
 /// `-1074`). The sign is `v`'s sign bit. One decoding for every place that splits a value into
-/// digit words ([`place`], the warp finish's `digits3`, the integer finish's `word_span`).
+/// digit words ([`place`]).
 #[inline(always)]
 pub fn significand(v: f64) -> (u64, i32) {
     let bits = v.to_bits();
@@ -235,16 +235,6 @@ impl GlobalWords {
             ptr: ptr as *mut u64,
             len,
         }
-    }
-    /// The same words, viewed as `len` of them (the probe kernels' stamps follow the grid's
-    /// words: [`super::probe`]).
-    ///
-    /// # Safety
-    /// As [`GlobalWords::from_raw`] for `len` words: the allocation holds them, and they are
-    /// only accessed through a [`GlobalWords`] during the launch.
-    #[inline(always)]
-    pub unsafe fn with_len(self, len: usize) -> Self {
-        GlobalWords { ptr: self.ptr, len }
     }
     /// Number of words.
     #[inline(always)]

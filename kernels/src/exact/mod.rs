@@ -14,12 +14,10 @@
 //! | [`accumulator`] | the long fixed-point accumulator (carry-save `i64` words of 32-bit digits) and its shared-memory and global atomic views |
 //! | [`round`](mod@round) | the one final rounding of the integer to the nearest `f32`/`f64`: by a warp in the kernels (digits in registers, carries by shuffles, sign and top bits by votes), by one thread in the reference |
 //! | `tile` | adding a tile of elements into the expansions: the general path and the fast path (3 `add.f64` while exact, the tile redone otherwise) |
-//! | `merge` | merging expansions across a warp and a block with shuffles |
+//! | `merge` | merging expansions across a warp with shuffles |
 //! | [`kernel`] | the launch: stream like stage 8, merge per warp, integers across blocks, last block rounds |
-//! | [`lean`] | candidates for N ≈ 2^24: the publish without per-thread fences, the 64-register cap |
-//! | [`int_finish`] | the block's finish with integers: each warp's expansions cut into a window of digits and summed by shuffles, one slot per warp, no float merges or shared atomics |
-//! | [`warm`] | an experiment: every block but the last runs the rounding once, so its code is warm when the last block needs it |
-//! | [`warp_finish`] | the block's finish by its warp 0 alone: digits by shifts, carries by shuffles, no shared atomics |
+//! | [`lean`] | the kernels: the lean publish (no per-thread fences before the ticket), the general and the fast path |
+//! | `result` | the last step: NaN and infinities from their counts, the rounding, the sign of zero |
 //! | [`words`] | across GPUs: the grid's words out unrounded, the ranks' words added and rounded once |
 //!
 //! ## The arithmetic-intensity budget (H200)
@@ -55,16 +53,12 @@
 
 pub mod accumulator;
 pub mod expansion;
-pub mod int_finish;
 pub mod kernel;
 pub mod lean;
 mod merge;
-pub mod probe;
 mod result;
 pub mod round;
 mod tile;
-pub mod warm;
-pub mod warp_finish;
 pub mod words;
 
 pub use accumulator::{Format, GlobalWords, FLAGS, MAX_SLOTS};

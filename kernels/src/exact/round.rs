@@ -16,11 +16,11 @@
 //!   the multi-GPU combine's (which runs once per call on a handful of words).
 //!
 //! **Why the warp version.** This is the one part of the exact sum whose time does not shrink
-//! with `N`. One thread doing it (session 5's kernel) walked the 68 words of an f64 sum several
-//! times through local memory — the arrays indexed at run time, zeroed byte by byte — which
-//! cost about 5 µs (f32) and 14 µs (f64) per launch over stage 8's plain sum (measured: the
-//! exact sum at 2^12 against stage 8 at 2^12, `benches/gpu.sh exact`). The warp version keeps
-//! every digit in a register and has no loop longer than three words or the carry rounds.
+//! with `N`. One thread doing it (the first kernels' rounding) walked the 68 words of an f64 sum
+//! several times through local memory — the arrays indexed at run time, zeroed byte by byte —
+//! which cost about 5 µs (f32) and 14 µs (f64) per launch over stage 8's plain sum (measured:
+//! the exact sum at 2^12 against stage 8 at 2^12, `benches/exact-on-gpu.sh`). The warp version
+//! keeps every digit in a register and has no loop longer than three words or the carry rounds.
 //!
 //! **What it costs.** A few dozen shuffles and votes by one warp of the last block, once per
 //! launch.

@@ -14,7 +14,6 @@
 
 use super::accumulator::SharedWords;
 use super::expansion::Expansion;
-use crate::async_copy::CopyRing;
 use crate::gpu::{Global, Vec4};
 use crate::table::ElemKind;
 use crate::Element;
@@ -165,128 +164,6 @@ pub(super) unsafe fn tile_slow<T: Element>(
         add_vec4::<T, false>(v, &mut a, &mut b, s);
     }
     (a, b)
-}
-
-/// The rolling loads ([`super::lean::sum_lean_pipe`]): the whole 4-vector tiles of this thread's
-/// run `[t, end)` (vectors counted from element `head`, `BLOCK` threads), each vector's slot
-/// refilled with the **next** tile's vector as soon as it is read, before it is added — so the
-/// next tile's loads are in flight while this one is added (ptxas schedules them early: two tiles
-/// live, 76-90 registers; see [`super::lean`]). The last whole tile reloads itself (an L1 hit) instead of
-/// branching. Returns the first vector not added (the partial tile's start). The additions, and
-/// so the bits, are the plain loop's ([`add_tile`], [`add_tile_fast`]).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn stream_rolling<T: Element, const BLOCK: usize, const FAST: bool>(
-    input: Global<T>,
-    head: usize,
-    mut t: usize,
-    end: usize,
-    a: &mut Expansion,
-    b: &mut Expansion,
-    s: &SharedWords,
-) -> usize {
-    let tile = 4 * BLOCK;
-    if t + tile > end {
-        return t;
-    }
-    let tid = crate::thread::thread_idx_x() as usize;
-    let load = |first: usize, u: usize| {
-        // SAFETY: every call has `first + tile <= end`, `end` at most the input's whole vectors
-        // from `head` (the caller's run), so `first + u * BLOCK + tid` (`u < 4`, `tid < BLOCK`)
-        // is inside the input and 16-byte aligned.
-        unsafe { input.get_vec4_unchecked(head, first + u * BLOCK + tid) }
-    };
-    let mut v = [load(t, 0), load(t, 1), load(t, 2), load(t, 3)];
-    while t + tile <= end {
-        let next = if t + 2 * tile <= end { t + tile } else { t };
-        let (a0, b0) = (*a, *b);
-        let mut ok = true;
-        let mut step = |slot: &mut Vec4, u: usize, a: &mut Expansion, b: &mut Expansion| {
-            let x = *slot;
-            *slot = load(next, u);
-            if FAST {
-                ok &= fast_vec4::<T>(x, a, b);
-            } else {
-                add_vec4::<T, false>(x, a, b, s);
-            }
-        };
-        let [v0, v1, v2, v3] = &mut v;
-        step(v0, 0, a, b);
-        step(v1, 1, a, b);
-        step(v2, 2, a, b);
-        step(v3, 3, a, b);
-        if FAST && !ok {
-            // SAFETY: tile `t` was just loaded from these addresses (see `load`).
-            (*a, *b) = unsafe { tile_slow(a0, b0, input, head, t + tid, BLOCK, s) };
-        }
-        t += tile;
-    }
-    t
-}
-
-/// The streaming loops of `sum_with`: loads into registers, a tile at a time (every kernel of
-/// this module).
-pub const PLAIN: u8 = 0;
-/// The rolling loads (`tile::stream_rolling`: the next tile's loads in flight while one is
-/// added).
-pub const ROLLING: u8 = 1;
-/// The async loop (`tile::stream_async`: `cp.async` copies three tiles ahead into shared memory).
-pub const ASYNC: u8 = 2;
-
-/// Tiles a thread of the async loop ([`stream_async`]) has in flight.
-pub const ASYNC_STAGES: usize = 3;
-
-/// The copy ring of [`stream_async`]: [`ASYNC_STAGES`] tiles of four 16-byte vectors per thread.
-pub type Ring = CopyRing<ASYNC_STAGES, 4>;
-
-/// The async loop ([`super::lean::sum_lean_async`], policy `pipeline=2`): the whole 4-vector
-/// tiles of this thread's run `[t, end)` (vectors counted from element `head`, `BLOCK` threads),
-/// copied into the thread's own shared-memory slots with `cp.async` ([`CopyRing`], starting
-/// `ring_offset` bytes into dynamic shared memory) [`ASYNC_STAGES`] tiles ahead: while a tile is
-/// added, the next two are in flight without holding a register. Returns the first vector not
-/// added (the partial tile's start). The additions, and so the bits, are the plain loop's
-/// ([`add_tile`], [`add_tile_fast`]: the same tiles in the same order).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn stream_async<T: Element, const BLOCK: usize, const FAST: bool>(
-    input: Global<T>,
-    head: usize,
-    t: usize,
-    end: usize,
-    a: &mut Expansion,
-    b: &mut Expansion,
-    s_words: &SharedWords,
-    ring_offset: usize,
-) -> usize {
-    let tile = 4 * BLOCK;
-    let steps = (end - t.min(end)) / tile;
-    if steps == 0 {
-        return t;
-    }
-    let tid = crate::thread::thread_idx_x() as usize;
-    // SAFETY: the launch reserves the ring's bytes after the kernel's words (`new_at` checks
-    // it), and nothing else touches them: the words end at `ring_offset`.
-    let ring = unsafe { Ring::new_at(ring_offset) };
-    let first = |step: usize| t + step * tile + tid;
-    // SAFETY: step `s < steps` reads vectors `first(s) + u · BLOCK < t + steps · tile <= end`,
-    // which is at most the input's whole vectors from `head` (the caller's run): in bounds and
-    // 16-byte aligned.
-    unsafe {
-        ring.stream(
-            &input,
-            head,
-            steps,
-            |s, u| first(s) + u * BLOCK,
-            |s, v| {
-                if FAST {
-                    add_tile_fast::<T>(&v, a, b, s_words, input, head, first(s), BLOCK);
-                } else {
-                    add_tile::<T, 4, false>(&v, a, b, s_words);
-                }
-            },
-        )
-    };
-    t + steps * tile
 }
 
 /// The partial tile `[t, end)` (fewer than `BLOCK · UNROLL` vectors from element `head`; nothing

@@ -1,6 +1,6 @@
 //! # Exact sums across GPUs: the grid's words out unrounded, then one combine that rounds once
 //!
-//! **What.** Two kernels that split [`super::kernel::sum`] at its rounding, so that shards on
+//! **What.** Two kernels that split [`super::lean::sum_lean`] at its rounding, so that shards on
 //! several GPUs give the **same bits** as one GPU on the whole input:
 //!
 //! 1. [`sum_words`] is the exact sum's launch up to its last step (the same code,
@@ -42,7 +42,7 @@ pub const fn words_len(f: Format) -> usize {
 
 /// The exact sum of `input`, left unrounded: `out[..W]` the fully carried digit words,
 /// `out[W..W + 4]` the flags (NaNs, +infs, -infs, warps not all `-0.0`), `out[W + 4]` the
-/// element count. Same launch contract as [`super::kernel::sum`] (`words` and `counter` are
+/// element count. Same launch contract as [`super::lean::sum_lean`] (`words` and `counter` are
 /// left zeroed); `out` must hold [`words_len`] words, or the kernel stops.
 pub fn sum_words<T: Element, const BLOCK: usize, const UNROLL: usize>(
     input: Global<T>,

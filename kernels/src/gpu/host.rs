@@ -63,14 +63,6 @@ pub fn global_timer_ns() -> u64 {
         .elapsed()
         .as_nanos() as u64
 }
-/// The emulator's cycle counter: the host's nanoseconds (monotonic per thread, as on an SM).
-pub fn clock64() -> u64 {
-    global_timer_ns()
-}
-/// The emulator runs every block on "SM 0".
-pub fn sm_id() -> u32 {
-    0
-}
 pub fn dynamic_shared<T>() -> *mut T {
     emu::shared_base() as *mut T
 }

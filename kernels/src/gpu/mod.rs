@@ -23,7 +23,6 @@
 //! | `volatile T* flags` (written by other blocks or the host) | [`Coherent`] |
 //! | `atomicAdd(&counter, 1)` + `__threadfence()` | [`Counter::take_ticket`] (release + acquire), [`thread_fence`] |
 //! | `asm("mov.u64 %0, %%globaltimer;")` | [`global_timer_ns`] |
-//! | `clock64()`, `asm("mov.u32 %0, %%smid;")` | [`clock64`], [`sm_id`] |
 //! | `fmaxf`, `__hmax2`, … (one `min`/`max` instruction, NaN-propagating or not, `f32` and packed halves) | [`minmax`] |
 //! | `fmaf(a, b, c)` / `__fmaf_rn` (Rust never fuses `a * b + c` itself) | [`arith::fma_f32`] |
 //! | `__ddiv_rn(a, b)` where the division must stay inside its branch | [`arith::div_f64`] |
@@ -159,20 +158,6 @@ pub fn griddepcontrol_wait() {
 #[inline(always)]
 pub fn global_timer_ns() -> u64 {
     imp::global_timer_ns()
-}
-
-/// `clock64()`: the SM's cycle counter (per SM, not synchronized across SMs: differences within
-/// one block are durations, across blocks they mean nothing). For diagnostics such as
-/// [`crate::exact::probe`]; time kernels with CUDA events.
-#[inline(always)]
-pub fn clock64() -> u64 {
-    imp::clock64()
-}
-
-/// `%smid`: the SM the calling block runs on (0 in the emulator).
-#[inline(always)]
-pub fn sm_id() -> u32 {
-    imp::sm_id()
 }
 
 /// Stop the kernel because its launch broke the kernel's contract (`what` says how): `trap` on

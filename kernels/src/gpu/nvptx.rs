@@ -189,22 +189,6 @@ pub fn global_timer_ns() -> u64 {
     t
 }
 #[inline(always)]
-pub fn clock64() -> u64 {
-    let t: u64;
-    // Not `pure`, and without `nomem`: every call reads the clock again, and the compiler keeps
-    // the read in place among the memory operations around it (a probe's stamps mark phases).
-    // SAFETY: reads a special register into `t`; touches no memory.
-    unsafe { core::arch::asm!("mov.u64 {t}, %clock64;", t = out(reg64) t, options(nostack)) }
-    t
-}
-#[inline(always)]
-pub fn sm_id() -> u32 {
-    let id: u32;
-    // SAFETY: reads a special register into `id`; touches no memory.
-    unsafe { core::arch::asm!("mov.u32 {id}, %smid;", id = out(reg32) id, options(nomem, nostack)) }
-    id
-}
-#[inline(always)]
 pub fn dynamic_shared<T>() -> *mut T {
     // Only the address of the block's dynamic shared memory; nothing is read or written.
     core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<T>()

@@ -38,26 +38,11 @@ pub enum Family {
     S8Wide,
     /// Argmin / argmax on the device primitives ([`crate::argreduce`]).
     ArgReduce,
-    /// [`crate::exact::kernel::sum`]: the correctly rounded sum.
-    Exact,
-    /// [`crate::exact::kernel::sum_fast`]: the correctly rounded sum with the one-addition fast
-    /// path.
-    ExactFast,
-    /// [`crate::exact::kernel::sum_merge`]: the correctly rounded sum with the block merge.
-    ExactMerge,
-    /// [`crate::exact::kernel::sum_fast_merge`]: the fast path and the block merge.
-    ExactFastMerge,
     /// [`crate::exact::lean::sum_lean`]: the correctly rounded sum, publish without per-thread
     /// fences.
     ExactLean,
     /// [`crate::exact::lean::sum_fast_lean`]: the fast path and the lean publish.
     ExactFastLean,
-    /// [`crate::exact::lean::sum_lean_pipe`]: the lean publish with the rolling loads (the next
-    /// tile's vector loaded as soon as the current one is read).
-    ExactLeanPipe,
-    /// [`crate::exact::lean::sum_fast_lean_pipe`]: the fast path, the lean publish, the rolling
-    /// loads.
-    ExactFastLeanPipe,
     /// [`crate::exact::words::sum_words`]: the exact sum's words, unrounded (multi-GPU).
     ExactWords,
     /// [`crate::exact::words::combine`]: R ranks' exact words added and rounded once.
@@ -105,48 +90,6 @@ pub enum Family {
     /// [`crate::transform::one_pass::reduce_async`]: the transform kernel with its next tiles in
     /// flight as `cp.async` copies into shared memory (a candidate, chosen by the plan's loop).
     TransformAsync,
-    /// [`crate::exact::lean::sum_lean_async`]: the lean publish with the async loop (three
-    /// tiles per thread in flight as `cp.async` copies into shared memory).
-    ExactLeanAsync,
-    /// [`crate::exact::lean::sum_fast_lean_async`]: the fast path, the lean publish, the async
-    /// loop.
-    ExactFastLeanAsync,
-    /// [`crate::exact::probe::sum_probe`]: the default plain exact kernel with per-block phase
-    /// stamps (a diagnostic).
-    ExactProbe,
-    /// [`crate::exact::probe::sum_fast_probe`]: the fast-path kernel with the stamps.
-    ExactFastProbe,
-    /// [`crate::exact::warp_finish::sum_warp`]: the lean plain kernel whose block finish is
-    /// warp 0's alone (no shared atomics, one block barrier).
-    ExactWarp,
-    /// [`crate::exact::warp_finish::sum_fast_warp`]: the fast path with the warp finish.
-    ExactFastWarp,
-    /// [`crate::exact::warp_finish::sum_warp_probe`]: [`Family::ExactWarp`] with the probe's
-    /// stamps.
-    ExactWarpProbe,
-    /// [`crate::exact::warp_finish::sum_fast_warp_probe`]: [`Family::ExactFastWarp`] with the
-    /// probe's stamps.
-    ExactFastWarpProbe,
-    /// [`crate::exact::int_finish::sum_int`]: the lean plain kernel whose warps' expansions are
-    /// reduced as integers in a window (no float merges, no shared atomics).
-    ExactInt,
-    /// [`crate::exact::int_finish::sum_fast_int`]: the fast path with the integer finish.
-    ExactFastInt,
-    /// [`crate::exact::int_finish::sum_int_probe`]: [`Family::ExactInt`] with the probe's stamps.
-    ExactIntProbe,
-    /// [`crate::exact::int_finish::sum_fast_int_probe`]: [`Family::ExactFastInt`] with the
-    /// probe's stamps.
-    ExactFastIntProbe,
-    /// [`crate::exact::warm::sum_warm`]: the lean plain kernel whose non-last blocks run the
-    /// rounding once (its code warm for the last block).
-    ExactWarm,
-    /// [`crate::exact::warm::sum_fast_warm`]: the fast path with the warm rounding.
-    ExactFastWarm,
-    /// [`crate::exact::warm::sum_warm_probe`]: [`Family::ExactWarm`] with the probe's stamps.
-    ExactWarmProbe,
-    /// [`crate::exact::warm::sum_fast_warm_probe`]: [`Family::ExactFastWarm`] with the probe's
-    /// stamps.
-    ExactFastWarmProbe,
     /// [`crate::transform::one_pass::reduce_shifted`]: the rolling-load transform kernel folding
     /// about one shift for the whole grid, its trees adding sums (the `f16`/`bf16` moments:
     /// [`crate::transform::grid_shift`]).

@@ -123,22 +123,10 @@ kernel_table! {
         => s8_shuffle_vectorized::reduce_wide;
     ArgReduce reduce Item const [f32, f64, i32, u32, i64, u64, f16, bf16] [ArgMin, ArgMax, NanArgMin, NanArgMax] [256, 512]
         => argreduce::entry;
-    Exact reduce_exact Exact const [f32, f64] [Sum] [256, 512]
-        => kernel::sum;
-    ExactFast reduce_exact_fast Exact const [f32, f64] [Sum] [256, 512]
-        => kernel::sum_fast;
-    ExactMerge reduce_exact_merge Exact const [f32, f64] [Sum] [256, 512]
-        => kernel::sum_merge;
-    ExactFastMerge reduce_exact_fast_merge Exact const [f32, f64] [Sum] [256, 512]
-        => kernel::sum_fast_merge;
     ExactLean reduce_exact_lean Exact const [f32, f64] [Sum] [256, 512]
         => lean::sum_lean;
     ExactFastLean reduce_exact_fast_lean Exact const [f32, f64] [Sum] [256, 512]
         => lean::sum_fast_lean;
-    ExactLeanPipe reduce_exact_lean_pipe Exact const [f32, f64] [Sum] [256, 512]
-        => lean::sum_lean_pipe;
-    ExactFastLeanPipe reduce_exact_fast_lean_pipe Exact const [f32, f64] [Sum] [256, 512]
-        => lean::sum_fast_lean_pipe;
     ExactWords reduce_exact_words ExactWords const [f32, f64] [Sum] [256, 512]
         => words::sum_words;
     ExactCombine reduce_exact_combine ExactCombine any [f32, f64] [Sum] [32]
@@ -173,38 +161,6 @@ kernel_table! {
         => one_pass::reduce_rolling;
     TransformAsync reduce_transform_async_r80 Transform const [f16] [Moments, Total, NanTotal] [256]
         => one_pass::reduce_async;
-    ExactLeanAsync reduce_exact_lean_async_r80 Exact const [f32, f64] [Sum] [256, 512]
-        => lean::sum_lean_async;
-    ExactFastLeanAsync reduce_exact_fast_lean_async_r80 Exact const [f32, f64] [Sum] [256, 512]
-        => lean::sum_fast_lean_async;
-    ExactProbe reduce_exact_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
-        => probe::sum_probe;
-    ExactFastProbe reduce_exact_fast_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
-        => probe::sum_fast_probe;
-    ExactWarp reduce_exact_warp Exact const [f32, f64] [Sum] [256, 512]
-        => warp_finish::sum_warp;
-    ExactFastWarp reduce_exact_fast_warp Exact const [f32, f64] [Sum] [256, 512]
-        => warp_finish::sum_fast_warp;
-    ExactWarpProbe reduce_exact_warp_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
-        => warp_finish::sum_warp_probe;
-    ExactFastWarpProbe reduce_exact_fast_warp_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
-        => warp_finish::sum_fast_warp_probe;
-    ExactInt reduce_exact_int Exact const [f32, f64] [Sum] [256, 512]
-        => int_finish::sum_int;
-    ExactFastInt reduce_exact_fast_int Exact const [f32, f64] [Sum] [256, 512]
-        => int_finish::sum_fast_int;
-    ExactIntProbe reduce_exact_int_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
-        => int_finish::sum_int_probe;
-    ExactFastIntProbe reduce_exact_fast_int_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
-        => int_finish::sum_fast_int_probe;
-    ExactWarm reduce_exact_warm Exact const [f32, f64] [Sum] [256, 512]
-        => warm::sum_warm;
-    ExactFastWarm reduce_exact_fast_warm Exact const [f32, f64] [Sum] [256, 512]
-        => warm::sum_fast_warm;
-    ExactWarmProbe reduce_exact_warm_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
-        => warm::sum_warm_probe;
-    ExactFastWarmProbe reduce_exact_fast_warm_probe_r80 Exact const [f32, f64] [Sum] [256, 512]
-        => warm::sum_fast_warm_probe;
     TransformShifted reduce_transform_shift_r80 Transform const [f16, bf16] [Moments] [256]
         => one_pass::reduce_shifted;
     TransformTiles reduce_transform_tiles_r64 Transform const [f16, bf16] [SumSq, L1, Dot, Total, NanTotal] [256, 512]

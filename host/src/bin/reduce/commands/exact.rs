@@ -40,7 +40,7 @@ pub struct ExactArgs {
     /// Timed runs (0: check only).
     #[arg(long, default_value_t = 50, value_parser = count(0))]
     pub runs: usize,
-    /// Also run the reproducibility matrix (fast path × block merge × grids 1, 7, 132, default,
+    /// Also run the reproducibility matrix (general and fast path × grids 1, 7, 132, default,
     /// max × every block size × input offsets 0–3).
     #[arg(long)]
     pub repro: bool,
@@ -51,17 +51,9 @@ pub struct ExactArgs {
     #[arg(long)]
     pub save_input: Option<std::path::PathBuf>,
     /// Also check and time the sum under this policy (`key=value,…`; keys block, blocks_per_sm,
-    /// min_tiles, fast_f32, fast_f64, block_merge, lean_finish, pipeline, probe, warp_finish,
-    /// int_finish, warm_round);
-    /// repeatable.
+    /// min_tiles, fast_f32, fast_f64); repeatable.
     #[arg(long)]
     pub policy: Vec<String>,
-    /// Also launch the probe kernel (the default kernel with per-block phase stamps, checked
-    /// against the reference) after `--warmup` untimed launches, and print its stamps' summary
-    /// (record kind `exact_probe`); `--probe=SETTINGS` probes that policy instead
-    /// (`--probe=warp_finish=1`).
-    #[arg(long, num_args = 0..=1, default_missing_value = "", require_equals = true)]
-    pub probe: Option<String>,
     /// Output format (text or json).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -223,78 +215,7 @@ fn run_typed<T: ExactFloat + Sync>(backend: &Backend, a: &ExactArgs) -> Result<b
         }
     }
     let policies_ok = run_policies(backend, a, &input, want)?;
-    let probe_ok = match &a.probe {
-        Some(settings) => run_probe(backend, a, settings, &input, want)?,
-        None => true,
-    };
-    Ok(ok && repro_ok && policies_ok && probe_ok)
-}
-
-/// `--probe[=SETTINGS]`: warm up, launch the probe kernel of the default policy with `settings`
-/// once, check it, summarize its stamps.
-fn run_probe<T: ExactFloat>(
-    backend: &Backend,
-    a: &ExactArgs,
-    settings: &str,
-    input: &reduce_host::Buffer<T>,
-    want: Option<T>,
-) -> Result<bool, ReduceError> {
-    let policy = ExactPolicy {
-        probe: true,
-        ..ExactPolicy::default().with_settings(settings)?
-    };
-    let overrides = a.overrides();
-    let p = PreparedExact::<T>::with_policy(backend, a.n, overrides, policy)?;
-    for _ in 0..a.warmup {
-        p.enqueue(backend, input, 0)?;
-    }
-    let got = p.run(backend, input, 0)?;
-    let ok = want.is_none_or(|w| ulps(got, w) == 0);
-    let summary = reduce_host::exact::ProbeSummary::of(&p.stamps(backend)?);
-    let record = serde_json::json!({
-        "kind": "exact_probe",
-        "type": T::TYPE.name(),
-        "n": a.n,
-        "data": a.data.name(),
-        "kernel": p.plan.kernel,
-        "grid": p.plan.grid,
-        "block": p.plan.block,
-        "exact_bits": format!("{:#x}", got.to_bits64()),
-        "exact_matches_reference": want.map(|w| ulps(got, w) == 0),
-        "summary": summary,
-    });
-    match a.format {
-        Format::Json => println!("{record}"),
-        _ => {
-            let s = &summary;
-            println!(
-                "probe {} ({} blocks on {} SMs; bits {}): cycles median / max over blocks — \
-                 stream {} / {}, merge {} / {}, carry {} / {}, publish {} / {}; last block \
-                 {:?}; span {} ns, entry spread {} ns, last block's tail {} ns",
-                p.plan.kernel,
-                s.blocks,
-                s.sms,
-                if ok {
-                    "= reference"
-                } else {
-                    "DIFFERENT from the reference"
-                },
-                s.stream.median,
-                s.stream.max,
-                s.merge.median,
-                s.merge.max,
-                s.carry.median,
-                s.carry.max,
-                s.publish.median,
-                s.publish.max,
-                s.last_block,
-                s.span_ns,
-                s.entry_spread_ns,
-                s.tail_ns
-            );
-        }
-    }
-    Ok(ok)
+    Ok(ok && repro_ok && policies_ok)
 }
 
 /// Each `--policy`: plan, run, compare with the reference, time; one record (or line) each.
