@@ -150,7 +150,7 @@ pub fn axis_two_launch_columns() -> Result<(), Failed> {
 }
 
 /// The one-launch column kernel (`col_once_max_vcols`) on the emulator's shapes and on the
-/// issue's narrow ones at full size: against the CPU reference, run twice (the ticket counter is
+/// narrow benchmark shapes at full size: against the CPU reference, run twice (the ticket counter is
 /// back at 0), and bit for bit against the two-launch plan with as many pieces; and finishing
 /// passes with their own, narrower tiles (`finish_col_tile`); and the deeper block-per-row
 /// kernel (`row_unroll=8`) bit for bit against the default one.
