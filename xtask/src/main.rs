@@ -12,9 +12,9 @@
 //!   `--sass`, where `nvdisasm` is found) the SASS; see `show.rs`. No GPU needed.
 //! * anything else is passed to the host CLI (`cargo xtask table`, `cargo xtask profile` …).
 
-#[path = "../../host/build_env.rs"]
 #[cfg(test)]
 mod architecture;
+#[path = "../../host/build_env.rs"]
 mod build_env;
 mod bundle;
 mod directives;
