@@ -10,7 +10,15 @@ pub const MAX_LINES: usize = 120;
 pub const MAX_COLUMNS: usize = 100;
 
 /// The top-level folders whose paths `ARCHITECTURE.md` names.
-const ROOTS: [&str; 7] = ["kernels/", "host/", "benches/", "xtask/", "examples/", "docs/", ".ci/"];
+const ROOTS: [&str; 7] = [
+    "kernels/",
+    "host/",
+    "benches/",
+    "xtask/",
+    "examples/",
+    "docs/",
+    ".ci/",
+];
 
 /// Every backticked path in `text` that starts at one of [`ROOTS`] (`host/src/gpu.rs`,
 /// `kernels/src/axis/`), without a trailing `:line` or `::item`.
@@ -48,7 +56,12 @@ mod tests {
                     `host/src/plan.rs:40`, `kernels/src/table/mod.rs::TABLE`, `a b/c`";
         assert_eq!(
             named_paths(text),
-            ["host/src/gpu.rs", "kernels/src/axis/", "host/src/plan.rs", "kernels/src/table/mod.rs"]
+            [
+                "host/src/gpu.rs",
+                "kernels/src/axis/",
+                "host/src/plan.rs",
+                "kernels/src/table/mod.rs"
+            ]
         );
     }
 
@@ -66,10 +79,19 @@ mod tests {
         let root = workspace_root();
         let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
         let gone = missing(&root, &text);
-        assert!(gone.is_empty(), "ARCHITECTURE.md names paths that do not exist: {gone:?}");
-        assert!(named_paths(&text).len() >= 20, "ARCHITECTURE.md names too few modules");
+        assert!(
+            gone.is_empty(),
+            "ARCHITECTURE.md names paths that do not exist: {gone:?}"
+        );
+        assert!(
+            named_paths(&text).len() >= 20,
+            "ARCHITECTURE.md names too few modules"
+        );
         let lines = text.lines().count();
-        assert!(lines <= MAX_LINES, "ARCHITECTURE.md has {lines} lines (at most {MAX_LINES})");
+        assert!(
+            lines <= MAX_LINES,
+            "ARCHITECTURE.md has {lines} lines (at most {MAX_LINES})"
+        );
         for (i, line) in text.lines().enumerate() {
             let width = line.chars().count();
             assert!(
