@@ -252,11 +252,7 @@ fn fast_kernels_match_the_reference_on_every_family() {
     for data in ExactData::ALL {
         for n in [1usize, 5, 4099] {
             for grid in [None, Some(1), Some(5)] {
-                let o = LaunchOverrides {
-                    block: None,
-                    grid,
-                    combine: None,
-                };
+                let o = LaunchOverrides { block: None, grid };
                 for p in [
                     FAST, merged, lean, fenced, pipe, plain_pipe, ring, plain_ring,
                 ] {

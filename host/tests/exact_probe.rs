@@ -68,11 +68,7 @@ fn probe_plans_name_the_probe_kernels_and_hold_the_stamps() {
 }
 
 fn probe_run<T: ExactFloat>(b: &Backend, d: &[T], grid: Option<usize>) {
-    let o = LaunchOverrides {
-        block: None,
-        grid,
-        combine: None,
-    };
+    let o = LaunchOverrides { block: None, grid };
     let p = PreparedExact::<T>::with_policy(b, d.len(), o, PROBE).unwrap();
     let input = b.upload(d).unwrap();
     let got = p.run(b, &input, 0).unwrap();

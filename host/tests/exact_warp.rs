@@ -217,11 +217,7 @@ fn warp_finish_matches_the_reference_on_every_family_and_shape() {
     for data in ExactData::ALL {
         for n in [1usize, 5, 4099, 20_011] {
             for (block, grid) in [(None, None), (None, Some(1)), (Some(512), Some(5))] {
-                let o = LaunchOverrides {
-                    block,
-                    grid,
-                    combine: None,
-                };
+                let o = LaunchOverrides { block, grid };
                 let ints = [
                     int(),
                     ExactPolicy {
@@ -246,11 +242,7 @@ fn warp_finish_matches_the_reference_on_every_family_and_shape() {
 #[test]
 fn warp_finish_edge_cases_and_inexact_merges() {
     let b = emu();
-    let shapes = [None, Some(1), Some(3)].map(|grid| LaunchOverrides {
-        block: None,
-        grid,
-        combine: None,
-    });
+    let shapes = [None, Some(1), Some(3)].map(|grid| LaunchOverrides { block: None, grid });
     let cases: Vec<Vec<f64>> = vec![
         vec![],
         vec![-0.0],
@@ -319,11 +311,7 @@ fn warp_probe_keeps_the_bits_and_stamps_every_block_in_order() {
     let b = emu();
     for probe in [warp(), int(), warm()].map(|p| ExactPolicy { probe: true, ..p }) {
         for grid in [None, Some(1), Some(7)] {
-            let o = LaunchOverrides {
-                block: None,
-                grid,
-                combine: None,
-            };
+            let o = LaunchOverrides { block: None, grid };
             let d = generate::<f32>(ExactData::Cancellation, 20_011, 9);
             let p = PreparedExact::<f32>::with_policy(&b, d.len(), o, probe).unwrap();
             let got = p.run(&b, &b.upload(&d).unwrap(), 0).unwrap();

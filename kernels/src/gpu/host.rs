@@ -50,12 +50,6 @@ pub unsafe fn ballot(mask: u32, pred: bool) -> u32 {
 pub fn thread_fence() {
     std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst)
 }
-/// A no-op: the emulator runs a launch to its end before the next starts (see
-/// [`super::griddepcontrol_launch_dependents`]).
-pub fn griddepcontrol_launch_dependents() {}
-/// A no-op: every earlier launch on the stream has ended, its writes visible (see
-/// [`super::griddepcontrol_wait`]).
-pub fn griddepcontrol_wait() {}
 pub fn global_timer_ns() -> u64 {
     static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     EPOCH

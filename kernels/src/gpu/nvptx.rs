@@ -100,20 +100,6 @@ pub fn thread_fence() {
     // SAFETY: a fence has no operands and no effect but ordering.
     unsafe { core::arch::asm!("fence.sc.gpu;") }
 }
-/// `griddepcontrol.launch_dependents` (PTX ISA 7.8, sm_90).
-#[inline(always)]
-pub fn griddepcontrol_launch_dependents() {
-    // SAFETY: a scheduling hint with no operands; it touches no memory. (Not `nomem`: the
-    // compiler keeps it where the kernel puts it.)
-    unsafe { core::arch::asm!("griddepcontrol.launch_dependents;", options(nostack)) }
-}
-/// `griddepcontrol.wait` (PTX ISA 7.8, sm_90).
-#[inline(always)]
-pub fn griddepcontrol_wait() {
-    // SAFETY: waits for the prerequisite grids; no operands. Without `nomem`/`readonly` the
-    // compiler treats it as reading and writing any memory, so no load is hoisted above it.
-    unsafe { core::arch::asm!("griddepcontrol.wait;", options(nostack)) }
-}
 /// `cp.async.cg.shared.global [dst], [src], 16;` (PTX ISA 7.0, sm_80): a 16-byte copy from
 /// global to shared memory that completes in the background, through L2 only (`.cg`), without a
 /// register to hold the bytes.

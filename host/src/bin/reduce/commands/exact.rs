@@ -73,7 +73,6 @@ impl ExactArgs {
         LaunchOverrides {
             block: self.block,
             grid: self.grid,
-            combine: None,
         }
     }
 }
