@@ -54,7 +54,7 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
     counter: Counter,
     out: GlobalMut<f64>,
 ) {
-    reduce_with::<T, O, BLOCK, PLAIN>(a, b, partials, counter, out)
+    reduce_with::<T, O, BLOCK, PLAIN, false>(a, b, partials, counter, out)
 }
 
 /// [`reduce`] for the **grid-shift form** of `O` ([`ShiftForm::Grid`]; the moments:
@@ -82,7 +82,7 @@ pub fn reduce_shifted<T: Element, O: ShiftForm, const BLOCK: usize>(
     counter: Counter,
     out: GlobalMut<f64>,
 ) {
-    reduce_with::<T, O::Grid, BLOCK, ROLLING>(a, b, partials, counter, out)
+    reduce_with::<T, O::Grid, BLOCK, ROLLING, false>(a, b, partials, counter, out)
 }
 
 /// The loops of [`reduce_with`].
@@ -90,9 +90,21 @@ const PLAIN: u8 = 0;
 const ROLLING: u8 = 1;
 
 /// [`reduce`] (`LOOP` = [`PLAIN`]) or [`reduce_shifted`] ([`ROLLING`]).
+///
+/// `INTERLEAVED` deals tile `k` to block `k mod gridDim.x` instead of one contiguous run per
+/// block. No built kernel sets it (the interleaved kernels were deleted: `docs/decisions.md`),
+/// but the branch stays: without it LLVM lays out the start of 62 of the transform kernels
+/// differently (in the SASS, a compare, a branch and the predicate registers around them), and
+/// the built kernels keep the machine code they were measured with.
 #[allow(clippy::needless_range_loop)] // `u` is part of the address, not just an index
 #[inline(always)]
-fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const LOOP: u8>(
+fn reduce_with<
+    T: Element,
+    O: TransformOp,
+    const BLOCK: usize,
+    const LOOP: u8,
+    const INTERLEAVED: bool,
+>(
     a: Global<T>,
     b: Global<T>,
     partials: Coherent<f64>,
@@ -138,13 +150,15 @@ fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const LOOP: u8>(
     } else {
         let vectors = (n - head) / lanes;
         let tile = BLOCK * UNROLL;
-        // The block's tiles start at `start`, one after another, and stop at `end`.
-        let (start, end) = if grid == 1 {
-            (0, vectors) // one block: no division before the first load (as stage 8)
+        // The block's tiles start at `start`, `step` vectors apart, and stop at `end`.
+        let (start, end, step) = if grid == 1 {
+            (0, vectors, tile) // one block: no division before the first load (as stage 8)
+        } else if INTERLEAVED {
+            (block * tile, vectors, grid * tile)
         } else {
             let per_block = vectors.div_ceil(tile).div_ceil(grid) * tile;
             let start = block * per_block;
-            (start, (start + per_block).min(vectors))
+            (start, (start + per_block).min(vectors), tile)
         };
         let load = |g: &Global<T>, v: usize| -> Vec4 {
             // SAFETY: every caller passes `v < end <= vectors`, and `head + vectors * lanes <= n
@@ -186,12 +200,12 @@ fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const LOOP: u8>(
             // thread has a tile in flight while it computes (the same tiles, merged in the same
             // order: the same bits).
             if rolls {
-                t += tile;
+                t += step;
                 while t + tile <= end {
                     let next = load_tile(t);
                     tile_into::<T, O>(&mut run, &current.0, &current.1);
                     current = next;
-                    t += tile;
+                    t += step;
                 }
                 tile_into::<T, O>(&mut run, &current.0, &current.1);
             }
@@ -201,7 +215,7 @@ fn reduce_with<T: Element, O: TransformOp, const BLOCK: usize, const LOOP: u8>(
                 let (la, lb) = load_tile(t);
                 // … then the transform and the accumulate, one tile in registers.
                 tile_into::<T, O>(&mut run, &la, &lb);
-                t += tile;
+                t += step;
             }
         }
         // The block's last, partial tile: the same loads, each guarded, all in flight at once; each loaded vector
