@@ -378,24 +378,6 @@ impl Backend {
         }
     }
 
-    /// [`Backend::launch`] as a *programmatic dependent launch* of the launch queued just before
-    /// it: on a GPU through `cuLaunchKernelEx` with the programmatic-stream-serialization
-    /// attribute (`host/src/launch_ex.rs`), so the kernel may start while the previous one still
-    /// runs and must `griddepcontrol.wait` before it reads that one's output; on the emulator a
-    /// plain launch (launches run one after the other, to their end).
-    ///
-    /// # Safety
-    /// As [`Backend::launch`]; besides, the kernel must execute `griddepcontrol.wait` before any
-    /// access to memory the previous launch writes (`reduce_kernels::gpu::griddepcontrol_wait`).
-    pub unsafe fn launch_dependent<T: Scalar>(&self, l: &Launch<'_>) -> Result<()> {
-        match self {
-            // SAFETY: this function's contract.
-            Backend::Gpu(g) => unsafe { g.launch_dependent(l) },
-            // SAFETY: this function's contract; the emulator's launch ends before it returns.
-            Backend::Emulator(e) => unsafe { e.launch::<T>(l) },
-        }
-    }
-
     /// Wait for all queued work; reports asynchronous kernel faults.
     pub fn synchronize(&self) -> Result<()> {
         match self {

@@ -290,15 +290,6 @@ impl Emulator {
                     reduce_kernels::exact::words::combine_entry(f, g as *const i64, n, o as *mut T)
                 })
             }
-            (Body::Combine(f), KernelArgs::MultiPass { input, n, partials }) => {
-                let (p, o) = (input as usize, partials as usize);
-                // SAFETY: `input` holds the `n` partials of the launch before this one (which has
-                // ended: the emulator runs launches one after the other) and `partials` one `T`
-                // (stage 8's PDL combine's arguments), by this function's contract.
-                run(&|| unsafe {
-                    reduce_kernels::exports::pdl_combine(f, p as *const T, n, o as *mut T)
-                })
-            }
             _ => Err(ReduceError::InvalidArgument(format!(
                 "kernel {} takes another calling convention (multi-pass, single-pass or axis)",
                 l.kernel

@@ -166,15 +166,6 @@ pub enum ReduceError {
         /// GPUs the driver reports.
         available: usize,
     },
-    /// A launch needs a driver or device feature this machine lacks (e.g. stage 8's PDL combine:
-    /// `cuLaunchKernelEx`, CUDA 12+, on compute capability 9.0+).
-    #[error("{what} is not available here: {why}. Use the default combine (--combine ticket)")]
-    LaunchUnsupported {
-        /// The feature.
-        what: String,
-        /// Why not (the driver version, the missing entry point, the device).
-        why: String,
-    },
     /// The NCCL library could not be loaded from any of the places searched.
     #[error("NCCL is not available: libnccl could not be loaded from any of {tried:?}. Fix: `pip install nvidia-nccl-cu13` (or cu12), or set NCCL_LIBRARY=/path/to/libnccl.so.2")]
     NcclUnavailable {

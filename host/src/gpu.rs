@@ -197,37 +197,6 @@ impl Gpu {
         unsafe { self.launch_words(l.kernel, l.grid, l.block, l.shared_bytes, &mut words) }
     }
 
-    /// Queue `l` as a programmatic dependent launch of the kernel queued before it on this
-    /// stream (`cuLaunchKernelEx`, see [`crate::launch_ex`]).
-    ///
-    /// # Safety
-    /// As [`Gpu::launch`], and the kernel executes `griddepcontrol.wait` before it touches
-    /// anything the previous launch writes.
-    pub(crate) unsafe fn launch_dependent(&self, l: &Launch<'_>) -> Result<()> {
-        let launch = crate::launch_ex::LaunchKernelEx::get(self.caps.compute_capability)?;
-        let mut words = argument_words(&l.args);
-        let f = self.function(l.kernel)?;
-        self.allow_shared(f, l.kernel, l.shared_bytes)?;
-        let mut params = parameter_pointers(&mut words);
-        // SAFETY: as in `launch`: the kernel takes these 64-bit words (this function's
-        // contract); `words` and `params` outlive the call, which copies the arguments.
-        let r = unsafe {
-            launch.programmatic(
-                f,
-                (l.grid, l.block, l.shared_bytes),
-                self.stream.as_inner(),
-                &mut params,
-            )
-        };
-        r.map_err(|message| ReduceError::Driver {
-            what: format!(
-                "launching {} <<<{}, {}, {}>>> (programmatic dependent launch)",
-                l.kernel, l.grid, l.block, l.shared_bytes
-            ),
-            message,
-        })
-    }
-
     /// Queue the benchmarks' gate kernel (`bench_gate`, one thread): it holds this stream until
     /// the host writes a non-zero `u32` at `flag`, or `timeout_ns` passes (then it writes 1 at
     /// `flag + 4`). See `reduce_kernels::bench_gate`.

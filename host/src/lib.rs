@@ -45,7 +45,6 @@ pub mod exact;
 pub mod gpu;
 pub mod halves;
 pub mod kernel_image;
-pub(crate) mod launch_ex;
 pub(crate) mod mapped;
 pub mod measure;
 pub mod multi;
@@ -85,7 +84,7 @@ pub use multi::{
     Nccl,
 };
 pub use pinned::PinnedBuffer;
-pub use plan::{plan, Combine, LaunchOverrides, Plan};
+pub use plan::{plan, LaunchOverrides, Plan};
 pub use policy_settings::PolicySettings;
 pub use prepared::{Prepared, ResultIn, Workspace};
 pub use record::{ErrorRecord, Record, TimingRecord, TwinRecord};

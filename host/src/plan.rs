@@ -8,7 +8,6 @@ use crate::backend::DeviceCaps;
 use crate::error::{ReduceError, Result};
 use crate::stage::Stage;
 use crate::types::{ElemType, Op};
-use reduce_kernels::table::{Family, KernelId, Row};
 
 /// Most blocks a stage-8 launch may use (the size of its partials workspace).
 pub const MAX_SINGLE_PASS_GRID: usize = 4096;
@@ -44,59 +43,6 @@ pub struct Plan {
     /// No element goes through more than this many operations: the factor of the float error
     /// bound ([`crate::types::matches_reference`]).
     pub depth: usize,
-    /// How stage 8 combines its blocks' partials (what runs: [`Combine::Ticket`] for every other
-    /// stage, and for a one-block stage 8).
-    pub combine: Combine,
-}
-
-/// How stage 8's blocks' partials become one result. Both fold the same partials in the same
-/// order, so for the same grid and block they give the same bits.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Combine {
-    /// One kernel: each block takes an atomic ticket after storing its partial, and the block
-    /// that draws the last one combines them (`kernels/src/stages/s8_shuffle_vectorized.rs`).
-    #[default]
-    Ticket,
-    /// Two kernels: the grid stores the partials, and one block launched as a *programmatic
-    /// dependent launch* (`cuLaunchKernelEx`, CUDA 12+, sm_90) waits for it and combines them
-    /// (`kernels/src/stages/s8_pdl.rs`). Plan: two passes, the grid and the one-block combine.
-    Pdl,
-}
-
-impl Combine {
-    /// Both, the default first.
-    pub const ALL: [Combine; 2] = [Combine::Ticket, Combine::Pdl];
-
-    /// `ticket` or `pdl`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Combine::Ticket => "ticket",
-            Combine::Pdl => "pdl",
-        }
-    }
-}
-
-impl std::fmt::Display for Combine {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Combine {
-    type Err = ReduceError;
-    fn from_str(s: &str) -> Result<Self> {
-        Combine::ALL
-            .into_iter()
-            .find(|c| c.name() == s)
-            .ok_or_else(|| {
-                ReduceError::InvalidArgument(format!(
-                    "there is no combine `{s}` (stage 8 combines by `ticket` or `pdl`)"
-                ))
-            })
-    }
 }
 
 /// User overrides of the launch shape.
@@ -106,11 +52,6 @@ pub struct LaunchOverrides {
     pub block: Option<usize>,
     /// Blocks of the first pass, for the grid-stride stages 7 and 8 (others derive it from `n`).
     pub grid: Option<usize>,
-    /// Stage 8's combine (default: the policy's, [`SinglePassPolicy::combine`]); other stages
-    /// take none. Stage 8's own kernels have both forms; its wide (`i32` → `i64`) and half
-    /// kernels ([`crate::PreparedWide`]) and the zero-copy route of host data combine by ticket
-    /// whatever this says.
-    pub combine: Option<Combine>,
 }
 
 /// Stage 8's tuning policy.
@@ -122,8 +63,6 @@ pub struct SinglePassPolicy {
     pub blocks_per_sm: usize,
     /// 16-byte loads in flight per thread per step (compiled into the kernel).
     pub unroll: usize,
-    /// How the blocks' partials are combined when there is more than one block.
-    pub combine: Combine,
 }
 
 impl SinglePassPolicy {
@@ -148,10 +87,6 @@ impl SinglePassPolicy {
             block,
             blocks_per_sm: (caps.max_threads_per_sm / block).max(1),
             unroll,
-            // The ticket until the Rust PDL form is measured on the H200 against it
-            // (`benches/s7-hopper-on-gpu.sh`): the CUDA C experiment's 0.2–0.4 µs win
-            // (`benches/results/tuning-2026-11-30-hopper/notes.md`) is not this code's.
-            combine: Combine::Ticket,
         }
     }
 }
@@ -171,11 +106,6 @@ pub fn plan(
 ) -> Result<Plan> {
     if stage == Stage::S8 {
         return plan_single_pass(ty, op, n, o, caps);
-    }
-    if o.combine.is_some_and(|c| c != Combine::Ticket) {
-        return Err(ReduceError::InvalidArgument(format!(
-            "{stage} has no cross-block combine to choose; --combine applies to stage 8"
-        )));
     }
     let block = o.block.unwrap_or(stage.default_block());
     stage.validate(ty, op, block)?;
@@ -242,7 +172,6 @@ pub fn plan(
         kernel: stage.kernel_name(ty, op, block),
         passes,
         depth,
-        combine: Combine::Ticket,
     })
 }
 
@@ -288,54 +217,14 @@ fn plan_single_pass(
         block,
         shared_bytes: stage.shared_bytes(ty, block),
     };
-    // One block has nothing to combine: it writes the result itself, whichever combine was asked.
-    let combine = match o.combine.unwrap_or(policy.combine) {
-        Combine::Pdl if grid > 1 => Combine::Pdl,
-        _ => Combine::Ticket,
-    };
-    let (kernel, passes) = match combine {
-        Combine::Ticket => (stage.kernel_name(ty, op, block), vec![first]),
-        Combine::Pdl => (
-            pdl_kernel(Family::S8PdlPartials, ty, op, block)?,
-            vec![
-                first,
-                Pass {
-                    n: grid,
-                    grid: 1,
-                    ..first
-                },
-            ],
-        ),
-    };
     Ok(Plan {
         stage,
         ty,
         op: op.device_op(),
-        kernel,
-        passes,
+        kernel: stage.kernel_name(ty, op, block),
+        passes: vec![first],
         depth,
-        combine,
     })
-}
-
-/// The symbol of stage 8's PDL kernel of `family` (the grid or the combine) for `ty`, `op`,
-/// `block` (an error if the kernel table does not build it).
-pub fn pdl_kernel(family: Family, ty: ElemType, op: Op, block: usize) -> Result<String> {
-    let id = KernelId {
-        family,
-        ty: ty.kind(),
-        op: op.device_op().kind(),
-        block,
-    };
-    if !id.is_built() {
-        let built = Row::of(family).blocks;
-        return Err(ReduceError::InvalidArgument(format!(
-            "stage 8's PDL form has no kernel for {ty} {op} with {block}-thread blocks (it is built \
-             for {built:?}, the block size the policy gives every input of more than one block: \
-             add --block 512)"
-        )));
-    }
-    Ok(id.symbol().to_string())
 }
 
 #[cfg(test)]

@@ -4,10 +4,9 @@
 use crate::backend::{self, Backend, KernelArgs, Launch};
 use crate::buffer::{BackendId, Buffer};
 use crate::error::{ReduceError, Result};
-use crate::plan::{pdl_kernel, plan, Combine, LaunchOverrides, Plan};
+use crate::plan::{plan, LaunchOverrides, Plan};
 use crate::stage::Stage;
 use crate::types::Scalar;
-use reduce_kernels::table::Family;
 
 /// Device buffers a plan needs besides its input, allocated once and reused by every run.
 pub struct Workspace<T: Scalar> {
@@ -39,8 +38,6 @@ pub struct Prepared<T: Scalar> {
     ws: Workspace<T>,
     /// Stage 8's result in mapped pinned memory, and its device address.
     mapped: Option<backend::Mapped<T>>,
-    /// Stage 8's PDL combine kernel ([`Combine::Pdl`] plans only; named once, not per launch).
-    combine_kernel: Option<String>,
 }
 
 impl<T: Scalar> Prepared<T> {
@@ -88,22 +85,12 @@ impl<T: Scalar> Prepared<T> {
             (Backend::Gpu(_), Stage::S8, ResultIn::MappedHost) => Some(backend::Mapped::new(1)?),
             _ => None,
         };
-        let combine_kernel = match plan.combine {
-            Combine::Pdl => Some(pdl_kernel(
-                Family::S8PdlCombine,
-                plan.ty,
-                plan.op,
-                plan.passes[0].block,
-            )?),
-            Combine::Ticket => None,
-        };
         Ok(Prepared {
             checked: plan.clone(),
             plan,
             owner: backend.id(),
             ws,
             mapped,
-            combine_kernel,
         })
     }
 
@@ -141,9 +128,6 @@ impl<T: Scalar> Prepared<T> {
                 "the plan reads {n} elements from offset {offset} but the buffer holds {}",
                 input.len()
             )));
-        }
-        if plan.combine == Combine::Pdl {
-            return self.enqueue_pdl(backend, input.addr(offset));
         }
         for (k, pass) in plan.passes.iter().enumerate() {
             let src = if k == 0 {
@@ -189,54 +173,6 @@ impl<T: Scalar> Prepared<T> {
         Ok(())
     }
 
-    /// Stage 8's two-kernel form ([`Combine::Pdl`]): the grid writes one partial per block, then
-    /// one block, launched as a programmatic dependent launch, combines them into the result.
-    fn enqueue_pdl(&self, backend: &Backend, input: u64) -> Result<()> {
-        let plan = &self.checked;
-        let ([grid, combine], Some(combine_kernel)) = (&plan.passes[..], &self.combine_kernel)
-        else {
-            return Err(ReduceError::InvalidArgument(
-                "a PDL plan has two passes, the grid and the combine (plans come from plan())"
-                    .into(),
-            ));
-        };
-        let partials = self.ws.partials[0].addr(0);
-        let first = Launch {
-            kernel: &plan.kernel,
-            grid: grid.grid,
-            block: grid.block,
-            shared_bytes: grid.shared_bytes,
-            args: KernelArgs::MultiPass {
-                input,
-                n: grid.n,
-                partials,
-            },
-        };
-        let second = Launch {
-            kernel: combine_kernel,
-            grid: 1,
-            block: combine.block,
-            shared_bytes: combine.shared_bytes,
-            args: KernelArgs::MultiPass {
-                input: partials,
-                n: combine.n,
-                partials: self
-                    .mapped
-                    .as_ref()
-                    .map_or(self.ws.out.addr(0), |m| m.device_addr()),
-            },
-        };
-        // SAFETY: as in `enqueue`: `input` holds `grid.n` elements of `T` of this backend
-        // (checked by the caller), `partials[0]` holds `grid.grid` elements (the largest grid of
-        // the even passes, `with_result_in`), the result one `T`; the kernels, blocks and
-        // shared memory are `plan()`'s (`check_plan`): the grid takes `(input, n, partials)`.
-        unsafe { backend.launch::<T>(&first)? };
-        // SAFETY: the combine takes `(partials, count, out)`: `count = grid.grid` partials that
-        // the launch just queued writes, and one result element; it reads them only after
-        // `griddepcontrol.wait` (`reduce_kernels::stages::s8_pdl::combine`).
-        unsafe { backend.launch_dependent::<T>(&second) }
-    }
-
     fn check_backend(&self, backend: &Backend) -> Result<()> {
         if backend.id() == self.owner {
             Ok(())
@@ -275,7 +211,6 @@ fn check_plan(backend: &Backend, p: &Plan) -> Result<()> {
     let overrides = LaunchOverrides {
         block: Some(first.block),
         grid: matches!(p.stage, Stage::S7 | Stage::S8).then_some(first.grid),
-        combine: Some(p.combine),
     };
     let again = plan(p.stage, p.ty, p.op, first.n, overrides, backend.caps())?;
     if &again != p {

@@ -12,7 +12,7 @@
 use crate::backend::{Backend, KernelArgs, Launch};
 use crate::buffer::{BackendId, Buffer};
 use crate::error::{ReduceError, Result};
-use crate::plan::{plan, Combine, LaunchOverrides};
+use crate::plan::{plan, LaunchOverrides};
 use crate::stage::Stage;
 use crate::types::{ElemType, Op, Scalar};
 use reduce_kernels::table::{Family, KernelId, Row};
@@ -86,11 +86,7 @@ where
             <Wide<T> as Scalar>::TYPE,
             op,
             planned_n,
-            // The wide and half kernels have the one-kernel (ticket) form only.
-            LaunchOverrides {
-                combine: Some(Combine::Ticket),
-                ..overrides
-            },
+            overrides,
             backend.caps(),
         )?;
         let pass = p.passes[0];

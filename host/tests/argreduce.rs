@@ -82,8 +82,6 @@ fn every_policy_gives_the_same_answer_and_a_bad_one_is_a_typed_error() {
             "unroll=8",
             "lane=loop",
             "block=512,unroll=8,lane=loop",
-            "unroll=8,combine=pdl",
-            "block=512,bps=1,unroll=8,lane=loop,combine=pdl",
         ] {
             let policy = ArgPolicy::parse(text).unwrap();
             let p = PreparedArg::<f32>::with_policy(&b, op, d.len(), policy).unwrap();
@@ -98,7 +96,6 @@ fn every_policy_gives_the_same_answer_and_a_bad_one_is_a_typed_error() {
         "bps=33",
         "unroll=6",
         "lane=sideways",
-        "combine=relay",
         "block",
     ] {
         assert!(
@@ -106,13 +103,21 @@ fn every_policy_gives_the_same_answer_and_a_bad_one_is_a_typed_error() {
             "`{bad}`"
         );
     }
+    // The two-kernel (PDL) combine was deleted: `combine` is no key of the policy any more.
+    for gone in ["combine=pdl", "combine=ticket", "unroll=8,combine=pdl"] {
+        match ArgPolicy::parse(gone) {
+            Err(ReduceError::Policy { key, why }) => {
+                assert_eq!(key, "combine", "`{gone}`");
+                assert!(why.contains("not a key"), "`{gone}`: {why}");
+            }
+            other => panic!("`{gone}`: {other:?}"),
+        }
+    }
     for text in [
         "block=512,bps=2",
         "block=256,bps=4,unroll=8",
         "block=256,bps=6,lane=loop",
         "block=512,bps=2,unroll=8,lane=loop",
-        "block=256,bps=4,unroll=8,combine=pdl",
-        "block=512,bps=2,unroll=8,lane=loop,combine=pdl",
     ] {
         assert_eq!(ArgPolicy::parse(text).unwrap().text(), text);
     }
@@ -121,7 +126,7 @@ fn every_policy_gives_the_same_answer_and_a_bad_one_is_a_typed_error() {
         ArgPolicy::default()
     );
     // The candidates are built for f32 and f64 only: another type is a typed error, no launch.
-    for text in ["unroll=8", "lane=loop", "unroll=8,combine=pdl"] {
+    for text in ["unroll=8", "lane=loop"] {
         let policy = ArgPolicy::parse(text).unwrap();
         assert!(matches!(
             PreparedArg::<i32>::with_policy(&b, ArgOp::ArgMax, 100, policy),
@@ -152,7 +157,7 @@ fn nanarg_skips_nan_and_all_nan_is_a_typed_error() {
     ));
 }
 
-/// The measured defaults (`ArgPolicy::tuned`, H200 sessions 7 and 11) per type and size, and that
+/// The measured defaults (`ArgPolicy::tuned`, two H200 runs) per type and size, and that
 /// `PreparedArg::new` launches them.
 #[test]
 fn tuned_defaults_follow_the_measurements() {
@@ -183,45 +188,4 @@ fn tuned_defaults_follow_the_measurements() {
         let p = PreparedArg::<f64>::new(&b, ArgOp::ArgMin, n).unwrap();
         assert_eq!(p.policy(), ArgPolicy::tuned(ElemType::F64, n));
     }
-}
-
-/// The two-kernel form (`combine=pdl`): the ticket form's bits on one block (where it runs the
-/// ticket kernel) and on many; with 4 loads in flight it is not built (a typed error).
-#[test]
-fn pdl_combine_gives_the_ticket_forms_bits() {
-    let b = emu();
-    for n in [1usize, 17, 4096, 40_003, 300_001] {
-        let mut d = arg_checks::tied::<f64>(n, 5);
-        if n > 100 {
-            d[n - 50] = f64::NAN;
-            d[n - 20] = f64::NAN;
-        }
-        let input = b.upload(&d).unwrap();
-        for op in ArgOp::ALL {
-            for lane in ["", ",lane=loop"] {
-                for shape in ["block=256,bps=4", "block=512,bps=1"] {
-                    let ticket = ArgPolicy::parse(&format!("{shape},unroll=8{lane}")).unwrap();
-                    let pdl = ArgPolicy {
-                        pdl: true,
-                        ..ticket
-                    };
-                    let p = PreparedArg::<f64>::with_policy(&b, op, n, pdl).unwrap();
-                    let q = PreparedArg::<f64>::with_policy(&b, op, n, ticket).unwrap();
-                    assert_eq!(p.grid(), q.grid());
-                    let (got, want) = (p.run(&b, &input, 0), q.run(&b, &input, 0));
-                    match (got, want) {
-                        (Ok(g), Ok(w)) => {
-                            assert_eq!((g.0, g.1.to_bits()), (w.0, w.1.to_bits()), "{op} n={n}")
-                        }
-                        (g, w) => assert_eq!(format!("{g:?}"), format!("{w:?}"), "{op} n={n}"),
-                    }
-                }
-            }
-        }
-    }
-    let four = ArgPolicy::parse("combine=pdl").unwrap();
-    assert!(matches!(
-        PreparedArg::<f32>::with_policy(&b, ArgOp::ArgMax, 1000, four),
-        Err(ReduceError::Policy { .. })
-    ));
 }

@@ -20,7 +20,6 @@ fn multi_pass_edges(stage: Stage) {
                 let o = LaunchOverrides {
                     block: Some(block),
                     grid: None,
-                    combine: None,
                 };
                 let r = with_elem_type!(ty, T => check::<T>(&b, stage, Op::Sum, &data::<T>(n, n as u64), o));
                 if let Err(e) = r {
@@ -80,7 +79,6 @@ fn stage6_and_7_every_block_size() {
                 let o = LaunchOverrides {
                     block: Some(block),
                     grid: None,
-                    combine: None,
                 };
                 check::<f32>(&b, stage, Op::Sum, &data(n, 1), o).unwrap();
                 check::<i32>(&b, stage, Op::Sum, &data(n, 2), o).unwrap();
@@ -101,7 +99,6 @@ fn stage7_forced_grids() {
             LaunchOverrides {
                 block: Some(64),
                 grid: Some(grid),
-                combine: None,
             },
         )
         .unwrap();
@@ -139,7 +136,6 @@ fn stage8_misaligned_starts_and_multi_block_grids() {
                 let o = LaunchOverrides {
                     block: Some(block),
                     grid: Some(grid),
-                    combine: None,
                 };
                 check_reducer::<f32>(&b, Op::Sum, &data(30_011, 5), offset, o).unwrap();
                 check_reducer::<u64>(&b, Op::Max, &data(30_011, 6), offset, o).unwrap();
@@ -157,7 +153,6 @@ fn stage8_is_deterministic_across_runs() {
     let o = LaunchOverrides {
         block: Some(256),
         grid: Some(7),
-        combine: None,
     };
     let mut r = Reducer::new(&b).with_overrides(o);
     let first = r.sum(&input).unwrap();
@@ -246,7 +241,7 @@ proptest! {
         let b = emu();
         let stage = Stage::from_number(stage).unwrap();
         let block = stage.blocks()[block_pick.min(stage.blocks().len() - 1)];
-        let o = LaunchOverrides { block: Some(block), grid: None, combine: None };
+        let o = LaunchOverrides { block: Some(block), grid: None };
         let r = if int {
             check::<i32>(&b, stage, Op::Sum, &data(n, seed), o)
         } else {
@@ -265,7 +260,7 @@ proptest! {
         grid in proptest::option::of(1usize..9),
     ) {
         let b = emu();
-        let o = LaunchOverrides { block: None, grid, combine: None };
+        let o = LaunchOverrides { block: None, grid };
         let ty = ElemType::ALL[ty];
         let op = Op::ALL[op];
         let r = with_elem_type!(ty, T => check_reducer::<T>(&b, op, &data::<T>(n + offset, seed), offset, o));

@@ -32,7 +32,6 @@ fn library_rejects_bad_arguments() {
         LaunchOverrides {
             block: Some(96),
             grid: None,
-            combine: None,
         },
     )
     .unwrap_err();
@@ -224,6 +223,23 @@ fn cli_reports_out_of_range_arguments() {
         (
             &["--backend", "warp-drive", "info"],
             "invalid value 'warp-drive'",
+        ),
+        // Deleted choices: stage 8's PDL combine, the transform loops no default reached.
+        (
+            &[
+                "--backend",
+                "emu",
+                "run",
+                "--stages",
+                "8",
+                "--combine",
+                "pdl",
+            ],
+            "unexpected argument '--combine'",
+        ),
+        (
+            &["--backend", "emu", "transform", "--loop", "rolling"],
+            "there is no transform loop `rolling`",
         ),
     ];
     for (args, want) in cases {

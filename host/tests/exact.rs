@@ -224,7 +224,6 @@ fn bad_launches_are_typed_errors() {
     let bad_block = LaunchOverrides {
         block: Some(100),
         grid: None,
-        combine: None,
     };
     assert!(matches!(
         exact_plan(ElemType::F32, 10, bad_block, caps, p),
@@ -234,7 +233,6 @@ fn bad_launches_are_typed_errors() {
         let o = LaunchOverrides {
             block: None,
             grid: Some(grid),
-            combine: None,
         };
         assert!(matches!(
             exact_plan(ElemType::F64, 10, o, caps, p),
@@ -245,7 +243,6 @@ fn bad_launches_are_typed_errors() {
     let one = LaunchOverrides {
         block: Some(256),
         grid: Some(1),
-        combine: None,
     };
     assert!(matches!(
         exact_plan(ElemType::F32, 1 << 31, one, caps, p),

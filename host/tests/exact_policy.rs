@@ -165,11 +165,7 @@ fn fast_kernels_match_the_reference_on_every_family() {
     for data in ExactData::ALL {
         for n in [1usize, 5, 4099] {
             for grid in [None, Some(1), Some(5)] {
-                let o = LaunchOverrides {
-                    block: None,
-                    grid,
-                    combine: None,
-                };
+                let o = LaunchOverrides { block: None, grid };
                 for p in [FAST, PLAIN] {
                     check(&b, &generate::<f32>(data, n, n as u64), p, o);
                     check(&b, &generate::<f64>(data, n, n as u64 + 1), p, o);

@@ -17,7 +17,6 @@ mod axis_checks;
 mod common;
 mod exact_checks;
 mod gpu_data;
-mod gpu_pdl;
 mod gpu_toolbox;
 mod half_checks;
 mod host_stream;
@@ -93,7 +92,6 @@ fn every_multi_pass_stage_at_edge_sizes() -> Result<(), Failed> {
                     let o = LaunchOverrides {
                         block: Some(block),
                         grid: None,
-                        combine: None,
                     };
                     let r = with_elem_type!(ty, T => check::<T>(&b, *stage, Op::Sum, &data::<T>(n, n as u64), o));
                     if let Err(e) = r {
@@ -120,11 +118,7 @@ fn stage8_every_op_type_size_offset_grid() -> Result<(), Failed> {
                 for offset in [0, 1, 3] {
                     for grid in [None, Some(1), Some(7)] {
                         for block in [None, Some(256), Some(1024)] {
-                            let o = LaunchOverrides {
-                                block,
-                                grid,
-                                combine: None,
-                            };
+                            let o = LaunchOverrides { block, grid };
                             let r = with_elem_type!(ty, T => check_reducer::<T>(&b, op, &data::<T>(n + offset, n as u64 + 5), offset, o));
                             count += 1;
                             if let Err(e) = r {
@@ -397,7 +391,6 @@ fn main() {
         semantics_products_and_counts,
     ];
     tests.extend(gpu_data::tests());
-    tests.extend(gpu_pdl::tests());
     tests.extend(gpu_toolbox::tests());
     let missing = match Gpu::open() {
         Ok(_) => None,

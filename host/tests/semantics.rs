@@ -22,7 +22,6 @@ fn shapes() -> Vec<LaunchOverrides> {
         v.push(LaunchOverrides {
             block: Some(block),
             grid: Some(grid),
-            combine: None,
         });
     }
     v

@@ -27,7 +27,6 @@ fn all_nan_min_and_max_are_nan_on_every_path() {
         let grid = LaunchOverrides {
             block: Some(256),
             grid: Some(3),
-            combine: None,
         };
         let mut r3 = Reducer::new(&b).with_overrides(grid);
         assert!(r3.max(&i32b).unwrap().unwrap().is_nan(), "3 blocks n={n}");

@@ -67,9 +67,3 @@ fn every_block_and_forced_grid() {
     forced_shapes::<f32>(&emu(), 20_011);
     forced_shapes::<f64>(&emu(), 20_011);
 }
-#[test]
-fn every_loop_keeps_the_bits_f32() {
-    let mut h = signed::<f32>((1 << 18) + 11, 97);
-    h[5] = f32::NAN;
-    loops::loops_keep_the_bits::<f32>(&emu(), &h);
-}

@@ -4,9 +4,7 @@
 //!
 //! * the multi-pass stages 1–7 and the broken variants: `(const T* input, size_t n, T* partials)`;
 //!   `partials` has `gridDim.x` elements;
-//! * stage 8: `(const T* input, size_t n, T* partials, unsigned* counter, T* out)`; its
-//!   two-kernel (PDL) form takes the multi-pass ABI for the grid and `(const T* partials,
-//!   size_t count, T* out)` for the combine ([`pdl_combine`]);
+//! * stage 8: `(const T* input, size_t n, T* partials, unsigned* counter, T* out)`;
 //! * the reductions along an axis ([`crate::axis`]): `(const T* input, size_t n, const u64*
 //!   begin, const u64* end, T* out, size_t out_len, size_t count, size_t len, size_t parts,
 //!   size_t group)`;
@@ -69,31 +67,6 @@ pub unsafe fn single_pass<T: Element>(
         )
     };
     body(input, partials, counter, out)
-}
-
-/// Stage 8's PDL combine ABI (`(const T* partials, size_t count, T* out)`, see
-/// [`crate::stages::s8_pdl::combine`]) → safe views. (Its first kernel,
-/// [`crate::stages::s8_pdl::partials`], takes the multi-pass ABI: [`multi_pass`].)
-///
-/// # Safety
-/// `partials` holds `count` elements, written by the launch this one depends on and by nobody
-/// while this one runs after its `griddepcontrol.wait`; `out` holds one element.
-#[inline(always)]
-pub unsafe fn pdl_combine<T: Element>(
-    body: impl Fn(Coherent<T>, GlobalMut<T>),
-    partials: *const T,
-    count: usize,
-    out: *mut T,
-) {
-    // SAFETY: the caller's contract: `count` partials, accessed only with single aligned loads
-    // here (`Coherent`), one result element.
-    let (partials, out) = unsafe {
-        (
-            Coherent::from_raw(partials as *mut T, count),
-            GlobalMut::from_raw(out, 1),
-        )
-    };
-    body(partials, out)
 }
 
 /// Wide stage-8 ABI → safe views: [`single_pass`] with the partials and the result in

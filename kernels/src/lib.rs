@@ -55,7 +55,6 @@
 extern crate std;
 
 pub mod argreduce;
-pub mod async_copy;
 pub mod axis;
 pub mod bench_gate;
 mod coherent;

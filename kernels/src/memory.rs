@@ -203,17 +203,6 @@ impl<T: Element> Global<T> {
         // asserts the alignment).
         unsafe { imp::load_vec4((self.ptr.add(start) as *const Vec4).add(v)) }
     }
-    /// The address of [`Global::get_vec4`]'s vector, for a copy that reads it later
-    /// ([`crate::async_copy::CopyRing::fetch`]).
-    ///
-    /// # Safety
-    /// As [`Global::get_vec4_unchecked`].
-    #[inline(always)]
-    #[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
-    pub(crate) unsafe fn vec4_ptr(&self, start: usize, v: usize) -> *const Vec4 {
-        // SAFETY: in bounds (the caller's contract), so the offsets stay inside the allocation.
-        unsafe { (self.ptr.add(start) as *const Vec4).add(v) }
-    }
 }
 
 /// A writable array in device memory (`T* out`) that this kernel's threads write and nobody

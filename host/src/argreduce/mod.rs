@@ -23,7 +23,6 @@ use reduce_kernels::primitives::{Item, Policy, DEFAULT_POLICY};
 use reduce_kernels::table::{Family, KernelId, OpKind};
 use std::fmt;
 
-mod pdl;
 mod policy;
 
 pub use policy::{ArgPolicy, TUNED_LARGE, TUNED_SMALL};
@@ -108,13 +107,10 @@ pub fn arg_kernel_block<T: Scalar>(op: ArgOp, block: usize) -> KernelId {
     kernel_of::<T>(op, Family::ArgReduce, block)
 }
 
-/// The kernel `policy` launches for `op` over `T` (its family and block size; with
-/// `combine=pdl` the grid kernel); `None` for a policy no family is built for, and not every
-/// returned one is built either: see [`KernelId::is_built`].
-pub fn arg_kernel_for<T: Scalar>(op: ArgOp, policy: ArgPolicy) -> Option<KernelId> {
-    policy
-        .family()
-        .map(|family| kernel_of::<T>(op, family, policy.block))
+/// The kernel `policy` launches for `op` over `T` (its family and block size); not every one
+/// is built: see [`KernelId::is_built`].
+pub fn arg_kernel_for<T: Scalar>(op: ArgOp, policy: ArgPolicy) -> KernelId {
+    kernel_of::<T>(op, policy.family(), policy.block)
 }
 
 fn kernel_of<T: Scalar>(op: ArgOp, family: Family, block: usize) -> KernelId {
@@ -132,8 +128,6 @@ pub struct PreparedArg<T: Scalar> {
     policy: ArgPolicy,
     n: usize,
     code: ItemCode<T>,
-    /// The two-kernel form's combine kernel (`combine=pdl` on more than one block).
-    combine: Option<String>,
     ws: ItemWorkspace,
 }
 
@@ -149,13 +143,13 @@ impl<T: Scalar> PreparedArg<T> {
         if n == 0 {
             return Err(ReduceError::EmptyArgInput { op: op.name() });
         }
-        let built = |p: ArgPolicy| arg_kernel_for::<T>(op, p).filter(KernelId::is_built);
-        let (Some(id), true) = (built(policy), policy.blocks_per_sm > 0) else {
+        let id = arg_kernel_for::<T>(op, policy);
+        if !id.is_built() || policy.blocks_per_sm == 0 {
             return Err(ReduceError::Policy {
                 key: policy.text(),
                 why: format!("no {} kernel for {} with this shape", op, T::TYPE),
             });
-        };
+        }
         let shape = Policy {
             block: policy.block,
             unroll: policy.unroll,
@@ -173,28 +167,11 @@ impl<T: Scalar> PreparedArg<T> {
                 ws.grid, ws.block
             )));
         }
-        // The two-kernel form on one block has nothing to combine: the ticket form's kernel (the
-        // same loop) writes the result itself, the same bits, without a second launch.
-        let (id, combine) = match (policy.pdl, ws.grid > 1) {
-            (true, true) => (
-                id,
-                Some(kernel_of::<T>(op, Family::ArgPdlCombine, id.block)),
-            ),
-            (true, false) => (built(policy.with_ticket()).unwrap_or(id), None),
-            (false, _) => (id, None),
-        };
-        if combine.is_some_and(|c| !c.is_built()) {
-            return Err(ReduceError::Policy {
-                key: policy.text(),
-                why: format!("no {op} combine kernel for {}", T::TYPE),
-            });
-        }
         Ok(PreparedArg {
             op,
             policy,
             n,
             code: ItemCode::Library(id.symbol().to_string()),
-            combine: combine.map(|c| c.symbol().to_string()),
             ws,
         })
     }
@@ -215,18 +192,7 @@ impl<T: Scalar> PreparedArg<T> {
         // SAFETY: the symbol is the table's arg-reduction kernel for `T` (an item kernel of
         // `ArgItem<T>` with the policy's block), and the workspace was made for that item and
         // block.
-        unsafe {
-            self.ws
-                .enqueue(backend, &self.code, input, offset, self.n)?
-        };
-        match &self.combine {
-            // SAFETY: the symbol is the table's combine kernel for this op, `T` and block (an
-            // item-ABI kernel of `ArgItem<T>` that reads the grid's items after
-            // `griddepcontrol.wait`), and the launch just queued is its grid kernel on this
-            // workspace.
-            Some(symbol) => unsafe { self.ws.enqueue_combine::<T>(backend, symbol) },
-            None => Ok(()),
-        }
+        unsafe { self.ws.enqueue(backend, &self.code, input, offset, self.n) }
     }
     /// Wait for the last run and read `(index, value)` (the index relative to `offset`); an
     /// all-NaN input to `nanargmin`/`nanargmax` is [`ReduceError::AllNanArg`].

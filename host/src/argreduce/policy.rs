@@ -16,10 +16,10 @@ pub const TUNED_LARGE: usize = 1 << 23;
 /// The launch shape of an arg-reduction: threads per block (a built variant: 256 or 512),
 /// resident blocks per SM the grid is sized for (`sm_count * blocks_per_sm` blocks at most), and
 /// which kernel: loads in flight per thread (`unroll`, 4 or 8) and where the winning lane is found
-/// (`lane`: re-loaded after the loop, or in the loop), and how the blocks' items are combined
-/// (`combine`: the per-block ticket, or the two-kernel form) — the candidates of
-/// `reduce_kernels::argreduce::reduce_lean`'s and `::pdl`'s module docs, built for `f32` and `f64`.
-/// Text form: `block=256,bps=4,unroll=8,lane=loop,combine=pdl` (any key may be left out).
+/// (`lane`: re-loaded after the loop, or in the loop) — the loops of
+/// `reduce_kernels::argreduce::reduce_lean`'s module docs, built for `f32` and `f64`; the blocks'
+/// items are combined by a per-block ticket. Text form: `block=256,bps=4,unroll=8,lane=loop` (any
+/// key may be left out).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ArgPolicy {
     /// Threads per block: 256 or 512 (the kernel table's built variants).
@@ -31,10 +31,6 @@ pub struct ArgPolicy {
     /// The winning lane is found in the loop, when the best changes (`f32`, `f64`), instead of
     /// by re-loading the winning vector after it.
     pub lane_in_loop: bool,
-    /// The two-kernel form (`combine=pdl`; 8 loads in flight only, `f32`, `f64`): each block
-    /// stores its item and a one-block kernel, a programmatic dependent launch, combines them
-    /// (`reduce_kernels::argreduce::pdl`), instead of the per-block ticket (`combine=ticket`).
-    pub pdl: bool,
 }
 
 impl Default for ArgPolicy {
@@ -45,7 +41,6 @@ impl Default for ArgPolicy {
             blocks_per_sm: DEFAULT_POLICY.blocks_per_sm,
             unroll: DEFAULT_POLICY.unroll,
             lane_in_loop: false,
-            pdl: false,
         }
     }
 }
@@ -92,23 +87,10 @@ impl ArgPolicy {
                         }
                     }
                 }
-                "combine" => {
-                    p.pdl = match value {
-                        "ticket" => false,
-                        "pdl" => true,
-                        _ => {
-                            return Err(ReduceError::Policy {
-                                key: key.into(),
-                                why: format!("`{value}` is not `ticket` or `pdl`"),
-                            })
-                        }
-                    }
-                }
                 _ => {
                     return Err(ReduceError::Policy {
                         key: key.into(),
-                        why: "not a key of the arg policy (block, bps, unroll, lane, combine)"
-                            .into(),
+                        why: "not a key of the arg policy (block, bps, unroll, lane)".into(),
                     })
                 }
             }
@@ -125,25 +107,22 @@ impl ArgPolicy {
         if self.lane_in_loop {
             t += ",lane=loop";
         }
-        if self.pdl {
-            t += ",combine=pdl";
-        }
         t
     }
     /// The measured default for `n` elements of `ty` (what [`PreparedArg::new`](super::PreparedArg::new) and `reduce arg`
-    /// without `--policy` launch). H200, session 7, min of 50 CUDA-event runs, argmax and argmin
-    /// alike (`benches/results/h200-2026-12-01-candidates/call1/arg/s7-arg.md`):
+    /// without `--policy` launch). H200, min of 50 CUDA-event runs, argmax and argmin alike
+    /// (`benches/results/h200-2026-12-01-candidates/call1/arg/s7-arg.md`):
     ///
     /// * `f32`: up to 2^16 the default shape (2^12: 7.7 µs, `unroll=8` 7.8); below 2^23
     ///   `unroll=8` (2^20: 11.1 µs against the default's 11.9); from 2^23
     ///   `block=512,bps=2,unroll=8,lane=loop` (2^26: 74.7 µs against 77.8; 2^30: 951.5 against
     ///   970.9);
     /// * `f64`: below 2^23 `unroll=8` (2^12: 7.3 µs against 10.2; 2^20: 12.6 against 14.8); from
-    ///   2^23 `lane=loop` on the default shape (session 11, call 1, 2^26 beside CUB ArgMax's
+    ///   2^23 `lane=loop` on the default shape (a later run, 2^26 beside CUB ArgMax's
     ///   131.7–132.4 µs: 129.6 µs against 131.2–132.5 for the default shape, 130.9 for
-    ///   `block=512,bps=2` and 133.9 for session 7's `block=512,bps=2,unroll=8`, which had
-    ///   measured 136.3 against the lean form's 135.6 and the default's 136.9 in session 7 — all
-    ///   within 3%, so this is the fastest measured, not a wide margin:
+    ///   `block=512,bps=2` and 133.9 for the first run's `block=512,bps=2,unroll=8`, which had
+    ///   measured 136.3 against the lean form's 135.6 and the default's 136.9 in that first run —
+    ///   all within 3%, so this is the fastest measured, not a wide margin:
     ///   `benches/results/h200-2026-12-02-tiled/call1/s11-probe/arg64.md`);
     /// * every other type: the default shape (the candidates are built for `f32` and `f64` only).
     ///
@@ -174,23 +153,13 @@ impl ArgPolicy {
             _ => ArgPolicy::default(),
         }
     }
-    /// The kernel family this policy launches (the grid kernel, with `combine=pdl`); `None` for a
-    /// combination that is not built (`combine=pdl` with 4 loads in flight).
-    pub fn family(&self) -> Option<Family> {
-        Some(
-            match (self.unroll == DEEP_UNROLL, self.lane_in_loop, self.pdl) {
-                (false, false, false) => Family::ArgReduce,
-                (true, false, false) => Family::ArgReduceU8,
-                (false, true, false) => Family::ArgReduceLean,
-                (true, true, false) => Family::ArgReduceLean8,
-                (true, false, true) => Family::ArgPdlU8,
-                (true, true, true) => Family::ArgPdlLean8,
-                (false, _, true) => return None,
-            },
-        )
-    }
-    /// The one-kernel (ticket) form of the same loop.
-    pub fn with_ticket(self) -> ArgPolicy {
-        ArgPolicy { pdl: false, ..self }
+    /// The kernel family this policy launches.
+    pub fn family(&self) -> Family {
+        match (self.unroll == DEEP_UNROLL, self.lane_in_loop) {
+            (false, false) => Family::ArgReduce,
+            (true, false) => Family::ArgReduceU8,
+            (false, true) => Family::ArgReduceLean,
+            (true, true) => Family::ArgReduceLean8,
+        }
     }
 }

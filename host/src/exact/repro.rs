@@ -89,7 +89,6 @@ pub fn repro_matrix_with<T: ExactFloat>(
                     let o = LaunchOverrides {
                         block: Some(block),
                         grid: Some(grid),
-                        combine: None,
                     };
                     let p = PreparedExact::<T>::with_policy(backend, data.len(), o, policy)?;
                     let got = p.run(backend, &input, offset)?;

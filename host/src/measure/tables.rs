@@ -25,10 +25,7 @@ fn sum_plan<T: Scalar>(
             ..overrides
         }
     } else {
-        LaunchOverrides {
-            combine: None,
-            ..overrides
-        }
+        overrides
     };
     crate::plan::plan(stage, T::TYPE, Op::Sum, n, o, backend.caps())
 }

@@ -47,7 +47,6 @@ fn grid_stride_stage_fills_the_device_once() {
             LaunchOverrides {
                 block: None,
                 grid: Some(5),
-                combine: None
             }
         ),
         vec![5, 1]
@@ -93,7 +92,6 @@ fn single_pass_policy() {
             LaunchOverrides {
                 block: Some(1024),
                 grid: Some(3),
-                combine: None
             }
         )
         .passes[0]
@@ -110,81 +108,6 @@ fn single_pass_policy() {
     let f64p = plan(Stage::S8, ElemType::F64, Op::Max, 1 << 12, d, &h200()).unwrap();
     assert_eq!(f64p.kernel, "reduce_s8_max_b512_f64");
     assert_eq!(f64p.passes[0].grid, 1);
-}
-
-#[test]
-fn the_pdl_combine_is_two_passes_of_the_same_shape() {
-    let o = |combine, grid| LaunchOverrides {
-        block: None,
-        grid,
-        combine,
-    };
-    let p = |n, o| plan(Stage::S8, ElemType::F32, Op::Sum, n, o, &h200()).unwrap();
-    let ticket = p(1 << 22, o(None, None));
-    assert_eq!(ticket.combine, Combine::Ticket, "the policy's default");
-    assert_eq!(ticket, p(1 << 22, o(Some(Combine::Ticket), None)));
-    let pdl = p(1 << 22, o(Some(Combine::Pdl), None));
-    assert_eq!(pdl.combine, Combine::Pdl);
-    assert_eq!(pdl.kernel, "reduce_s8_pdl_partials_sum_b512_f32");
-    assert_eq!(
-        pdl.passes[0], ticket.passes[0],
-        "the same grid reads the input"
-    );
-    assert_eq!(
-        pdl.passes[1],
-        Pass {
-            n: 512,
-            grid: 1,
-            block: 512,
-            shared_bytes: 64
-        },
-        "one block combines the grid's partials"
-    );
-    assert_eq!(
-        pdl.depth, ticket.depth,
-        "the same fold, the same error bound"
-    );
-    // One block has nothing to combine: the one-kernel form, whatever was asked.
-    for n in [0, 1, 1 << 12] {
-        let one = p(n, o(Some(Combine::Pdl), None));
-        assert_eq!(
-            (one.combine, one.passes.len()),
-            (Combine::Ticket, 1),
-            "n = {n}"
-        );
-    }
-    let forced = LaunchOverrides {
-        block: Some(512),
-        ..o(Some(Combine::Pdl), Some(3))
-    };
-    let forced = p(1 << 12, forced);
-    assert_eq!((forced.combine, forced.passes[1].n), (Combine::Pdl, 3));
-    // The PDL pair is built for the policy's multi-block size only: 256 threads (the policy's
-    // block at 2^12) on a forced grid of 3 is a typed error that names the fix.
-    let e = plan(
-        Stage::S8,
-        ElemType::F32,
-        Op::Sum,
-        1 << 12,
-        o(Some(Combine::Pdl), Some(3)),
-        &h200(),
-    )
-    .unwrap_err();
-    assert!(e.to_string().contains("--block 512"), "{e}");
-    // Other stages have no combine to choose.
-    let e = plan(
-        Stage::S7,
-        ElemType::F32,
-        Op::Sum,
-        1000,
-        o(Some(Combine::Pdl), None),
-        &h200(),
-    )
-    .unwrap_err();
-    assert!(e.to_string().contains("stage 8"), "{e}");
-    assert_eq!("pdl".parse::<Combine>().unwrap(), Combine::Pdl);
-    assert_eq!("ticket".parse::<Combine>().unwrap(), Combine::Ticket);
-    assert!("cluster".parse::<Combine>().is_err());
 }
 
 #[test]
@@ -205,20 +128,9 @@ fn error_depth_grows_with_sequential_work() {
 fn bad_shapes_are_rejected_with_reasons() {
     let caps = h200();
     let bad = |s, ty, op, block: Option<usize>, grid: Option<usize>| {
-        plan(
-            s,
-            ty,
-            op,
-            1000,
-            LaunchOverrides {
-                block,
-                grid,
-                combine: None,
-            },
-            &caps,
-        )
-        .unwrap_err()
-        .to_string()
+        plan(s, ty, op, 1000, LaunchOverrides { block, grid }, &caps)
+            .unwrap_err()
+            .to_string()
     };
     assert!(bad(Stage::S3, ElemType::F32, Op::Sum, Some(100), None).contains("power of two"));
     assert!(bad(Stage::S3, ElemType::F32, Op::Sum, Some(16), None).contains("at least one warp"));

@@ -8,7 +8,7 @@ use crate::backend::{Backend, KernelArgs, Launch};
 use crate::buffer::Buffer;
 use crate::error::{ReduceError, Result};
 use crate::pinned::PinnedBuffer;
-use crate::plan::{plan, Combine, LaunchOverrides, Plan};
+use crate::plan::{plan, LaunchOverrides, Plan};
 use crate::stage::Stage;
 use crate::types::{Op, Scalar};
 
@@ -28,11 +28,7 @@ impl<T: Scalar> ZeroCopyPlan<T> {
             T::TYPE,
             op,
             n,
-            // One raw launch of the one-kernel form below (whatever the policy's default).
-            LaunchOverrides {
-                combine: Some(Combine::Ticket),
-                ..LaunchOverrides::default()
-            },
+            LaunchOverrides::default(),
             backend.caps(),
         )?;
         let [pass] = plan.passes.as_slice() else {

@@ -32,83 +32,57 @@ pub enum TransformKind {
 /// with `.maxnreg 64` (the `_r64_` in `reduce_transform_r64_*`, `xtask/src/directives.rs`),
 /// because the `f16`/`bf16` moments kernels took 66 without it — and Nsight Compute then found ONE
 /// 512-thread block per SM (25% occupancy) running the 264 blocks in two waves: f16 `var` at 2^26
-/// in 58.7 µs against the f16 sum's 38.3 (base clocks; session 11,
-/// `benches/results/h200-2026-12-02-tiled/call1`). Capped at 64 they do not spill (but for the `bf16` ones since session 14's shifted fold: 8 bytes, one `f64` in local memory — the halves take them only for one tile or a forced block). A grid sized for
-/// four runs in two waves: f32 `var` at 2^26 took 71.8 µs on 528 blocks against 68.7 µs on 264
-/// (the f32 sum: 65.2–66.6 µs; f16: 57.9 against 49.4 µs; session 10, call 2,
-/// `benches/results/h200-2026-12-02-moments/call2`). Capping the registers instead (`.maxnreg` 40 or
+/// in 58.7 µs against the f16 sum's 38.3 (base clocks,
+/// `benches/results/h200-2026-12-02-tiled/call1`). Capped at 64 they do not spill (but for the
+/// `bf16` ones since the moments' shifted thread fold: 8 bytes, one `f64` in local memory — the
+/// halves take them only for one tile or a forced block). A grid sized for four runs in two
+/// waves: f32 `var` at 2^26 took 71.8 µs on 528 blocks against 68.7 µs on 264 (the f32 sum:
+/// 65.2–66.6 µs; f16: 57.9 against 49.4 µs; `benches/results/h200-2026-12-02-moments/call2`). Capping the registers instead (`.maxnreg` 40 or
 /// 32, for three or four blocks) spilled in the loop: 99–129 µs.
 pub const MOMENTS_THREADS_PER_SM: usize = 1024;
 
-/// The block of the rolling-load kernels (`reduce_transform_roll_r80_*`: the `f16`/`bf16`
+/// The block of the rolling-load kernels (`reduce_transform_shift_r80_*`: the `f16`/`bf16`
 /// moments over more than one tile), and the threads an SM holds of them (the emulator's
-/// estimate; a GPU's driver answers): 72 registers per thread (79 since session 14's shifted
-/// fold, under a cap of 80) fit three 256-thread blocks in
-/// 65,536 registers, where a 512-thread block would leave one per SM (session 13, call 1: f16
-/// `var` at 2^30 in 471.5 µs on <<<396, 256>>>, against 495.4 for the 64-register kernel on
-/// <<<264, 512>>> and 467.8 for the read-only kernel).
+/// estimate; a GPU's driver answers): the rolling loop with Chan's merges took 72 registers per
+/// thread (79 with the moments' shifted thread fold, under a cap of 80), which fit three
+/// 256-thread blocks in 65,536 registers, where a 512-thread block would leave one per SM
+/// (measured on the H200, `benches/results/h200-2026-12-02-occupancy/call1`: f16 `var` at 2^30 in
+/// 471.5 µs on <<<396, 256>>>, against 495.4 for the 64-register kernel on <<<264, 512>>> and
+/// 467.8 for the read-only kernel).
 pub const ROLLING_BLOCK: usize = 256;
 /// See [`ROLLING_BLOCK`].
 pub const ROLLING_THREADS_PER_SM: usize = 768;
-/// The threads an SM holds of the copy-ring kernels (`reduce_transform_async_r80_*`, the
-/// emulator's estimate): at most 80 registers, three 256-thread blocks.
-pub const ASYNC_THREADS_PER_SM: usize = 768;
 
-/// How a transform kernel's threads keep their loads in flight (the kernel family).
+/// How a transform kernel's threads keep their loads in flight (the kernel family). The plan
+/// picks [`TransformLoop::Shifted`] for the `f16`/`bf16` moments over more than one tile and
+/// [`TransformLoop::Plain`] for everything else; forcing [`TransformLoop::Plain`] on the halves'
+/// moments keeps Chan's merges (a κ-free error bound, without the grid shift's data-dependent
+/// term), and forcing [`TransformLoop::Shifted`] runs the grid-shift form on any length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum TransformLoop {
     /// One tile's loads, then its arithmetic (`reduce_transform_r64_*`).
     Plain,
-    /// The next tile's loads issued before this tile's arithmetic (`reduce_transform_roll_r80_*`:
-    /// `f16`/`bf16` moments).
-    Rolling,
-    /// The next tiles as `cp.async` copies into shared memory (`reduce_transform_async_r80_*`:
-    /// moments, `total`, `nantotal` of `f16`, 256-thread blocks; a measured candidate, never the
-    /// plan's choice).
-    Async,
-    /// The rolling loop with the moments folded about one shift for the whole grid, the trees
-    /// adding sums instead of Chan's merges (`reduce_transform_shift_r80_*`: `f16`/`bf16`
-    /// moments; `reduce_kernels::transform::grid_shift`, its own error bound).
+    /// The next tile's loads issued before this tile's arithmetic, with the moments folded about
+    /// one shift for the whole grid, the trees adding sums instead of Chan's merges
+    /// (`reduce_transform_shift_r80_*`: `f16`/`bf16` moments;
+    /// `reduce_kernels::transform::grid_shift`, its own error bound).
     Shifted,
-    /// [`TransformLoop::Plain`] with the tiles interleaved over the blocks (tile `k` to block
-    /// `k mod grid`) instead of one contiguous run per block (`reduce_transform_tiles_r64_*`:
-    /// the `f16`/`bf16` sums, products and norms). A candidate, never the plan's choice: built and
-    /// tested on the emulator, not yet timed on a GPU.
-    Tiles,
-    /// [`TransformLoop::Shifted`] with [`TransformLoop::Tiles`]' interleaved tiles
-    /// (`reduce_transform_shift_tiles_r80_*`: `f16`/`bf16` moments). A candidate, as `Tiles`.
-    ShiftedTiles,
 }
 
 impl TransformLoop {
-    /// All six.
-    pub const ALL: [TransformLoop; 6] = [
-        TransformLoop::Plain,
-        TransformLoop::Rolling,
-        TransformLoop::Async,
-        TransformLoop::Shifted,
-        TransformLoop::Tiles,
-        TransformLoop::ShiftedTiles,
-    ];
-    /// `plain`, `rolling`, `async`, `shifted`, `tiles` or `shifted-tiles`.
+    /// Both.
+    pub const ALL: [TransformLoop; 2] = [TransformLoop::Plain, TransformLoop::Shifted];
+    /// `plain` or `shifted`.
     pub fn name(self) -> &'static str {
         match self {
             TransformLoop::Plain => "plain",
-            TransformLoop::Rolling => "rolling",
-            TransformLoop::Async => "async",
             TransformLoop::Shifted => "shifted",
-            TransformLoop::Tiles => "tiles",
-            TransformLoop::ShiftedTiles => "shifted-tiles",
         }
     }
     fn family(self) -> Family {
         match self {
             TransformLoop::Plain => Family::Transform,
-            TransformLoop::Rolling => Family::TransformRolling,
-            TransformLoop::Async => Family::TransformAsync,
             TransformLoop::Shifted => Family::TransformShifted,
-            TransformLoop::Tiles => Family::TransformTiles,
-            TransformLoop::ShiftedTiles => Family::TransformShiftedTiles,
         }
     }
 }
@@ -121,8 +95,7 @@ impl std::str::FromStr for TransformLoop {
             .find(|l| l.name() == s)
             .ok_or_else(|| {
                 ReduceError::InvalidArgument(format!(
-                    "there is no transform loop `{s}` (plain, rolling, async, shifted, tiles or \
-                     shifted-tiles)"
+                    "there is no transform loop `{s}` (plain or shifted)"
                 ))
             })
     }
@@ -135,11 +108,7 @@ impl TransformKind {
     /// [`ROLLING_THREADS_PER_SM`]).
     pub fn resident_threads_per_sm(self, family: Family, caps: &DeviceCaps) -> usize {
         let limit = match (family, self) {
-            (
-                Family::TransformRolling | Family::TransformShifted | Family::TransformShiftedTiles,
-                _,
-            ) => ROLLING_THREADS_PER_SM,
-            (Family::TransformAsync, _) => ASYNC_THREADS_PER_SM,
+            (Family::TransformShifted, _) => ROLLING_THREADS_PER_SM,
             (_, TransformKind::Moments) => MOMENTS_THREADS_PER_SM,
             _ => caps.max_threads_per_sm,
         };
@@ -221,7 +190,7 @@ fn log2_ceil(x: usize) -> usize {
 /// of a 256-, 512- or 1024-thread block runs as that block; larger ones in 512-thread blocks,
 /// as many as every SM holds at once: [`TransformKind::resident_threads_per_sm`]), unless
 /// `overrides` fixes the block or grid. The `f16`/`bf16` moments over more than one tile take
-/// the rolling-load kernel in [`ROLLING_BLOCK`]-thread blocks instead.
+/// the grid-shift kernel (rolling loads) in [`ROLLING_BLOCK`]-thread blocks instead.
 ///
 /// # Errors
 /// [`ReduceError::InvalidArgument`] for a type other than `f32`/`f64`/`f16`/`bf16` or a block size the kernels
@@ -297,18 +266,16 @@ fn plan_with_residency(
     let policy = SinglePassPolicy::for_input(n, ty, caps);
     let lanes = 16 / ty.size();
     // The `f16`/`bf16` moments over more than one tile: the grid-shift kernel (rolling loads,
-    // sums in the trees); the rolling loop with Chan's merges where only that is built.
-    let builds = |r: &Row| r.ops.contains(&op.kind()) && r.types.contains(&ty.kind());
-    let rolling_row = Row::of(Family::TransformRolling);
+    // sums in the trees).
     let shifted_row = Row::of(Family::TransformShifted);
-    let (rolls, shifts) = (builds(rolling_row), builds(shifted_row));
+    let shifts = shifted_row.ops.contains(&op.kind()) && shifted_row.types.contains(&ty.kind());
     let one_tile = n / lanes <= row.blocks.iter().max().copied().unwrap_or(0) * SINGLE_PASS_UNROLL;
     let forced = looping.map(|l| Row::of(l.family()));
     let default_block = match forced {
         // A forced loop keeps stage 8's block where it is built for it, else its first block.
         Some(r) if r.blocks.contains(&policy.block) => policy.block,
         Some(r) => r.blocks[0],
-        None if (rolls || shifts) && !one_tile => ROLLING_BLOCK,
+        None if shifts && !one_tile => ROLLING_BLOCK,
         None => policy.block,
     };
     let block = overrides.block.unwrap_or(default_block);
@@ -340,9 +307,6 @@ fn plan_with_residency(
         }
         None if shifts && shifted_row.blocks.contains(&block) && steps > 1 => {
             Family::TransformShifted
-        }
-        None if rolls && rolling_row.blocks.contains(&block) && steps > 1 => {
-            Family::TransformRolling
         }
         None => Family::Transform,
     };
@@ -379,16 +343,9 @@ fn plan_with_residency(
         kernel: id.symbol().as_str().to_string(),
         grid,
         block,
-        shared_bytes: if family == Family::TransformAsync {
-            reduce_kernels::transform::one_pass::async_shared_bytes(block)
-        } else {
-            reduce_kernels::transform::WORDS * (block / 32) * 8
-        },
+        shared_bytes: reduce_kernels::transform::WORDS * (block / 32) * 8,
         depth,
-        grid_shift: matches!(
-            family,
-            Family::TransformShifted | Family::TransformShiftedTiles
-        ),
+        grid_shift: family == Family::TransformShifted,
     })
 }
 

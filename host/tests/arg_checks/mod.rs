@@ -181,7 +181,7 @@ pub fn empty_is_an_error(b: &Backend) -> Result<(), String> {
 }
 
 /// The default launch shapes, and for `f32`/`f64` the candidate kernels (`unroll=8`,
-/// `lane=loop`, `combine=pdl`) under both block sizes.
+/// `lane=loop`) under both block sizes.
 fn policy_texts<T: Scalar>() -> Vec<&'static str> {
     let mut texts = vec![
         "",
@@ -198,9 +198,6 @@ fn policy_texts<T: Scalar>() -> Vec<&'static str> {
             "block=512,bps=2,unroll=8",
             "block=512,bps=1,unroll=8,lane=loop",
             "bps=6,lane=loop",
-            "unroll=8,combine=pdl",
-            "block=512,bps=2,unroll=8,lane=loop,combine=pdl",
-            "bps=32,unroll=8,combine=pdl",
         ]);
     }
     texts

@@ -40,7 +40,6 @@ pub fn nan_positions<T: Scalar>(b: &Backend, sizes: &[usize], multi_max: usize) 
     let multi = LaunchOverrides {
         block: Some(256),
         grid: Some(3),
-        combine: None,
     };
     let mut failures = Vec::new();
     for &n in sizes {

@@ -303,13 +303,11 @@ pub fn semantics_and_errors(b: &Backend) {
     let bad = LaunchOverrides {
         block: Some(128),
         grid: None,
-        combine: None,
     };
     assert!(PreparedTransform::<f32>::with_overrides(b, TransformKind::L1, 10, bad).is_err());
     let bad = LaunchOverrides {
         block: None,
         grid: Some(0),
-        combine: None,
     };
     assert!(matches!(
         PreparedTransform::<f32>::with_overrides(b, TransformKind::L1, 10, bad),
@@ -327,7 +325,6 @@ pub fn forced_shapes<T: Scalar>(b: &Backend, n: usize) {
             let o = LaunchOverrides {
                 block: Some(block),
                 grid: Some(grid),
-                combine: None,
             };
             for op in TransformKind::ALL {
                 let p = PreparedTransform::<T>::with_overrides(b, op, n, o).unwrap();

@@ -1,8 +1,8 @@
 //! # Candidate argmin/argmax loops (run-time selectable; measured against the default)
 //!
 //! The default kernel ([`super::reduce`], 4 loads in flight, the lane re-loaded after the loop)
-//! reads f32 at ~87% of stage 8's bandwidth at 2^26 and trails CUB's `ArgMax` at 2^20 (H200,
-//! session 6). Two changes, each its own kernel family so one binary measures them side by side
+//! reads f32 at ~87% of stage 8's bandwidth at 2^26 and trails CUB's `ArgMax` at 2^20 (measured
+//! on the H200). Two changes, each its own kernel family so one binary measures them side by side
 //! (`reduce arg --policy "unroll=8"`, `"lane=loop"`, `"unroll=8,lane=loop"`):
 //!
 //! * **8 loads in flight** ([`entry_u8`], [`entry_lean8`]): the kernel uses ~40 registers, so an
@@ -36,19 +36,11 @@ pub const DEEP_UNROLL: usize = 8;
 
 /// Argmin/argmax of `input` into `out`, the lane resolved in the loop (see the module docs):
 /// same launch contract and result as [`super::reduce`].
-/// `SPLIT` as for [`super::reduce`].
-pub fn reduce_lean<
-    T: Element,
-    D: Direction,
-    const BLOCK: usize,
-    const UNROLL: usize,
-    const SPLIT: bool,
->(
+pub fn reduce_lean<T: Element, D: Direction, const BLOCK: usize, const UNROLL: usize>(
     input: Global<T>,
     ws: Workspace,
     out: GlobalMut<u32>,
 ) {
-    super::pdl::start::<SPLIT>();
     let l = Layout::of(&input);
     let (lanes, head, tid) = (l.lanes, l.head, l.tid);
     let load = |v: usize| -> Vec4 {
@@ -89,12 +81,12 @@ pub fn reduce_lean<
     }
     // The elements outside whole vectors: the first threads of block 0, after the loop.
     let acc = Arg::<T, D>::combine(l.seed::<T, D>(&input), acc);
-    super::pdl::finish::<T, D, BLOCK, SPLIT>(acc, ws, out)
+    device::finish::<Arg<T, D>, BLOCK>(acc, ws, out)
 }
 
-/// One candidate's raw entry point (also the two-kernel form's grid kernels, [`super::pdl`]) (the item ABI of [`item_pass`], as [`super::entry`]).
+/// One candidate's raw entry point (the item ABI of [`item_pass`], as [`super::entry`]).
 macro_rules! candidate {
-    ($(#[$doc:meta])* $name:ident => $body:ident, $unroll:expr, $split:expr) => {
+    ($(#[$doc:meta])* $name:ident => $body:ident, $unroll:expr) => {
         $(#[$doc])*
         ///
         /// # Safety
@@ -109,7 +101,7 @@ macro_rules! candidate {
             // SAFETY: this function's contract.
             unsafe {
                 item_pass::<T, ArgItem<T>>(
-                    $body::<T, D, BLOCK, { $unroll }, { $split }>,
+                    $body::<T, D, BLOCK, { $unroll }>,
                     input,
                     n,
                     partials,
@@ -121,18 +113,15 @@ macro_rules! candidate {
     };
 }
 
-/// Also the PDL form's grid kernels ([`super::pdl`]).
-pub(super) use candidate;
-
 candidate!(
     /// The default loop ([`super::reduce`]) with 8 loads in flight (`reduce arg --policy unroll=8`).
-    entry_u8 => reduce, DEEP_UNROLL, false
+    entry_u8 => reduce, DEEP_UNROLL
 );
 candidate!(
     /// [`reduce_lean`] with 4 loads in flight (`reduce arg --policy lane=loop`).
-    entry_lean => reduce_lean, super::UNROLL, false
+    entry_lean => reduce_lean, super::UNROLL
 );
 candidate!(
     /// [`reduce_lean`] with 8 loads in flight (`reduce arg --policy unroll=8,lane=loop`).
-    entry_lean8 => reduce_lean, DEEP_UNROLL, false
+    entry_lean8 => reduce_lean, DEEP_UNROLL
 );

@@ -231,20 +231,11 @@ impl Layout {
 /// contract). An empty input writes the identity (`index == NO_INDEX`), which the host never
 /// asks for.
 ///
-/// `SPLIT`: end as the first kernel of the two-kernel form ([`pdl`]: each block stores its item,
-/// a second launch combines them) instead of with the ticket ([`device::finish`]).
-pub fn reduce<
-    T: Element,
-    D: Direction,
-    const BLOCK: usize,
-    const UNROLL: usize,
-    const SPLIT: bool,
->(
+pub fn reduce<T: Element, D: Direction, const BLOCK: usize, const UNROLL: usize>(
     input: Global<T>,
     ws: Workspace,
     out: GlobalMut<u32>,
 ) {
-    pdl::start::<SPLIT>();
     let l = Layout::of(&input);
     let (lanes, head, vectors, tid, block, grid) =
         (l.lanes, l.head, l.vectors, l.tid, l.block, l.grid);
@@ -286,7 +277,7 @@ pub fn reduce<
         };
         acc = Arg::<T, D>::combine(acc, mine);
     }
-    pdl::finish::<T, D, BLOCK, SPLIT>(acc, ws, out)
+    device::finish::<Arg<T, D>, BLOCK>(acc, ws, out)
 }
 
 /// The raw entry point of an argmin/argmax kernel (the kernel table's [`Abi::Item`] rows): the item
@@ -306,7 +297,7 @@ pub unsafe fn entry<T: Element, D: Direction, const BLOCK: usize>(
     // SAFETY: this function's contract.
     unsafe {
         item_pass::<T, ArgItem<T>>(
-            reduce::<T, D, BLOCK, UNROLL, false>,
+            reduce::<T, D, BLOCK, UNROLL>,
             input,
             n,
             partials,
@@ -318,11 +309,9 @@ pub unsafe fn entry<T: Element, D: Direction, const BLOCK: usize>(
 
 mod lean;
 mod order;
-pub mod pdl;
 mod vector;
 
 pub use lean::{entry_lean, entry_lean8, entry_u8, reduce_lean, DEEP_UNROLL};
-pub use pdl::{entry_pdl_combine, entry_pdl_lean8, entry_pdl_u8};
 
 #[cfg(test)]
 mod tests;

@@ -50,21 +50,10 @@ fn run_block<T: Element, D: Direction, const BLOCK: usize>(x: &[T], grid: usize)
     run_entry(entry::<T, D, BLOCK>, BLOCK, x, grid)
 }
 
-/// One emulated launch of `entry` (an item kernel of `ArgItem<T>`) with `block` threads per block.
+/// One emulated launch of `entry` (an item kernel of `ArgItem<T>`) with `block_dim` threads per
+/// block.
 fn run_entry<T: Element>(
     entry: ItemEntry<T>,
-    block_dim: usize,
-    x: &[T],
-    grid: usize,
-) -> ArgItem<T> {
-    run_pair(entry, None, block_dim, x, grid)
-}
-
-/// `entry` on `grid` blocks, then, if given, `combine` (the two-kernel form's second launch: one
-/// block, `n` = the grid's block count) over the partials it stored.
-fn run_pair<T: Element>(
-    entry: ItemEntry<T>,
-    combine: Option<ItemEntry<T>>,
     block_dim: usize,
     x: &[T],
     grid: usize,
@@ -79,29 +68,24 @@ fn run_pair<T: Element>(
         &mut counter as *mut u32 as usize,
         out.as_ptr() as usize,
     );
-    let mut launches = std::vec![(entry, grid, x.len())];
-    launches.extend(combine.map(|e| (e, 1, grid)));
-    for (e, grid_dim, n) in launches {
-        let cfg = LaunchConfig {
-            grid_dim,
-            block_dim,
-            shared_bytes: block::shared_words(block_dim, words) * 4,
-        };
-        launch(cfg, &|| {
-            // SAFETY: the vectors outlive the launch and have the item ABI's sizes (the combine
-            // reads the `grid` items the first launch stored).
-            unsafe {
-                e(
-                    i as *const T,
-                    n,
-                    p as *mut u32,
-                    c as *mut u32,
-                    o as *mut u32,
-                )
-            }
-        })
-        .unwrap();
-    }
+    let cfg = LaunchConfig {
+        grid_dim: grid,
+        block_dim,
+        shared_bytes: block::shared_words(block_dim, words) * 4,
+    };
+    launch(cfg, &|| {
+        // SAFETY: the vectors outlive the launch and have the item ABI's sizes.
+        unsafe {
+            entry(
+                i as *const T,
+                x.len(),
+                p as *mut u32,
+                c as *mut u32,
+                o as *mut u32,
+            )
+        }
+    })
+    .unwrap();
     let mut w = [0u32; MAX_WORDS];
     w[..words].copy_from_slice(&out);
     ArgItem::from_words(&w)
@@ -170,70 +154,23 @@ fn an_empty_input_is_the_identity() {
 fn check_keys<T: Element>(x: &[T], k: &[f64], what: &str) {
     fn one<T: Element, D: Direction>(x: &[T], k: &[f64], what: &str) {
         let want = numpy_keys(k, D::LARGEST, D::SKIP_NAN);
-        // The default kernel, then each run-time candidate (`lean.rs`, `pdl.rs`: the grid
-        // kernel, then the combine), on the same shapes.
-        type Pair<T> = (ItemEntry<T>, Option<ItemEntry<T>>);
-        let kernels: [(&str, Pair<T>, Pair<T>); 6] = [
-            (
-                "default",
-                (entry::<T, D, 256>, None),
-                (entry::<T, D, 64>, None),
-            ),
-            (
-                "unroll=8",
-                (entry_u8::<T, D, 256>, None),
-                (entry_u8::<T, D, 64>, None),
-            ),
-            (
-                "lane=loop",
-                (entry_lean::<T, D, 256>, None),
-                (entry_lean::<T, D, 64>, None),
-            ),
+        // The default kernel, then each run-time candidate (`lean.rs`), on the same shapes.
+        let kernels: [(&str, ItemEntry<T>, ItemEntry<T>); 4] = [
+            ("default", entry::<T, D, 256>, entry::<T, D, 64>),
+            ("unroll=8", entry_u8::<T, D, 256>, entry_u8::<T, D, 64>),
+            ("lane=loop", entry_lean::<T, D, 256>, entry_lean::<T, D, 64>),
             (
                 "unroll=8,lane=loop",
-                (entry_lean8::<T, D, 256>, None),
-                (entry_lean8::<T, D, 64>, None),
-            ),
-            (
-                "unroll=8,combine=pdl",
-                (
-                    entry_pdl_u8::<T, D, 256>,
-                    Some(entry_pdl_combine::<T, D, 256>),
-                ),
-                (
-                    entry_pdl_u8::<T, D, 64>,
-                    Some(entry_pdl_combine::<T, D, 64>),
-                ),
-            ),
-            (
-                "unroll=8,lane=loop,combine=pdl",
-                (
-                    entry_pdl_lean8::<T, D, 256>,
-                    Some(entry_pdl_combine::<T, D, 256>),
-                ),
-                (
-                    entry_pdl_lean8::<T, D, 64>,
-                    Some(entry_pdl_combine::<T, D, 64>),
-                ),
+                entry_lean8::<T, D, 256>,
+                entry_lean8::<T, D, 64>,
             ),
         ];
-        for ((grid, block), (kernel, p256, p64)) in [(1usize, 256), (3, 64), (16, 64)]
+        for ((grid, block), (kernel, e256, e64)) in [(1usize, 256), (3, 64), (16, 64)]
             .into_iter()
             .flat_map(|s| kernels.map(|k| (s, k)))
         {
-            let (e, combine) = if block == 256 { p256 } else { p64 };
-            let got = run_pair(e, combine, block, x, grid);
-            if kernel.ends_with(",combine=pdl") {
-                // The two-kernel form gives the ticket form's bits (same loop, same fold).
-                let ticket = kernels
-                    .iter()
-                    .find(|k| kernel.starts_with(k.0) && k.0.len() + 12 == kernel.len())
-                    .map(|k| if block == 256 { k.1 .0 } else { k.2 .0 })
-                    .unwrap();
-                let want = run_entry(ticket, block, x, grid);
-                assert_eq!(got.index, want.index, "{kernel}, grid {grid}");
-                assert_eq!(got.value.to_bits64(), want.value.to_bits64(), "{kernel}");
-            }
+            let e = if block == 256 { e256 } else { e64 };
+            let got = run_entry(e, block, x, grid);
             let what = &std::format!("{what} ({kernel})");
             {
                 match want {

@@ -50,12 +50,6 @@ pub unsafe fn ballot(mask: u32, pred: bool) -> u32 {
 pub fn thread_fence() {
     std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst)
 }
-/// A no-op: the emulator runs a launch to its end before the next starts (see
-/// [`super::griddepcontrol_launch_dependents`]).
-pub fn griddepcontrol_launch_dependents() {}
-/// A no-op: every earlier launch on the stream has ended, its writes visible (see
-/// [`super::griddepcontrol_wait`]).
-pub fn griddepcontrol_wait() {}
 pub fn global_timer_ns() -> u64 {
     static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     EPOCH
@@ -164,11 +158,4 @@ pub unsafe fn store_coherent<T: Element>(p: *mut T, v: T) {
         // SAFETY: as in `load_coherent`.
         unsafe { AtomicU64::from_ptr(p as *mut u64) }.store(bits, Relaxed)
     }
-}
-pub unsafe fn load_shared_vec4(p: *const Vec4) -> Vec4 {
-    // SAFETY: the caller's contract (16 live, aligned bytes nobody writes meanwhile).
-    unsafe { p.read() }
-}
-pub fn dynamic_shared_bytes() -> u32 {
-    emu::shared_len() as u32
 }

@@ -26,7 +26,6 @@
 //! | `fmaxf`, `__hmax2`, … (one `min`/`max` instruction, NaN-propagating or not, `f32` and packed halves) | [`minmax`] |
 //! | `fmaf(a, b, c)` / `__fmaf_rn` (Rust never fuses `a * b + c` itself) | [`arith::fma_f32`] |
 //! | `__ddiv_rn(a, b)` where the division must stay inside its branch | [`arith::div_f64`] |
-//! | `__pipeline_memcpy_async` / `cp.async` + `commit_group` / `wait_group` (a thread's copies into shared memory) | [`crate::async_copy::CopyRing`] |
 //!
 //! Thread and block ids are `u32`, as in CUDA, so in-block arithmetic (loop counters, shared-memory
 //! indices) stays 32-bit like nvcc's `unsigned int`; indices into global memory are `usize`, so every
@@ -119,38 +118,6 @@ pub fn ballot(pred: bool) -> u32 {
 #[inline(always)]
 pub fn thread_fence() {
     imp::thread_fence()
-}
-
-/// `griddepcontrol.launch_dependents` (CUDA's `cudaTriggerProgrammaticLaunchCompletion()`): this
-/// block no longer holds back the kernel queued after this one *with programmatic stream
-/// serialization* (a programmatic dependent launch): once every block of this grid has called it
-/// or exited, the dependent grid may start, while this one still runs. It orders no memory: the
-/// dependent must still [`griddepcontrol_wait`] before it reads what this grid writes. Without the
-/// launch attribute (or without a dependent) it does nothing.
-///
-/// The emulator: a no-op. It runs each launch to its end before the next one starts, which is one
-/// schedule the GPU may also pick (the hint permits an earlier start, it never forces one).
-#[inline(always)]
-pub fn griddepcontrol_launch_dependents() {
-    imp::griddepcontrol_launch_dependents()
-}
-/// `griddepcontrol.wait` (CUDA's `cudaGridDependencySynchronize()`): wait until every
-/// prerequisite grid (the kernel this one was launched programmatically after) has **completed**
-/// and its memory operations are performed and visible to this grid (PTX ISA, "griddepcontrol").
-/// Everything before it may overlap the prerequisite; nothing after it sees a partial result.
-/// In a kernel launched without the attribute, the prerequisite has already finished (stream
-/// order) and it returns at once.
-///
-/// The emulator: a no-op, and a faithful one — it runs launches one after another, each to its
-/// end (all blocks, all writes) before the next begins, so at this point the prerequisite has
-/// completed and its writes are visible, which is exactly the instruction's guarantee. What the
-/// emulator cannot show is a kernel that reads the prerequisite's output *before* waiting (on the
-/// GPU a race on global memory, which no sanitizer tool reports): such reads must not exist —
-/// the kernels call this first — and the GPU tests compare the two-kernel form's bits with the
-/// one-kernel form's at many sizes for that reason.
-#[inline(always)]
-pub fn griddepcontrol_wait() {
-    imp::griddepcontrol_wait()
 }
 
 /// `%globaltimer`: nanoseconds on a GPU-wide clock (it advances in steps of about a

@@ -115,23 +115,10 @@ pub fn finish<C: Combine, const BLOCK: usize>(acc: C::Item, ws: Workspace, out: 
     }
 }
 
-/// The first half of [`finish`]'s two-kernel form (argmin/argmax's `combine=pdl` candidates,
-/// [`crate::argreduce::pdl`]): the block reduces its threads' items and thread 0 stores the
-/// block's item in `ws.partials[blockIdx.x]` — no ticket, no counter, no last block. A second
-/// kernel ([`combine_stored`], one block) folds them once this grid has completed. Same contract
-/// as [`finish`] (call [`check`] first; all threads of every block call it).
-#[inline(always)]
-pub fn finish_split<C: Combine, const BLOCK: usize>(acc: C::Item, ws: Workspace) {
-    let block_total = block::reduce::<C, BLOCK>(acc, ws.smem);
-    if thread::thread_idx_x() == 0 {
-        store_item(&ws.partials, thread::block_idx_x() as usize, block_total);
-    }
-}
-
-/// The items `partials[0..count]` folded in [`finish`]'s fixed order: thread `t` combines items
-/// `t, t + BLOCK, …` in turn, then the block tree (so [`finish`]'s last block and the two-kernel
-/// form's combine kernel give the same bits). All `BLOCK` threads of one block call it; `smem`
-/// holds [`block::shared_words`]`(BLOCK, WORDS)` words; the result is thread 0's.
+/// The items `partials[0..count]` folded in [`finish`]'s fixed order (its last block's step):
+/// thread `t` combines items `t, t + BLOCK, …` in turn, then the block tree. All `BLOCK` threads
+/// of one block call it; `smem` holds [`block::shared_words`]`(BLOCK, WORDS)` words; the result
+/// is thread 0's.
 #[inline(always)]
 pub fn combine_stored<C: Combine, const BLOCK: usize>(
     partials: &Coherent<u32>,

@@ -21,7 +21,5 @@ pub mod s5_unroll_last_warp;
 pub mod s6_complete_unroll;
 pub mod s7_grid_stride;
 pub mod s8_shuffle_vectorized;
-// Stage 8's Hopper form: the same kernel split in two, joined by a programmatic dependent launch.
-pub mod s8_pdl;
 
 pub mod broken;

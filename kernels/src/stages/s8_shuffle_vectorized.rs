@@ -219,9 +219,8 @@ fn reduce_into<T: Element, A: Element, O: ReduceOp, const BLOCK: usize, const UN
 
 /// This block's share of the input, reduced to one value (thread 0 gets it; the other threads get
 /// a partial sum of their warp or less): the streaming loop of steps 1–3 and the block tree.
-/// Shared by [`reduce`] and the two-kernel form ([`crate::stages::s8_pdl`]), so both read the
-/// same elements in the same order. Every thread of the block must call it; `smem` should hold
-/// `BLOCK / 32` elements (a smaller one traps).
+/// Every thread of the block must call it; `smem` should hold `BLOCK / 32` elements (a smaller
+/// one traps).
 ///
 /// # Safety
 /// `blockDim.x == BLOCK` (the loads' bounds proofs use `threadIdx.x < BLOCK`); the kernels check

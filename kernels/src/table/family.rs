@@ -58,15 +58,6 @@ pub enum Family {
     ArgReduceLean,
     /// [`crate::argreduce::entry_lean8`]: both candidates' changes (`--policy unroll=8,lane=loop`).
     ArgReduceLean8,
-    /// [`crate::argreduce::entry_pdl_u8`]: argmin / argmax's grid kernel of the two-kernel form,
-    /// one item per block, no ticket (`--policy unroll=8,combine=pdl`).
-    ArgPdlU8,
-    /// [`crate::argreduce::entry_pdl_lean8`]: as [`Family::ArgPdlU8`] over the lean loop
-    /// (`--policy unroll=8,lane=loop,combine=pdl`).
-    ArgPdlLean8,
-    /// [`crate::argreduce::entry_pdl_combine`]: the two-kernel form's one-block combine, a
-    /// programmatic dependent launch.
-    ArgPdlCombine,
     /// [`crate::axis::columns_once::columns_once`]: one result per column in one launch (the
     /// last block finishes).
     AxisColumnsOnce,
@@ -80,24 +71,8 @@ pub enum Family {
     /// launch, read as one flat run of 16-byte vectors, 8 loads in flight per thread
     /// (`col_once_flat=1`).
     AxisColumnsFlatDeep,
-    /// [`crate::stages::s8_pdl::partials`]: stage 8's grid, one partial per block, no ticket.
-    S8PdlPartials,
-    /// [`crate::stages::s8_pdl::combine`]: stage 8's last step as a programmatic dependent launch.
-    S8PdlCombine,
-    /// [`crate::transform::one_pass::reduce_rolling`]: the transform kernel with rolling loads
-    /// (the next tile in flight during this one's arithmetic): the `f16`/`bf16` moments.
-    TransformRolling,
-    /// [`crate::transform::one_pass::reduce_async`]: the transform kernel with its next tiles in
-    /// flight as `cp.async` copies into shared memory (a candidate, chosen by the plan's loop).
-    TransformAsync,
     /// [`crate::transform::one_pass::reduce_shifted`]: the rolling-load transform kernel folding
     /// about one shift for the whole grid, its trees adding sums (the `f16`/`bf16` moments:
     /// [`crate::transform::grid_shift`]).
     TransformShifted,
-    /// [`crate::transform::one_pass::reduce_tiles`]: the plain transform loop, the tiles
-    /// interleaved over the blocks (`f16`/`bf16` sums).
-    TransformTiles,
-    /// [`crate::transform::one_pass::reduce_shifted_tiles`]: the grid-shift moments, the tiles
-    /// interleaved over the blocks.
-    TransformShiftedTiles,
 }

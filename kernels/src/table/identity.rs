@@ -147,13 +147,6 @@ pub enum Abi {
     /// whose last block finishes ([`crate::axis::columns_once`]); `partials` holds `gridDim.x ·
     /// len` elements.
     AxisTicket,
-    /// `(const T* input, size_t n, T* partials)` as [`Abi::MultiPass`], one partial per block,
-    /// but one kernel per operator (the operator is in the name): stage 8's PDL grid
-    /// ([`crate::stages::s8_pdl::partials`]).
-    SplitPartials,
-    /// `(const T* partials, size_t count, T* out)`: one block combines `count` partials
-    /// ([`crate::stages::s8_pdl::combine`], launched programmatically dependent on the grid).
-    PdlCombine,
 }
 
 /// One row of the table.

@@ -51,7 +51,7 @@ macro_rules! kernel_table {
         /// [`crate::primitives`] turns it off so that its PTX holds its own kernels only.)
         #[cfg(all(target_arch = "nvptx64", feature = "entry-points"))]
         mod ptx_entry_points {
-            use crate::exports::{axis, axis_ticket, exact, multi_pass, pdl_combine, single_pass, single_pass_wide};
+            use crate::exports::{axis, axis_ticket, exact, multi_pass, single_pass, single_pass_wide};
             use crate::stages::*;
             use crate::axis::*;
             use crate::transform::{entry as transform_entry, one_pass, Dot, Moments, NanTotal, SumSq, Total, L1};
@@ -175,32 +175,6 @@ macro_rules! kernel_table {
     (@emu_spw $id:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
         match $id.block {
             $($b => Some(Body::SinglePassWide($module::$func::<T, $op, $b, SINGLE_PASS_UNROLL>)),)*
-            _ => None,
-        }
-    };
-    (@emu SplitPartials const $id:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
-        match $id.op {
-            $(OpKind::$op => kernel_table!(@emu_split $id $op $blocks $module $func),)*
-            #[allow(unreachable_patterns)]
-            _ => None,
-        }
-    };
-    (@emu_split $id:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
-        match $id.block {
-            $($b => Some(Body::MultiPass($module::$func::<T, $op, $b, SINGLE_PASS_UNROLL>)),)*
-            _ => None,
-        }
-    };
-    (@emu PdlCombine const $id:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
-        match $id.op {
-            $(OpKind::$op => kernel_table!(@emu_pc $id $op $blocks $module $func),)*
-            #[allow(unreachable_patterns)]
-            _ => None,
-        }
-    };
-    (@emu_pc $id:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
-        match $id.block {
-            $($b => Some(Body::Combine($module::$func::<T, $op, $b>)),)*
             _ => None,
         }
     };
@@ -365,38 +339,6 @@ macro_rules! kernel_table {
             ) {
                 // SAFETY: the entry point's contract is the item ABI's, this kernel's.
                 unsafe { $module::$func::<$t, $op, $b>(input, n, partials, counter, out) }
-            }
-        )* }
-    };
-    (@export SplitPartials const $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
-        $( kernel_table!(@export_split_t $stem $t $ops $blocks $module $func); )*
-    };
-    (@export_split_t $stem:ident $t:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
-        $( kernel_table!(@export_split $stem $t $op $blocks $module $func); )*
-    };
-    (@export_split $stem:ident $t:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
-        paste::paste! { $(
-            #[no_mangle]
-            pub unsafe extern "ptx-kernel" fn [<$stem _ $op:lower _b $b _ $t>](
-                input: *const $t, n: usize, partials: *mut $t,
-            ) {
-                multi_pass($module::$func::<$t, $op, $b, SINGLE_PASS_UNROLL>, input, n, partials)
-            }
-        )* }
-    };
-    (@export PdlCombine const $stem:ident [$($t:ident),*] $ops:tt $blocks:tt $module:ident $func:ident) => {
-        $( kernel_table!(@export_pc_t $stem $t $ops $blocks $module $func); )*
-    };
-    (@export_pc_t $stem:ident $t:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
-        $( kernel_table!(@export_pc $stem $t $op $blocks $module $func); )*
-    };
-    (@export_pc $stem:ident $t:ident $op:ident [$($b:literal),*] $module:ident $func:ident) => {
-        paste::paste! { $(
-            #[no_mangle]
-            pub unsafe extern "ptx-kernel" fn [<$stem _ $op:lower _b $b _ $t>](
-                partials: *const $t, count: usize, out: *mut $t,
-            ) {
-                pdl_combine($module::$func::<$t, $op, $b>, partials, count, out)
             }
         )* }
     };

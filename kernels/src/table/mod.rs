@@ -58,8 +58,6 @@ pub enum Body<T: Element> {
     ExactWords(fn(Global<T>, crate::exact::GlobalWords, Counter, GlobalMut<i64>)),
     /// [`Abi::ExactCombine`].
     ExactCombine(fn(Global<i64>, GlobalMut<T>)),
-    /// [`Abi::PdlCombine`] (an [`Abi::SplitPartials`] kernel is a [`Body::MultiPass`]).
-    Combine(fn(Coherent<T>, GlobalMut<T>)),
 }
 
 /// A transform kernel's Rust function: `(a, b, partials, counter, out)` ([`crate::transform`]).
@@ -88,8 +86,6 @@ pub type AxisTicketBody<T> =
 mod macros;
 
 // family  symbol stem  ABI  block  types  operators  block sizes  => function
-// (Stage 8's PDL pair is built for 512-thread blocks only, the block size stage 8's policy gives
-// every input of more than one block: 96 kernels instead of 288 in every binary's PTX and cubin.)
 kernel_table! {
     S1 reduce_s1_interleaved_divergent MultiPass any [f32, i32] [Sum] [32, 64, 128, 256, 512, 1024]
         => s1_interleaved_divergent::reduce;
@@ -139,12 +135,6 @@ kernel_table! {
         => argreduce::entry_lean;
     ArgReduceLean8 reduce_lean8 Item const [f32, f64] [ArgMin, ArgMax, NanArgMin, NanArgMax] [256, 512]
         => argreduce::entry_lean8;
-    ArgPdlU8 reduce_pdl_u8 Item const [f32, f64] [ArgMin, ArgMax, NanArgMin, NanArgMax] [256, 512]
-        => argreduce::entry_pdl_u8;
-    ArgPdlLean8 reduce_pdl_lean8 Item const [f32, f64] [ArgMin, ArgMax, NanArgMin, NanArgMax] [256, 512]
-        => argreduce::entry_pdl_lean8;
-    ArgPdlCombine reduce_pdl_combine Item const [f32, f64] [ArgMin, ArgMax, NanArgMin, NanArgMax] [256, 512]
-        => argreduce::entry_pdl_combine;
     AxisColumnsOnce reduce_cols_once AxisTicket const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
         => columns_once::columns_once;
     AxisRowsDeep reduce_rows_deep Axis const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [256]
@@ -153,20 +143,8 @@ kernel_table! {
         => columns_short::columns_short16;
     AxisColumnsFlatDeep reduce_cols_flat_deep AxisTicket const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max] [512]
         => columns_flat::columns_flat_deep;
-    S8PdlPartials reduce_s8_pdl_partials SplitPartials const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [512]
-        => s8_pdl::partials;
-    S8PdlCombine reduce_s8_pdl_combine PdlCombine const [f32, f64, i32, u32, i64, u64] [Sum, Min, Max, Prod, NanMin, NanMax, NanSum, Count] [512]
-        => s8_pdl::combine;
-    TransformRolling reduce_transform_roll_r80 Transform const [f16, bf16] [Moments] [256]
-        => one_pass::reduce_rolling;
-    TransformAsync reduce_transform_async_r80 Transform const [f16] [Moments, Total, NanTotal] [256]
-        => one_pass::reduce_async;
     TransformShifted reduce_transform_shift_r80 Transform const [f16, bf16] [Moments] [256]
         => one_pass::reduce_shifted;
-    TransformTiles reduce_transform_tiles_r64 Transform const [f16, bf16] [SumSq, L1, Dot, Total, NanTotal] [256, 512]
-        => one_pass::reduce_tiles;
-    TransformShiftedTiles reduce_transform_shift_tiles_r80 Transform const [f16, bf16] [Moments] [256]
-        => one_pass::reduce_shifted_tiles;
 }
 
 #[cfg(test)]

@@ -23,19 +23,6 @@ fn symbols_follow_the_pattern_and_are_unique() {
         s(id(Family::S8, ElemKind::F64, OpKind::Max, 512)),
         "reduce_s8_max_b512_f64"
     );
-    assert_eq!(
-        s(id(Family::S8PdlPartials, ElemKind::F32, OpKind::Sum, 512)),
-        "reduce_s8_pdl_partials_sum_b512_f32"
-    );
-    assert_eq!(
-        s(id(
-            Family::S8PdlCombine,
-            ElemKind::U64,
-            OpKind::NanMax,
-            1024
-        )),
-        "reduce_s8_pdl_combine_nanmax_b1024_u64"
-    );
     let mut seen = std::collections::HashSet::new();
     for k in KernelId::all() {
         assert!(k.is_built());
@@ -69,8 +56,7 @@ fn the_emulator_has_a_body_for_every_built_kernel_of_its_type() {
                 emulated::<crate::half::Bf16>(k).map(|b| matches!(b, Body::MultiPass(_)))
             }
         };
-        // Stage 8's PDL grid takes the multi-pass ABI (its op is in the name, not the ABI).
-        let multi_pass = matches!(k.row().abi, Abi::MultiPass | Abi::SplitPartials);
+        let multi_pass = k.row().abi == Abi::MultiPass;
         assert_eq!(body, Some(multi_pass), "{:?}", k);
     }
     let s3 = KernelId {

@@ -14,13 +14,9 @@
 //! * the accumulator is an [`Accumulator`] of up to three `f64` words (the partials hold
 //!   `3 · gridDim.x` doubles, the result three).
 //!
-//! [`reduce_rolling`] is the same driver with the next tile's loads issued before this tile's
-//! arithmetic; [`reduce_shifted`] is the rolling driver for an op's grid-shift form (the
-//! `f16`/`bf16` moments: sums about one shift for the whole grid, added by the trees —
-//! [`super::grid_shift`]); [`reduce_async`] keeps the next tiles in flight as `cp.async` copies
-//! into shared memory instead (a measured candidate). [`reduce_tiles`] and
-//! [`reduce_shifted_tiles`] deal the tiles to the blocks interleaved (tile `k` to block `k mod
-//! gridDim.x`) instead of as one contiguous run per block.
+//! [`reduce_shifted`] is the same driver with the next tile's loads issued before this tile's
+//! arithmetic (rolling loads), for an op's grid-shift form (the `f16`/`bf16` moments: sums about
+//! one shift for the whole grid, added by the trees — [`super::grid_shift`]).
 //!
 //! A thread folds its tiles with the op's [`TransformOp::Run`] ([`super::accumulate::Merged`],
 //! the moments' [`super::moments::Shifted`], or [`super::grid_shift::GridShifted`]) before the
@@ -38,11 +34,8 @@ use super::grid_shift::ShiftForm;
 pub use super::tile::F32_TILE;
 use super::tile::{scalar, tile_into};
 use super::{to_f64, WORDS};
-use crate::async_copy::CopyRing;
 use crate::gpu::WARP_SIZE;
-use crate::gpu::{
-    fail, sync_threads, sync_threads_or, Coherent, Counter, Global, GlobalMut, Shared, Vec4,
-};
+use crate::gpu::{fail, sync_threads_or, Coherent, Counter, Global, GlobalMut, Shared, Vec4};
 use crate::primitives::tiles::unrolled;
 use crate::table::SINGLE_PASS_UNROLL as UNROLL;
 use crate::{thread, Element};
@@ -61,37 +54,27 @@ pub fn reduce<T: Element, O: TransformOp, const BLOCK: usize>(
     counter: Counter,
     out: GlobalMut<f64>,
 ) {
-    reduce_with::<T, O, BLOCK, PLAIN, RUNS>(a, b, partials, counter, out)
+    reduce_with::<T, O, BLOCK, PLAIN, false>(a, b, partials, counter, out)
 }
 
-/// [`reduce`] with **rolling loads**: the next tile's loads go out before this tile's arithmetic,
-/// so a thread always has a tile in flight, and the arithmetic no longer stalls the memory
-/// pipe. The same tiles merge in the same order, so the result has [`reduce`]'s bits; the cost
-/// is a second tile in registers. Built for the `f16`/`bf16` moments, whose tiles (32 values in
-/// two chunks) are the most arithmetic per byte: there it held 72 registers (capped at 64 it
-/// spilled; since session 14's shifted fold, [`super::moments::Shifted`], 79 under the
-/// `reduce_transform_roll_r80` kernels' cap — at 72 it spilled again), three 256-thread blocks per SM
-/// instead of two 512-thread ones, and took `f16` `var` at 2^30 from 495.4 to 471.5 µs against the
-/// read-only kernel's 467.8 (session 13, `benches/results/h200-2026-12-02-occupancy/call1`). The
-/// counter behind it (Nsight Compute, call 4 of the same session, `f16` var at 2^26): cycles
-/// stalled on memory (long scoreboard) per issued instruction, 6.33 for [`reduce`] and 2.98 for
-/// this loop. The same loop for `f32` moments (64 registers either way) measured level (924.9
-/// against 927.3 µs), so they keep [`reduce`]. Same launch contract as [`reduce`].
-pub fn reduce_rolling<T: Element, O: TransformOp, const BLOCK: usize>(
-    a: Global<T>,
-    b: Global<T>,
-    partials: Coherent<f64>,
-    counter: Counter,
-    out: GlobalMut<f64>,
-) {
-    reduce_with::<T, O, BLOCK, ROLLING, RUNS>(a, b, partials, counter, out)
-}
-
-/// [`reduce_rolling`] for the **grid-shift form** of `O` ([`ShiftForm::Grid`]; the moments:
+/// [`reduce`] for the **grid-shift form** of `O` ([`ShiftForm::Grid`]; the moments:
 /// [`super::grid_shift`]): every thread folds about one shift shared by the grid, and the warp,
 /// block and grid trees add sums instead of merging by Chan's update. Not [`reduce`]'s bits (other
 /// arithmetic), deterministic all the same; its own error bound. Same launch contract as
 /// [`reduce`].
+///
+/// With **rolling loads**: the next tile's loads go out before this tile's arithmetic, so a
+/// thread always has a tile in flight, and the arithmetic no longer stalls the memory pipe; the
+/// cost is a second tile in registers. Built for the `f16`/`bf16` moments, whose tiles (32 values
+/// in two chunks) are the most arithmetic per byte: under the `_r80` kernels' cap of 80 registers
+/// (the rolling loop with Chan's merges held 72, then 79 with the moments' shifted thread fold;
+/// capped lower it spilled), three 256-thread blocks per SM instead of two 512-thread ones. First
+/// measured on the H200 with Chan's merges (`benches/results/h200-2026-12-02-occupancy/call1`): `f16`
+/// `var` at 2^30 from 495.4 to 471.5 µs against the read-only kernel's 467.8; the counter behind
+/// it (Nsight Compute, `call4` of the same run, `f16` var at 2^26): cycles stalled on memory (long
+/// scoreboard) per issued instruction, 6.33 for [`reduce`]'s loop and 2.98 for the rolling one.
+/// The same loop for `f32` moments (64 registers either way) measured level (924.9 against 927.3
+/// µs), so they keep [`reduce`].
 pub fn reduce_shifted<T: Element, O: ShiftForm, const BLOCK: usize>(
     a: Global<T>,
     b: Global<T>,
@@ -99,88 +82,20 @@ pub fn reduce_shifted<T: Element, O: ShiftForm, const BLOCK: usize>(
     counter: Counter,
     out: GlobalMut<f64>,
 ) {
-    reduce_with::<T, O::Grid, BLOCK, ROLLING, RUNS>(a, b, partials, counter, out)
+    reduce_with::<T, O::Grid, BLOCK, ROLLING, false>(a, b, partials, counter, out)
 }
-
-/// [`reduce`] with the tiles **interleaved** over the blocks: tile `k` (of `BLOCK · UNROLL`
-/// vectors) goes to block `k mod gridDim.x`, so at any moment the grid reads one compact stretch
-/// of the input, instead of every block walking its own contiguous run. A block takes at most
-/// `⌈tiles / grid⌉` tiles, the length of [`reduce`]'s runs, and a thread folds them in the same
-/// sequential way, so the same error bound holds; the bits are those of another grouping (deterministic for a given launch shape;
-/// [`reduce`]'s when the grid is one block). Built for the `f16`/`bf16` sums
-/// (`reduce_transform_tiles_r64_*`, `reduce transform --loop tiles`), after a CUDA C experiment
-/// on the H200 (session 20, `benches/cuda/roof_schedules.cu`): a sum of 2^26 halves with stage 8's
-/// finish took 35.4–36.5 µs interleaved against 36.1–37.0 in runs (the read-only kernel
-/// 33.7–34.7). A candidate: tested on the emulator, not yet timed on the H200 (session 20 had no
-/// device time left for it; `benches/s20-tiles-on-gpu.sh` is the run), so the plan never picks
-/// it. Same launch contract as [`reduce`].
-pub fn reduce_tiles<T: Element, O: TransformOp, const BLOCK: usize>(
-    a: Global<T>,
-    b: Global<T>,
-    partials: Coherent<f64>,
-    counter: Counter,
-    out: GlobalMut<f64>,
-) {
-    reduce_with::<T, O, BLOCK, PLAIN, TILES>(a, b, partials, counter, out)
-}
-
-/// [`reduce_shifted`] with [`reduce_tiles`]'s interleaved tiles (`reduce_transform_shift_tiles_r80_*`,
-/// `--loop shifted-tiles`): the grid-shift moments' bound holds as it is (it counts the elements a
-/// thread folds, not where they lie). Same launch contract as [`reduce`].
-pub fn reduce_shifted_tiles<T: Element, O: ShiftForm, const BLOCK: usize>(
-    a: Global<T>,
-    b: Global<T>,
-    partials: Coherent<f64>,
-    counter: Counter,
-    out: GlobalMut<f64>,
-) {
-    reduce_with::<T, O::Grid, BLOCK, ROLLING, TILES>(a, b, partials, counter, out)
-}
-
-/// [`reduce`] with **copies into shared memory**: each thread keeps up to [`ASYNC_STAGES`] tiles
-/// in flight (two while it computes the third) as `cp.async` copies into its own slots of a
-/// [`CopyRing`] (no register waits for them), and computes the oldest once its copies have
-/// landed. Measured on the H200 (session 14, `benches/results/h200-2026-12-02-async/call1`): slower
-/// than the plain and rolling loops at 2^26 (`f16` var 42.0–42.3 µs against 40.7–40.8), level at
-/// 2^28–2^30 — a measured candidate (`reduce transform --loop async`), built for `f16` only. The same tiles merge in the same
-/// order, so the result has [`reduce`]'s bits. Launch as [`reduce`], with
-/// [`async_shared_bytes`]`(BLOCK)` bytes of dynamic shared memory (the ring; the block merge
-/// reuses its first bytes afterwards). Two-input ops take [`reduce`]'s loop.
-pub fn reduce_async<T: Element, O: TransformOp, const BLOCK: usize>(
-    a: Global<T>,
-    b: Global<T>,
-    partials: Coherent<f64>,
-    counter: Counter,
-    out: GlobalMut<f64>,
-) {
-    reduce_with::<T, O, BLOCK, ASYNC, RUNS>(a, b, partials, counter, out)
-}
-
-/// Tiles a thread of [`reduce_async`] has in flight.
-pub const ASYNC_STAGES: usize = 3;
-
-/// The ring of [`reduce_async`].
-type Ring = CopyRing<ASYNC_STAGES, UNROLL>;
-
-/// Dynamic shared memory of a [`reduce_async`] launch of `block` threads: its copy ring (which
-/// is larger than the block merge's `3 · block / 32` doubles).
-pub const fn async_shared_bytes(block: usize) -> usize {
-    Ring::bytes(block)
-}
-
-/// The schedules of [`reduce_with`]: each block one contiguous run of tiles, or tile `k` to
-/// block `k mod gridDim.x`.
-const RUNS: bool = false;
-const TILES: bool = true;
 
 /// The loops of [`reduce_with`].
 const PLAIN: u8 = 0;
 const ROLLING: u8 = 1;
-const ASYNC: u8 = 2;
 
-/// [`reduce`] (`LOOP` = [`PLAIN`]), [`reduce_rolling`] ([`ROLLING`]) or [`reduce_async`]
-/// ([`ASYNC`]); `INTERLEAVED` = [`TILES`] for [`reduce_tiles`] and [`reduce_shifted_tiles`]
-/// (never with [`ASYNC`]).
+/// [`reduce`] (`LOOP` = [`PLAIN`]) or [`reduce_shifted`] ([`ROLLING`]).
+///
+/// `INTERLEAVED` deals tile `k` to block `k mod gridDim.x` instead of one contiguous run per
+/// block. No built kernel sets it (the interleaved kernels were deleted: `docs/decisions.md`),
+/// but the branch stays: without it LLVM lays out the start of 62 of the transform kernels
+/// differently (in the SASS, a compare, a branch and the predicate registers around them), and
+/// the built kernels keep the machine code they were measured with.
 #[allow(clippy::needless_range_loop)] // `u` is part of the address, not just an index
 #[inline(always)]
 fn reduce_with<
@@ -280,26 +195,7 @@ fn reduce_with<
                 other(tid),
             ));
         }
-        if LOOP == ASYNC && !O::TWO_INPUTS && !INTERLEAVED {
-            // Tiles `i + 1 ..= i + STAGES - 1` in flight as copies while tile `i` is computed.
-            let steps = (end - t.min(end)) / tile;
-            // SAFETY: the launch reserves the ring's bytes (`new` checks it), and nothing else
-            // touches them before the `drain` and the barrier below.
-            let ring = unsafe { Ring::new() };
-            let first = |step: usize| t + step * tile + tid;
-            // SAFETY: step `s < steps` reads vectors `first(s) + u * BLOCK < t + steps * tile <=
-            // end <= vectors`: in bounds and aligned, as `load`'s.
-            unsafe {
-                ring.stream(
-                    &a,
-                    head,
-                    steps,
-                    |s, u| first(s) + u * BLOCK,
-                    |_, la| tile_into::<T, O>(&mut run, &la, &la),
-                )
-            };
-            t += steps * tile;
-        } else if LOOP == ROLLING {
+        if LOOP == ROLLING {
             // Rolling loads: the next tile's loads go out before this tile's arithmetic, so a
             // thread has a tile in flight while it computes (the same tiles, merged in the same
             // order: the same bits).
@@ -322,8 +218,7 @@ fn reduce_with<
                 t += step;
             }
         }
-        // The block's last, partial tile (under interleaving, the grid's last tile, in the block
-        // it falls to): the same loads, each guarded, all in flight at once; each loaded vector
+        // The block's last, partial tile: the same loads, each guarded, all in flight at once; each loaded vector
         // is then one chunk.
         if t < end {
             let mut la = [Vec4([0; 4]); UNROLL];
@@ -357,10 +252,6 @@ fn reduce_with<
     }
 
     let acc = run.finish();
-    if LOOP == ASYNC && !O::TWO_INPUTS {
-        // The block merge reuses the ring's first bytes: every thread must be done with its ring.
-        sync_threads();
-    }
     let block_total = block_merge::<TotalOf<O>, BLOCK>(acc, smem);
     let write = |v: TotalOf<O>| {
         for (i, w) in run.result(v).into_iter().enumerate() {

@@ -7,7 +7,7 @@
 use clap::builder::TypedValueParser;
 use clap::{Parser, Subcommand, ValueEnum};
 use reduce_host::measure::Protocol;
-use reduce_host::{BackendChoice, Combine, ElemType, LaunchOverrides, Op};
+use reduce_host::{BackendChoice, ElemType, LaunchOverrides, Op};
 use std::path::PathBuf;
 
 /// The largest `--runs`, `--warmup`, `--reps` … accepted.
@@ -139,11 +139,6 @@ pub struct Common {
     /// Blocks of the first pass, for stages 7 and 8.
     #[arg(long)]
     pub grid: Option<usize>,
-    /// Stage 8's cross-block combine: `ticket` (one kernel, an atomic ticket) or `pdl` (two
-    /// kernels joined by a programmatic dependent launch; CUDA 12+, sm_90) [default: the
-    /// policy's, ticket].
-    #[arg(long)]
-    pub combine: Option<Combine>,
     /// Stages to run, e.g. `1,3,8` [default: all].
     #[arg(long, value_delimiter = ',')]
     pub stages: Vec<usize>,
@@ -164,7 +159,6 @@ impl Common {
         LaunchOverrides {
             block: self.block,
             grid: self.grid,
-            combine: self.combine,
         }
     }
 }
@@ -224,10 +218,6 @@ pub enum Cmd {
         /// Force stage 8's grid size.
         #[arg(long)]
         grid: Option<usize>,
-        /// Stage 8's cross-block combines to time, e.g. `ticket,pdl`: one row each (`rust_s8`,
-        /// `rust_s8_pdl`) on the same input in this process [default: the policy's].
-        #[arg(long, value_delimiter = ',')]
-        combine: Vec<Combine>,
         /// Also time stage 8 with its result in device memory, plus a copy (`rust_s8_devmem`) and
         /// without one (`rust_s8_kernel`).
         #[arg(long)]
@@ -368,9 +358,9 @@ pub enum Cmd {
         /// Output format (`json`: one object per line; `csv` prints JSON too).
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
-        /// Launch shapes to run, each `block=256|512,bps=N,unroll=4|8,lane=reload|loop,
-        /// combine=ticket|pdl`, or `tuned` (the measured default of each type and size); `;`
-        /// separates several (each is checked and timed). Empty: `tuned`.
+        /// Launch shapes to run, each `block=256|512,bps=N,unroll=4|8,lane=reload|loop`, or
+        /// `tuned` (the measured default of each type and size); `;` separates several (each is
+        /// checked and timed). Empty: `tuned`.
         #[arg(long, default_value = "")]
         policy: String,
     },

@@ -72,7 +72,6 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
             runs,
             block,
             grid,
-            combine,
             devmem,
             protocol,
             wide,
@@ -83,12 +82,7 @@ fn run(cli: Cli) -> Result<bool, ReduceError> {
                 stages: data::stages_of_listed(&stages)?,
                 warmup,
                 runs,
-                overrides: reduce_host::LaunchOverrides {
-                    block,
-                    grid,
-                    combine: None,
-                },
-                combines: combine,
+                overrides: reduce_host::LaunchOverrides { block, grid },
                 devmem,
                 protocol: protocol.into(),
             };

@@ -23,7 +23,6 @@ pub fn run(backend: &Backend, sizes: &[usize], broken: bool) -> Result<bool, Red
                 let o = LaunchOverrides {
                     block: Some(block),
                     grid: None,
-                    combine: None,
                 };
                 let good = with_elem_type!(ty, T => check_one::<T>(backend, stage, op, n, o)?);
                 runs += 1;

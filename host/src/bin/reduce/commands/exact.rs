@@ -65,7 +65,6 @@ impl ExactArgs {
         LaunchOverrides {
             block: self.block,
             grid: self.grid,
-            combine: None,
         }
     }
 }

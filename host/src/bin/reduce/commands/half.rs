@@ -131,7 +131,6 @@ fn one<H: HalfFloat>(backend: &Backend, a: &HalfArgs, n: usize) -> Result<bool, 
     let o = LaunchOverrides {
         block: a.block,
         grid: a.grid,
-        combine: None,
     };
     let spec = TimingSpec::kernels(a.warmup, a.runs);
     for &op in &a.ops {

@@ -5,8 +5,8 @@ use crate::args::Data;
 use crate::data::make_data;
 use reduce_host::measure::{self, Protocol, Scope, Timing, TimingSpec};
 use reduce_host::{
-    with_elem_type, Backend, Buffer, Combine, ElemType, Expected, LaunchOverrides, Op, Plan,
-    Prepared, PreparedWide, Record, ReduceError, ResultIn, Scalar, Stage, TimingRecord, Wide,
+    with_elem_type, Backend, Buffer, ElemType, Expected, LaunchOverrides, Op, Plan, Prepared,
+    PreparedWide, Record, ReduceError, ResultIn, Scalar, Stage, TimingRecord, Wide,
 };
 
 /// What to sweep besides the sizes and types.
@@ -18,8 +18,6 @@ pub struct Sweep {
     pub runs: usize,
     /// Stage 8's block and grid, if forced.
     pub overrides: LaunchOverrides,
-    /// Stage 8's combines to time (one row each); empty: the policy's.
-    pub combines: Vec<Combine>,
     /// Also time stage 8 with its result in device memory.
     pub devmem: bool,
     pub protocol: Protocol,
@@ -72,32 +70,16 @@ impl Sweep {
         let mut ok = true;
         for &op in &self.ops {
             let expected = Expected::of(op, &data);
-            let combines: Vec<Option<Combine>> = if self.combines.is_empty() {
-                vec![None]
-            } else {
-                self.combines.iter().copied().map(Some).collect()
-            };
-            for combine in combines {
-                for &(name, result_in, scope) in &SINGLE_PASS[..variants] {
-                    let o = LaunchOverrides {
-                        combine,
-                        ..self.overrides
-                    };
-                    let (value, again, timing, plan) =
-                        self.single_pass(backend, op, &input, o, result_in, scope)?;
-                    // Right, and the same bits after the timed runs as before them.
-                    let good =
-                        expected.matches(value, &plan) && again.to_bits64() == value.to_bits64();
-                    ok &= good;
-                    let reference = expected.reference().map_or(f64::NAN, |r| r.value.to_f64());
-                    let name = match combine {
-                        Some(Combine::Pdl) => name.replacen("rust_s8", "rust_s8_pdl", 1),
-                        _ => name.to_string(),
-                    };
-                    let record = TimingRecord::rust(name, op, &plan, &timing, scope, self.protocol)
-                        .checked(value.to_f64(), reference, good);
-                    println!("{}", Record::from(record).to_json_line());
-                }
+            for &(name, result_in, scope) in &SINGLE_PASS[..variants] {
+                let (value, again, timing, plan) =
+                    self.single_pass(backend, op, &input, self.overrides, result_in, scope)?;
+                // Right, and the same bits after the timed runs as before them.
+                let good = expected.matches(value, &plan) && again.to_bits64() == value.to_bits64();
+                ok &= good;
+                let reference = expected.reference().map_or(f64::NAN, |r| r.value.to_f64());
+                let record = TimingRecord::rust(name, op, &plan, &timing, scope, self.protocol)
+                    .checked(value.to_f64(), reference, good);
+                println!("{}", Record::from(record).to_json_line());
             }
         }
         let expected = Expected::of(Op::Sum, &data);

@@ -55,11 +55,9 @@ pub struct TransformArgs {
     /// Force the transform kernel's grid (1..=4096 blocks; default: stage 8's policy).
     #[arg(long)]
     pub grid: Option<usize>,
-    /// Force the transform kernel's loop: plain, rolling (f16/bf16 moments, Chan's merges),
-    /// async (copies into shared memory; moments, total, nantotal of f16), shifted (f16/bf16
-    /// moments about one grid-wide shift: the default for them), tiles (the plain loop, tiles
-    /// interleaved over the blocks; f16/bf16 sums, norms, dot) or shifted-tiles (shifted,
-    /// interleaved). Default: the plan's.
+    /// Force the transform kernel's loop: plain (every op and type; on the f16/bf16 moments it
+    /// keeps Chan's merges) or shifted (f16/bf16 moments about one grid-wide shift, rolling
+    /// loads: the default for them over more than one tile). Default: the plan's.
     #[arg(long = "loop")]
     pub looping: Option<TransformLoop>,
 }
@@ -249,7 +247,6 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &TransformArgs) -> Result<bool, Re
                 let o = LaunchOverrides {
                     block: a.block,
                     grid: a.grid,
-                    ..LaunchOverrides::default()
                 };
                 e.insert(PreparedTransform::<T>::with_loop(
                     backend,
