@@ -100,7 +100,7 @@ impl std::str::FromStr for Combine {
 }
 
 /// User overrides of the launch shape.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct LaunchOverrides {
     /// Threads per block (default: the stage's, or the policy's for stage 8).
     pub block: Option<usize>,
