@@ -132,9 +132,9 @@ impl Reducer<'_> {
     /// `nanmin`/`nanmax`) of nothing; a sum or count of nothing is 0, a product 1.
     ///
     /// # Errors
-    /// [`ReduceError::InvalidArgument`] for a range outside the buffer or a mean (use
-    /// [`Reducer::nanmean_half`], [`Reducer::mean_half`]); [`ReduceError::ForeignBuffer`] for
-    /// another backend's buffer.
+    /// [`ReduceError::OutOfBounds`] for a range outside the buffer;
+    /// [`ReduceError::InvalidArgument`] for a mean (use [`Reducer::nanmean_half`],
+    /// [`Reducer::mean_half`]); [`ReduceError::ForeignBuffer`] for another backend's buffer.
     pub fn reduce_half_range<H: HalfFloat>(
         &mut self,
         op: Op,

@@ -23,12 +23,7 @@ pub fn run_stage<T: Scalar>(
     if op.is_mean() {
         return Err(mean_is_not_a_t());
     }
-    if n > input.len() {
-        return Err(ReduceError::InvalidArgument(format!(
-            "n = {n} but the buffer holds {} elements",
-            input.len()
-        )));
-    }
+    input.check_span("n", 0, n)?;
     if n == 0 && op.is_extreme() {
         return Err(ReduceError::EmptyInput { op });
     }
