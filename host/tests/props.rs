@@ -16,10 +16,10 @@ fn emu() -> Backend {
 
 /// Run `property` on the emulator with its cases ([`prop_checks::emulator_cases`]) and report
 /// the count.
-fn check(name: &str, property: impl FnOnce(&Backend, u32) -> Result<usize, String>) {
+fn check(name: &str, property: impl FnOnce(&Backend, u32) -> Result<prop_checks::Ran, String>) {
     let cases = prop_checks::emulator_cases(name);
     let ran = property(&emu(), cases).unwrap_or_else(|e| panic!("{e}"));
-    eprintln!("property {name}: {ran} cases on the emulator");
+    eprintln!("property {name}: {ran} on the emulator");
 }
 
 #[test]
@@ -59,7 +59,7 @@ fn arg_ops() {
 
 #[test]
 fn exact_sums() {
-    check("exact_sums", prop_checks::toolbox::exact_sums);
+    check("exact_sums", prop_checks::exact::exact_sums);
 }
 
 #[test]
@@ -96,8 +96,10 @@ fn exact_policies() {
 fn multi_ranks() {
     for ranks in [1, 3] {
         let mut m = MultiReducer::emulated(ranks).unwrap();
-        let ran = prop_checks::stream::multi_ranks(&mut m, prop_checks::emulator_cases("multi_ranks")).unwrap_or_else(|e| panic!("{e}"));
-        eprintln!("property multi_ranks ({ranks} ranks): {ran} cases on the emulator");
+        let ran =
+            prop_checks::stream::multi_ranks(&mut m, prop_checks::emulator_cases("multi_ranks"))
+                .unwrap_or_else(|e| panic!("{e}"));
+        eprintln!("property multi_ranks ({ranks} ranks): {ran} on the emulator");
     }
 }
 
@@ -131,7 +133,13 @@ fn minmaxabs_body(input: Global<f32>, ws: Workspace, out: GlobalMut<u32>) {
 
 /// # Safety
 /// `item_pass`'s contract with `I = MinMaxAbs`.
-unsafe fn minmaxabs(input: *const f32, n: usize, partials: *mut u32, counter: *mut u32, out: *mut u32) {
+unsafe fn minmaxabs(
+    input: *const f32,
+    n: usize,
+    partials: *mut u32,
+    counter: *mut u32,
+    out: *mut u32,
+) {
     // SAFETY: this function's contract.
     unsafe { item_pass::<f32, MinMaxAbs>(minmaxabs_body, input, n, partials, counter, out) }
 }
@@ -148,8 +156,9 @@ fn custom_op() {
     // SAFETY: `minmaxabs` is an item kernel for f32 → `((f32, f32), f32)` (three words, the
     // tuple's layout) with `DEFAULT_POLICY.block` threads.
     let op = unsafe { CustomReduction::<f32, MinMaxAbs>::load(&b, kernel) }.unwrap();
-    let ran = prop_checks::custom::custom_op(&b, &op, prop_checks::emulator_cases("custom_op")).unwrap_or_else(|e| panic!("{e}"));
-    eprintln!("property custom_op: {ran} cases on the emulator");
+    let ran = prop_checks::custom::custom_op(&b, &op, prop_checks::emulator_cases("custom_op"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    eprintln!("property custom_op: {ran} on the emulator");
 }
 
 /// The reported case: a setting given after first use. 4,099 `f32` summed, then a block of 100
@@ -174,7 +183,10 @@ fn an_override_after_first_use_applies() {
         ..LaunchOverrides::default()
     });
     assert_eq!(r.sum(&input).unwrap(), 12297.0);
-    assert_eq!(r.prepared::<f32>(Op::Sum, 4099).unwrap().plan.passes[0].grid, 3);
+    assert_eq!(
+        r.prepared::<f32>(Op::Sum, 4099).unwrap().plan.passes[0].grid,
+        3
+    );
 }
 
 /// The reported case: host offsets past the data for `mean_segments` (a panic for integers, a
@@ -189,7 +201,8 @@ fn host_offsets_past_the_data_are_a_typed_error() {
     let bad = (&[0u64, 50][..], &[1u64, 1000][..]);
     for e in [
         r.mean_segments(&ints, &segments, bad.0, bad.1).unwrap_err(),
-        r.mean_segments(&floats, &segments, bad.0, bad.1).unwrap_err(),
+        r.mean_segments(&floats, &segments, bad.0, bad.1)
+            .unwrap_err(),
     ] {
         assert!(
             matches!(e, ReduceError::OutOfBounds { arg: "end", .. }),

@@ -87,7 +87,7 @@ impl Format {
 
     /// `v` rounded (see [`Format::round`]); NaN stays NaN, quieted, with its sign and the top
     /// bits of its payload.
-    const fn from_f64(self, v: f64) -> u16 {
+    const fn round_f64(self, v: f64) -> u16 {
         let bits = v.to_bits();
         let negative = bits >> 63 == 1;
         let sign = if negative { 0x8000 } else { 0 };
@@ -113,7 +113,7 @@ impl Format {
     }
 
     /// `v` rounded (see [`Format::round`]); 0 is +0.
-    const fn from_i128(self, v: i128) -> u16 {
+    const fn round_i128(self, v: i128) -> u16 {
         if v == 0 {
             return 0;
         }
@@ -123,23 +123,23 @@ impl Format {
 
 /// The bits of the `f16` nearest to `v` (ties to even; ±inf from 65520 on; NaN quieted).
 pub(crate) const fn f64_to_f16_bits(v: f64) -> u16 {
-    F16_FORMAT.from_f64(v)
+    F16_FORMAT.round_f64(v)
 }
 
 /// The bits of the `bf16` nearest to `v` (ties to even; ±inf past the largest finite value; NaN
 /// quieted).
 pub(crate) const fn f64_to_bf16_bits(v: f64) -> u16 {
-    BF16_FORMAT.from_f64(v)
+    BF16_FORMAT.round_f64(v)
 }
 
 /// The bits of the `f16` nearest to the integer `v` (ties to even; ±inf from 65520 on).
 pub(crate) const fn i128_to_f16_bits(v: i128) -> u16 {
-    F16_FORMAT.from_i128(v)
+    F16_FORMAT.round_i128(v)
 }
 
 /// The bits of the `bf16` nearest to the integer `v` (ties to even).
 pub(crate) const fn i128_to_bf16_bits(v: i128) -> u16 {
-    BF16_FORMAT.from_i128(v)
+    BF16_FORMAT.round_i128(v)
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ macro_rules! properties {
         vec![$((concat!("property_", stringify!($name)), {
             fn t() -> Result<(), Failed> {
                 let ran = prop_checks::$module::$name(&gpu(), cases(stringify!($name)))?;
-                println!("property {}: {ran} cases on the GPU", stringify!($name));
+                println!("property {}: {ran} on the GPU", stringify!($name));
                 Ok(())
             }
             t as Test
@@ -39,7 +39,7 @@ pub fn tests() -> Vec<(&'static str, Test)> {
         settings::stream_settings,
         toolbox::transform_ops,
         toolbox::arg_ops,
-        toolbox::exact_sums,
+        exact::exact_sums,
         axis::matrix_ops,
         axis::segment_ops,
         stream::host_stream,
@@ -58,7 +58,7 @@ fn multi_ranks() -> Result<(), Failed> {
         return Ok(());
     };
     let ran = prop_checks::stream::multi_ranks(&mut m, cases("multi_ranks"))?;
-    println!("property multi_ranks: {ran} cases on {} GPUs", m.ranks());
+    println!("property multi_ranks: {ran} on {} GPUs", m.ranks());
     Ok(())
 }
 
@@ -76,6 +76,6 @@ fn custom_op() -> Result<(), Failed> {
     // three f32 words (min, max, max |x|), `((f32, f32), f32)`'s layout, with 256 threads.
     let op = unsafe { CustomReduction::<f32, prop_checks::custom::MinMaxAbs>::load(&b, kernel) }?;
     let ran = prop_checks::custom::custom_op(&b, &op, cases("custom_op"))?;
-    println!("property custom_op: {ran} cases on the GPU");
+    println!("property custom_op: {ran} on the GPU");
     Ok(())
 }

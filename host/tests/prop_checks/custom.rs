@@ -32,14 +32,21 @@ fn same_item(a: MinMaxAbs, b: MinMaxAbs) -> bool {
 
 /// `op` prepared for a length (sometimes longer than the range run, which reads past it: a
 /// typed error) and run at offsets, against [`fold`].
-pub fn custom_op(b: &Backend, op: &CustomReduction<f32, MinMaxAbs>, cases: u32) -> Result<usize, String> {
-    let strategy = (data(20_000), span(), prop_oneof![6 => Just(0i8), 1 => -3i8..=3]).prop_map(
-        |(data, span, planned_delta)| CustomCase {
+pub fn custom_op(
+    b: &Backend,
+    op: &CustomReduction<f32, MinMaxAbs>,
+    cases: u32,
+) -> Result<Ran, String> {
+    let strategy = (
+        data(20_000),
+        span(),
+        prop_oneof![6 => Just(0i8), 1 => -3i8..=3],
+    )
+        .prop_map(|(data, span, planned_delta)| CustomCase {
             data,
             span,
             planned_delta,
-        },
-    );
+        });
     run("custom_op", cases, strategy, |c| {
         let values = pad(c.data.values::<f32>(), c.span);
         let input = b.upload(&values).map_err(|e| e.to_string())?;

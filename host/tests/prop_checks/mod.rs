@@ -14,6 +14,7 @@ use std::cell::Cell;
 
 pub mod axis;
 pub mod custom;
+pub mod exact;
 pub mod policy;
 pub mod reduce;
 pub mod settings;
@@ -35,14 +36,44 @@ pub fn emulator_cases(property: &str) -> u32 {
 /// One case's verdict: `Err` says what was wrong.
 pub type Check = std::result::Result<(), String>;
 
+/// What a property ran: its cases, and how many of them ended in a typed error (the rest gave
+/// the reference's result).
+#[derive(Clone, Copy, Debug)]
+pub struct Ran {
+    pub cases: usize,
+    pub errors: usize,
+}
+
+impl std::fmt::Display for Ran {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} cases ({} typed errors)", self.cases, self.errors)
+    }
+}
+
+thread_local! {
+    /// Set when the running case's outcome was a typed error it expected.
+    static TYPED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Note that the running case ended in an expected typed error.
+fn typed() {
+    TYPED.with(|t| t.set(true));
+}
+
+/// The verdict of a case that ended in an expected typed error.
+pub fn typed_ok() -> Check {
+    typed();
+    Ok(())
+}
+
 /// Run `test` on `cases` values of `strategy` (shrinking a failure to a small case, reported
-/// with its value); the number of cases run.
+/// with its value).
 pub fn run<S: Strategy>(
     name: &str,
     cases: u32,
     strategy: S,
     test: impl Fn(S::Value) -> Check,
-) -> Result<usize, String>
+) -> Result<Ran, String>
 where
     S::Value: std::fmt::Debug,
 {
@@ -52,19 +83,31 @@ where
         max_shrink_iters: 256,
         ..Config::default()
     };
-    let count = Cell::new(0usize);
+    let (count, errors) = (Cell::new(0usize), Cell::new(0usize));
     TestRunner::new(config)
         .run(&strategy, |v| {
+            TYPED.with(|t| t.set(false));
             count.set(count.get() + 1);
-            test(v).map_err(TestCaseError::fail)
+            let verdict = test(v);
+            if verdict.is_ok() && TYPED.with(Cell::get) {
+                errors.set(errors.get() + 1);
+            }
+            verdict.map_err(TestCaseError::fail)
         })
         .map_err(|e| format!("property {name}: {e}"))?;
-    Ok(count.get())
+    Ok(Ran {
+        cases: count.get(),
+        errors: errors.get(),
+    })
 }
 
-/// Both errors of the same kind (variant).
+/// Both errors of the same kind (variant) — the running case's expected typed error.
 pub fn same_kind(a: &ReduceError, b: &ReduceError) -> bool {
-    std::mem::discriminant(a) == std::mem::discriminant(b)
+    let same = std::mem::discriminant(a) == std::mem::discriminant(b);
+    if same {
+        typed();
+    }
+    same
 }
 
 /// `got` is an error of the kind of `want`.
@@ -79,7 +122,10 @@ pub fn expect_err<V>(got: &Result<V>, want: &ReduceError) -> Check {
 /// `got` is [`ReduceError::OutOfBounds`].
 pub fn expect_bounds<V>(got: &Result<V>) -> Check {
     match got {
-        Err(ReduceError::OutOfBounds { .. }) => Ok(()),
+        Err(ReduceError::OutOfBounds { .. }) => {
+            typed();
+            Ok(())
+        }
         Err(e) => Err(format!("expected OutOfBounds, got `{e}`")),
         Ok(_) => Err("expected OutOfBounds, got a result".into()),
     }
@@ -186,7 +232,9 @@ impl Data {
                 T::from_f64(match scale {
                     0 => (x % 201) as f64 - 100.0,
                     1 => ((x >> 11) as f64 / (1u64 << 53) as f64 - 0.25) * 64.0,
-                    _ if T::TYPE.is_float() => ((x >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 1e30,
+                    _ if T::TYPE.is_float() => {
+                        ((x >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 1e30
+                    }
                     _ => x as i64 as f64,
                 })
             })

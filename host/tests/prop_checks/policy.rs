@@ -7,10 +7,9 @@ use super::reduce::pad;
 use super::*;
 use reduce_host::exact::{exact_blocks, ExactPolicy};
 
-/// A policy count: the default, 0, 1, small, a non-power of two, huge.
-fn knob(default: usize) -> BoxedStrategy<usize> {
+/// A policy count other than the default: 0, 1, small, a non-power of two, huge.
+fn bent() -> BoxedStrategy<usize> {
     prop_oneof![
-        6 => Just(default),
         1 => Just(0usize),
         1 => Just(1usize),
         1 => 2usize..40,
@@ -18,6 +17,26 @@ fn knob(default: usize) -> BoxedStrategy<usize> {
         1 => prop::sample::select(vec![1usize << 20, 1 << 40, usize::MAX]),
     ]
     .boxed()
+}
+
+/// Field `k` (of nine) of an axis policy.
+fn axis_field(k: usize, p: &mut AxisPolicy) -> &mut usize {
+    match k % 9 {
+        0 => &mut p.blocks_per_sm,
+        1 => &mut p.vectors_per_lane,
+        2 => &mut p.segment_piece,
+        3 => &mut p.col_tile,
+        4 => &mut p.min_col_tiles,
+        5 => &mut p.min_piece,
+        6 => &mut p.row_unroll,
+        7 => &mut p.col_unroll,
+        _ => &mut p.segment_blocks_per_sm,
+    }
+}
+
+/// A policy count: mostly the default, else [`bent`].
+fn knob(default: usize) -> BoxedStrategy<usize> {
+    prop_oneof![6 => Just(default), 4 => bent()].boxed()
 }
 
 #[derive(Clone, Debug)]
@@ -31,25 +50,15 @@ pub struct AxisPolicyCase {
 }
 
 /// `PreparedAxis::matrix` and `::segments` under a policy with any field values.
-pub fn axis_policies(b: &Backend, cases: u32) -> Result<usize, String> {
-    let d = AxisPolicy::default();
-    let policy = (
-        (knob(d.blocks_per_sm), knob(d.vectors_per_lane), knob(d.segment_piece)),
-        (knob(d.col_tile), knob(d.min_col_tiles), knob(d.min_piece)),
-        (knob(d.row_unroll), knob(d.col_unroll), knob(d.segment_blocks_per_sm)),
-    )
-        .prop_map(move |(a, c, u)| AxisPolicy {
-            blocks_per_sm: a.0,
-            vectors_per_lane: a.1,
-            segment_piece: a.2,
-            col_tile: c.0,
-            min_col_tiles: c.1,
-            min_piece: c.2,
-            row_unroll: u.0,
-            col_unroll: u.1,
-            segment_blocks_per_sm: u.2,
-            ..AxisPolicy::default()
-        });
+pub fn axis_policies(b: &Backend, cases: u32) -> Result<Ran, String> {
+    // The default with up to two fields bent (more would nearly always hit one out of range).
+    let policy = prop::collection::vec((any::<usize>(), bent()), 0..3).prop_map(|bends| {
+        let mut p = AxisPolicy::default();
+        for (k, v) in bends {
+            *axis_field(k, &mut p) = v;
+        }
+        p
+    });
     let strategy = (
         policy,
         prop::sample::select(vec![AxisKind::Rows, AxisKind::Cols, AxisKind::Segments]),
@@ -101,7 +110,7 @@ pub fn axis_policies(b: &Backend, cases: u32) -> Result<usize, String> {
         };
         let p = match prepared {
             Ok(p) => p,
-            Err(ReduceError::Policy { .. }) => return Ok(()),
+            Err(ReduceError::Policy { .. }) => return typed_ok(),
             Err(e) => return Err(format!("a policy gave `{e}`, not ReduceError::Policy")),
         };
         let mut out = b.zeroed::<f32>(runs.len()).map_err(|e| e.to_string())?;
@@ -132,7 +141,7 @@ pub struct ArgPolicyCase {
 }
 
 /// `PreparedArg::with_policy` under any block, blocks per SM and loads in flight.
-pub fn arg_policies(b: &Backend, cases: u32) -> Result<usize, String> {
+pub fn arg_policies(b: &Backend, cases: u32) -> Result<Ran, String> {
     let d = ArgPolicy::default();
     let policy = (
         prop_oneof![4 => prop::sample::select(ArgPolicy::BLOCKS.to_vec()), 1 => knob(d.block)],
@@ -140,13 +149,15 @@ pub fn arg_policies(b: &Backend, cases: u32) -> Result<usize, String> {
         prop_oneof![4 => prop::sample::select(vec![4usize, 8]), 1 => knob(d.unroll)],
         any::<bool>(),
     )
-        .prop_map(move |(block, blocks_per_sm, unroll, lane_in_loop)| ArgPolicy {
-            block,
-            blocks_per_sm,
-            unroll,
-            lane_in_loop,
-            ..d
-        });
+        .prop_map(
+            move |(block, blocks_per_sm, unroll, lane_in_loop)| ArgPolicy {
+                block,
+                blocks_per_sm,
+                unroll,
+                lane_in_loop,
+                ..d
+            },
+        );
     let strategy = (
         policy,
         prop::sample::select(ArgOp::ALL.to_vec()),
@@ -177,12 +188,12 @@ fn arg_policy_check<T: Scalar>(b: &Backend, c: &ArgPolicyCase) -> Check {
     }
     let p = match p {
         Ok(p) => p,
-        Err(ReduceError::Policy { .. }) => return Ok(()),
+        Err(ReduceError::Policy { .. }) => return typed_ok(),
         Err(e) => return Err(format!("a policy gave `{e}`, not ReduceError::Policy")),
     };
     match (p.run(b, &input, 0), reference_arg(c.op, &x)) {
         (Ok((i, v)), Some((j, w))) if i == j && same(v, w) => Ok(()),
-        (Err(ReduceError::AllNanArg { .. }), None) => Ok(()),
+        (Err(ReduceError::AllNanArg { .. }), None) => typed_ok(),
         (got, want) => Err(format!("{:?}: {got:?}, want {want:?}", c.op)),
     }
 }
@@ -195,7 +206,7 @@ pub struct ExactPolicyCase {
 }
 
 /// `PreparedExact::with_policy` under any block, blocks per SM, tiles per block and fast paths.
-pub fn exact_policies(b: &Backend, cases: u32) -> Result<usize, String> {
+pub fn exact_policies(b: &Backend, cases: u32) -> Result<Ran, String> {
     let d = ExactPolicy::default();
     let policy = (
         prop_oneof![4 => prop::sample::select(exact_blocks().to_vec()), 1 => knob(d.block)],
@@ -216,13 +227,12 @@ pub fn exact_policies(b: &Backend, cases: u32) -> Result<usize, String> {
                 ..d
             },
         );
-    let strategy = (policy, any::<bool>(), data(4_100)).prop_map(|(policy, double, data)| {
-        ExactPolicyCase {
+    let strategy =
+        (policy, any::<bool>(), data(4_100)).prop_map(|(policy, double, data)| ExactPolicyCase {
             policy,
             double,
             data,
-        }
-    });
+        });
     run("exact_policies", cases, strategy, |c| {
         if c.double {
             exact_policy_check::<f64>(b, &c)
@@ -233,12 +243,21 @@ pub fn exact_policies(b: &Backend, cases: u32) -> Result<usize, String> {
 }
 
 fn exact_policy_check<T: ExactFloat>(b: &Backend, c: &ExactPolicyCase) -> Check {
-    let x = pad(c.data.values::<T>(), Span { offset: 0, extra: 0, past: 0 });
+    let x = pad(
+        c.data.values::<T>(),
+        Span {
+            offset: 0,
+            extra: 0,
+            past: 0,
+        },
+    );
     let input = b.upload(&x).map_err(|e| e.to_string())?;
     let p = match PreparedExact::<T>::with_policy(b, x.len(), LaunchOverrides::default(), c.policy)
     {
         Ok(p) => p,
-        Err(ReduceError::Policy { .. } | ReduceError::InvalidBlockSize { .. }) => return Ok(()),
+        Err(ReduceError::Policy { .. } | ReduceError::InvalidBlockSize { .. }) => {
+            return typed_ok()
+        }
         Err(e) => return Err(format!("a policy gave `{e}`, not a policy error")),
     };
     let want = exact_sum(&x);

@@ -76,7 +76,7 @@ fn s8_case(max: usize) -> BoxedStrategy<S8Case> {
 /// Every op through `Reducer::reduce_range` and its whole-buffer twin (`sum`, `min` … `mean`,
 /// `nanmean`), `count_range`, `mean_range`, `nanmean_range`, on one reducer whose overrides
 /// change from case to case.
-pub fn stage8_ops(b: &Backend, cases: u32) -> Result<usize, String> {
+pub fn stage8_ops(b: &Backend, cases: u32) -> Result<Ran, String> {
     let slot = RefCell::new(Some(Reducer::new(b)));
     run("stage8_ops", cases, s8_case(20_000), |c| {
         let mut slot = slot.borrow_mut();
@@ -220,7 +220,7 @@ pub struct WideCase {
 /// `Reducer::sum_wide_range` (every type: the wide kernel for `i32`/`u32`, stage 8 for the
 /// others) and `Reducer::reduce_half_range` with every op, against the references and the
 /// errors of a fresh plan.
-pub fn wide_and_half_ops(b: &Backend, cases: u32) -> Result<usize, String> {
+pub fn wide_and_half_ops(b: &Backend, cases: u32) -> Result<Ran, String> {
     let strategy = (
         elem_type(&TYPES),
         prop::sample::select(Op::ALL.to_vec()),
@@ -334,13 +334,13 @@ pub struct StageCase {
 
 /// `run_stage` for every stage, type and op, with overrides (the multi-pass stages take blocks
 /// of their own), and an `n` past the buffer now and then.
-pub fn every_stage(b: &Backend, cases: u32) -> Result<usize, String> {
+pub fn every_stage(b: &Backend, cases: u32) -> Result<Ran, String> {
     let block = prop_oneof![
-        3 => Just(None),
+        6 => Just(None),
         2 => prop::sample::select(vec![32usize, 64, 128, 256, 512, 1024]).prop_map(Some),
         1 => prop::sample::select(vec![0usize, 48, 2048]).prop_map(Some),
     ];
-    let grid = prop_oneof![3 => Just(None), 1 => (0usize..9).prop_map(Some)];
+    let grid = prop_oneof![6 => Just(None), 1 => (0usize..9).prop_map(Some)];
     // Mostly what stages 1–7 are built for (f32 and i32 sums), sometimes anything.
     let ty = prop_oneof![3 => elem_type(&[ElemType::F32, ElemType::I32]), 1 => elem_type(&TYPES)];
     let op = prop_oneof![3 => Just(Op::Sum), 1 => prop::sample::select(Op::ALL.to_vec())];
@@ -365,9 +365,12 @@ pub fn every_stage(b: &Backend, cases: u32) -> Result<usize, String> {
                 ..LaunchOverrides::default()
             },
         });
-    run("every_stage", cases, strategy, |c| {
-        with_elem_type!(c.ty, T => stage_check::<T>(b, &c))
-    })
+    run(
+        "every_stage",
+        cases,
+        strategy,
+        |c| with_elem_type!(c.ty, T => stage_check::<T>(b, &c)),
+    )
 }
 
 fn stage_check<T: Scalar>(b: &Backend, c: &StageCase) -> Check {
@@ -393,6 +396,9 @@ fn stage_check<T: Scalar>(b: &Backend, c: &StageCase) -> Check {
                 .ok_or(format!("{stage} {}: {v}, want {}", c.op, want.value))
         }
         (Err(e), Err(p)) if same_kind(&e, &p) => Ok(()),
-        (got, p) => Err(format!("{stage}: {got:?}, a fresh plan {:?}", p.map(|p| p.depth))),
+        (got, p) => Err(format!(
+            "{stage}: {got:?}, a fresh plan {:?}",
+            p.map(|p| p.depth)
+        )),
     }
 }

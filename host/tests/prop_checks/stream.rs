@@ -17,7 +17,7 @@ pub struct StreamCase {
 }
 
 /// Every op over pageable or pinned host data, against the reference at the streamed depth.
-pub fn host_stream(b: &Backend, cases: u32) -> Result<usize, String> {
+pub fn host_stream(b: &Backend, cases: u32) -> Result<Ran, String> {
     let policy = (
         prop_oneof![1 => 0usize..8, 1 => 8usize..64, 8 => 64usize..8192],
         0usize..512,
@@ -51,9 +51,12 @@ pub fn host_stream(b: &Backend, cases: u32) -> Result<usize, String> {
             pinned,
             data,
         });
-    run("host_stream", cases, strategy, |c| {
-        with_elem_type!(c.ty, T => stream_check::<T>(b, &c))
-    })
+    run(
+        "host_stream",
+        cases,
+        strategy,
+        |c| with_elem_type!(c.ty, T => stream_check::<T>(b, &c)),
+    )
 }
 
 fn stream_check<T: Scalar>(b: &Backend, c: &StreamCase) -> Check {
@@ -123,10 +126,7 @@ pub struct MultiCase {
 
 /// Any of the multi-rank entry points over shards of any lengths (sometimes one too few or too
 /// many), on `m`'s ranks.
-pub fn multi_ranks<C: Collective>(
-    m: &mut MultiReducer<C>,
-    cases: u32,
-) -> Result<usize, String> {
+pub fn multi_ranks<C: Collective>(m: &mut MultiReducer<C>, cases: u32) -> Result<Ran, String> {
     let ranks = m.ranks();
     let lens = prop::collection::vec(length(3000), ranks.saturating_sub(1)..=ranks + 1);
     let strategy = (
@@ -173,7 +173,10 @@ fn multi_check<T: Scalar, C: Collective>(
     for (r, &len) in c.lens.iter().enumerate() {
         let part = &all[at..at + len];
         at += len;
-        shards.push(m.with_rank(r % ranks, |b| b.upload(part)).map_err(|e| e.to_string())?);
+        shards.push(
+            m.with_rank(r % ranks, |b| b.upload(part))
+                .map_err(|e| e.to_string())?,
+        );
     }
     let wrong_count = c.lens.len() != ranks;
     let n = all.len();
@@ -265,14 +268,17 @@ fn multi_axis<T: Scalar, C: Collective>(
     wrong_count: bool,
 ) -> Check {
     let cols = c.cols;
-    let rows_of = |s: &Buffer<T>| if cols == 0 { 0 } else { s.len() / cols };
+    let rows_of = |s: &Buffer<T>| s.len().checked_div(cols).unwrap_or(0);
     let whole_rows = cols > 0 && shards.iter().all(|s| s.len() % cols == 0);
     let op = c.op;
     let rows = m.reduce_rows(op, shards, cols);
     let supported = matches!(op, Op::Sum | Op::Min | Op::Max);
     if op == Op::Mean || (!supported && !wrong_count && whole_rows) {
         if !matches!(rows, Err(ReduceError::InvalidArgument(_))) {
-            return Err(format!("{op} along rows: {:?}, want a typed error", rows.err()));
+            return Err(format!(
+                "{op} along rows: {:?}, want a typed error",
+                rows.err()
+            ));
         }
         return Ok(());
     }
