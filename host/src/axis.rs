@@ -10,125 +10,8 @@ use crate::error::{ReduceError, Result};
 use crate::types::{Op, Scalar};
 use reduce_kernels::table::Family;
 
-/// Caller-given segments `[begin[i], end[i])` of an input of at least [`Segments::max_end`]
-/// elements, checked once on the host and uploaded: CUB's `DeviceSegmentedReduce` offsets.
-pub struct Segments {
-    begin: Buffer<u64>,
-    end: Buffer<u64>,
-    count: usize,
-    max_end: usize,
-    total: usize,
-    cut: Option<Cut>,
-}
-
-/// Long segments cut into pieces ([`crate::axis_plan::cut_segments`]), on the device.
-struct Cut {
-    begin: Buffer<u64>,
-    end: Buffer<u64>,
-    first: Buffer<u64>,
-    last: Buffer<u64>,
-}
-
-impl Segments {
-    /// Check and upload the offsets of segments over an input of `input_len` elements; segments
-    /// longer than the default policy's [`AxisPolicy::segment_piece`] are cut into pieces
-    /// (see [`Segments::with_piece`]).
-    ///
-    /// # Errors
-    /// [`ReduceError::InvalidArgument`] if `begin` and `end` differ in length, or some
-    /// `begin[i] > end[i]` or `end[i] > input_len`.
-    pub fn new(backend: &Backend, begin: &[u64], end: &[u64], input_len: usize) -> Result<Self> {
-        Self::with_piece(
-            backend,
-            begin,
-            end,
-            input_len,
-            AxisPolicy::default().segment_piece,
-        )
-    }
-
-    /// [`Segments::new`], cutting segments longer than `piece` elements into pieces.
-    pub fn with_piece(
-        backend: &Backend,
-        begin: &[u64],
-        end: &[u64],
-        input_len: usize,
-        piece: usize,
-    ) -> Result<Self> {
-        if begin.len() != end.len() {
-            return Err(ReduceError::InvalidArgument(format!(
-                "{} segment starts but {} segment ends",
-                begin.len(),
-                end.len()
-            )));
-        }
-        let (mut max_end, mut total) = (0usize, 0usize);
-        for (i, (&b, &e)) in begin.iter().zip(end).enumerate() {
-            if b > e {
-                return Err(ReduceError::InvalidArgument(format!(
-                    "segment {i} begins at {b}, after its end {e}"
-                )));
-            }
-            if e > input_len as u64 {
-                return Err(ReduceError::InvalidArgument(format!(
-                    "segment {i} ends at {e}, past the end of the {input_len}-element input"
-                )));
-            }
-            max_end = max_end.max(e as usize);
-            total = total.saturating_add((e - b) as usize);
-        }
-        let cut = match crate::axis_plan::cut_segments(begin, end, piece) {
-            Some((pb, pe, first, last)) => Some(Cut {
-                begin: backend.upload(&pb)?,
-                end: backend.upload(&pe)?,
-                first: backend.upload(&first)?,
-                last: backend.upload(&last)?,
-            }),
-            None => None,
-        };
-        Ok(Segments {
-            begin: backend.upload(begin)?,
-            end: backend.upload(end)?,
-            count: begin.len(),
-            max_end,
-            total,
-            cut,
-        })
-    }
-
-    /// Segments ending where the next begins: segment `i` is `[offsets[i], offsets[i + 1])`
-    /// (CSR row pointers); `offsets` must not decrease.
-    pub fn from_offsets(backend: &Backend, offsets: &[u64], input_len: usize) -> Result<Self> {
-        let n = offsets.len().saturating_sub(1);
-        Self::new(
-            backend,
-            &offsets[..n],
-            &offsets[offsets.len().min(1)..],
-            input_len,
-        )
-    }
-
-    /// Number of segments.
-    pub fn len(&self) -> usize {
-        self.count
-    }
-    /// No segments?
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-    /// The largest end offset: the input must hold at least this many elements.
-    pub fn max_end(&self) -> usize {
-        self.max_end
-    }
-    /// Work items: the pieces the segments were cut into (the segment count when none was cut).
-    pub fn pieces(&self) -> usize {
-        self.cut.as_ref().map_or(self.count, |c| c.begin.len())
-    }
-    /// Elements in all segments together (overlaps counted twice).
-    pub fn total_len(&self) -> usize {
-        self.total
-    }
-}
+mod segments;
+pub use segments::Segments;
 
 /// What a [`PreparedAxis`] reduces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -265,38 +148,50 @@ impl<T: Scalar> PreparedAxis<T> {
         input.check_owner(self.owner, "the input buffer")?;
         out.check_owner(self.owner, "the output buffer")?;
         if out.len() < self.plan.results {
-            return Err(ReduceError::InvalidArgument(format!(
-                "the output buffer holds {} elements but the reduction writes {}",
-                out.len(),
-                self.plan.results
-            )));
+            return Err(ReduceError::bounds(
+                "out",
+                format!(
+                    "the output buffer holds {} elements but the reduction writes {}",
+                    out.len(),
+                    self.plan.results
+                ),
+            ));
         }
         let segs = match (self.shape, segments) {
             (Shape::Matrix { rows, cols }, None) => {
                 let n = rows * cols; // checked by the plan
                 if input.len() < n {
-                    return Err(ReduceError::InvalidArgument(format!(
-                        "a {rows} × {cols} matrix needs {n} elements but the input holds {}",
-                        input.len()
-                    )));
+                    return Err(ReduceError::bounds(
+                        "rows × cols",
+                        format!(
+                            "a {rows} × {cols} matrix needs {n} elements but the input holds {}",
+                            input.len()
+                        ),
+                    ));
                 }
                 None
             }
             (Shape::Segments { count, pieces, .. }, Some(s)) => {
                 s.begin.check_owner(self.owner, "the segment offsets")?;
                 if s.count != count || s.pieces() != pieces {
-                    return Err(ReduceError::InvalidArgument(format!(
-                        "the plan is for {count} segments in {pieces} pieces, not {} in {}",
-                        s.count,
-                        s.pieces()
-                    )));
+                    return Err(ReduceError::bounds(
+                        "segments",
+                        format!(
+                            "the plan is for {count} segments in {pieces} pieces, not {} in {}",
+                            s.count,
+                            s.pieces()
+                        ),
+                    ));
                 }
                 if input.len() < s.max_end {
-                    return Err(ReduceError::InvalidArgument(format!(
-                        "a segment ends at {} but the input holds {} elements",
-                        s.max_end,
-                        input.len()
-                    )));
+                    return Err(ReduceError::bounds(
+                        "segments",
+                        format!(
+                            "a segment ends at {} but the input holds {} elements",
+                            s.max_end,
+                            input.len()
+                        ),
+                    ));
                 }
                 Some(s)
             }

@@ -177,10 +177,13 @@ impl Reducer<'_> {
         }
         input.check_owner(self.backend().id(), "the input buffer")?;
         if input.len() < n {
-            return Err(ReduceError::InvalidArgument(format!(
-                "a {rows} × {cols} matrix needs {n} elements but the input holds {}",
-                input.len()
-            )));
+            return Err(ReduceError::bounds(
+                "rows × cols",
+                format!(
+                    "a {rows} × {cols} matrix needs {n} elements but the input holds {}",
+                    input.len()
+                ),
+            ));
         }
         let data = self.backend().download(input, n)?;
         let mut sums = vec![0i128; results];
@@ -195,8 +198,12 @@ impl Reducer<'_> {
         Ok(sums.iter().map(|&s| s as f64 / len as f64).collect())
     }
 
-    /// The mean of each segment, as [`Reducer::mean_axis`] computes it; an error if a segment is
-    /// empty.
+    /// The mean of each segment, as [`Reducer::mean_axis`] computes it; `begin` and `end` are
+    /// the offsets `segments` was made from ([`Segments::offsets`]).
+    ///
+    /// # Errors
+    /// [`ReduceError::OutOfBounds`] if `begin` or `end` are not the segments' offsets, or a
+    /// segment ends past the input; [`ReduceError::EmptyInput`] if a segment is empty.
     pub fn mean_segments<T: Scalar>(
         &mut self,
         input: &Buffer<T>,
@@ -204,9 +211,16 @@ impl Reducer<'_> {
         begin: &[u64],
         end: &[u64],
     ) -> Result<Vec<f64>> {
-        if begin.len() != segments.len() || end.len() != segments.len() {
-            return Err(ReduceError::InvalidArgument(
-                "the host offsets must be the ones the segments were made from".into(),
+        input.check_owner(self.backend().id(), "the input buffer")?;
+        segments.check_same_offsets(begin, end)?;
+        if input.len() < segments.max_end() {
+            return Err(ReduceError::bounds(
+                "segments",
+                format!(
+                    "a segment ends at {} but the input holds {} elements",
+                    segments.max_end(),
+                    input.len()
+                ),
             ));
         }
         if begin.iter().zip(end).any(|(b, e)| b >= e) {

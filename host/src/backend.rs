@@ -313,12 +313,7 @@ impl Backend {
         len: usize,
     ) -> Result<Vec<T>> {
         buf.check_owner(self.id(), "the buffer to download")?;
-        if offset.checked_add(len).is_none_or(|end| end > buf.len()) {
-            return Err(ReduceError::InvalidArgument(format!(
-                "cannot read elements {offset}..{offset}+{len} of a {}-element buffer",
-                buf.len()
-            )));
-        }
+        buf.check_range(offset, len)?;
         if let Some(v) = buf.read_host(offset, len) {
             return Ok(v);
         }
@@ -336,13 +331,7 @@ impl Backend {
     /// Overwrite the first `data.len()` elements of `buf` with `data` (host to device).
     pub fn write<T: Scalar>(&self, buf: &mut Buffer<T>, data: &[T]) -> Result<()> {
         buf.check_owner(self.id(), "the buffer to write")?;
-        if data.len() > buf.len() {
-            return Err(ReduceError::InvalidArgument(format!(
-                "cannot write {} elements into a {}-element buffer",
-                data.len(),
-                buf.len()
-            )));
-        }
+        buf.check_span("data", 0, data.len())?;
         if data.is_empty() || buf.write_host(data) {
             return Ok(());
         }

@@ -106,14 +106,22 @@ impl<T: DeviceCopy + Copy> Buffer<T> {
             })
         }
     }
-    /// `Ok` when elements `offset..offset + len` lie in the buffer; otherwise the typed error
-    /// naming the range (one check for every `*_range` entry point).
+    /// `Ok` when elements `offset..offset + len` lie in the buffer; otherwise
+    /// [`ReduceError::OutOfBounds`] naming the `range` (one check for every `*_range` entry
+    /// point).
     pub(crate) fn check_range(&self, offset: usize, len: usize) -> Result<()> {
+        self.check_span("range", offset, len)
+    }
+    /// [`Buffer::check_range`] naming the argument `arg`.
+    pub(crate) fn check_span(&self, arg: &'static str, offset: usize, len: usize) -> Result<()> {
         if offset.checked_add(len).is_none_or(|e| e > self.len()) {
-            return Err(ReduceError::InvalidArgument(format!(
-                "range {offset}..{offset}+{len} is outside the {}-element buffer",
-                self.len()
-            )));
+            return Err(ReduceError::bounds(
+                arg,
+                format!(
+                    "elements {offset}..{offset}+{len} are outside the {}-element buffer",
+                    self.len()
+                ),
+            ));
         }
         Ok(())
     }
@@ -122,13 +130,16 @@ impl<T: DeviceCopy + Copy> Buffer<T> {
     /// safe; using it is what needs care (see [`crate::Backend::launch`]).
     ///
     /// # Errors
-    /// [`ReduceError::InvalidArgument`] if `offset > len()`.
+    /// [`ReduceError::OutOfBounds`] if `offset > len()`.
     pub fn try_addr(&self, offset: usize) -> Result<u64> {
         if offset > self.len() {
-            return Err(ReduceError::InvalidArgument(format!(
-                "element {offset} is past the end of a {}-element buffer",
-                self.len()
-            )));
+            return Err(ReduceError::bounds(
+                "offset",
+                format!(
+                    "element {offset} is past the end of a {}-element buffer",
+                    self.len()
+                ),
+            ));
         }
         let bytes = (offset * std::mem::size_of::<T>()) as u64;
         Ok(match &self.mem {

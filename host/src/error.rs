@@ -125,6 +125,18 @@ pub enum ReduceError {
     /// A buffer or argument does not match what the call expects.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// An offset, length, range, shape, segment or index the caller passed does not fit the data
+    /// it describes: a range past a buffer's end, a matrix larger than its buffer, segment
+    /// offsets out of order or past the input, host offsets that are not the segments', an output
+    /// too small for the results. Checked once, where the call enters the library, before any
+    /// work.
+    #[error("invalid argument `{arg}`: {why}")]
+    OutOfBounds {
+        /// The argument, as the method names it (`offset`/`len` together as `range`).
+        arg: &'static str,
+        /// What is wrong with it, with the numbers.
+        why: String,
+    },
     /// A tuning policy setting (`key=value`, as `reduce axis|host --policy` takes) that the policy
     /// does not have, or whose value is not a number in the key's range.
     #[error("policy setting `{key}`: {why}")]
@@ -223,6 +235,16 @@ pub enum ReduceError {
         /// `nanargmin` or `nanargmax`.
         op: &'static str,
     },
+}
+
+impl ReduceError {
+    /// [`ReduceError::OutOfBounds`] for `arg`.
+    pub(crate) fn bounds(arg: &'static str, why: impl Into<String>) -> Self {
+        ReduceError::OutOfBounds {
+            arg,
+            why: why.into(),
+        }
+    }
 }
 
 /// Attach "what we were doing" to a CUDA error.

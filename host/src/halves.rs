@@ -9,10 +9,13 @@
 //! `torch.sum` of an `f16` tensor returns an `f16`, this is how to get the same type).
 //!
 //! The host side uses the [`half`] crate's `f16` / `bf16`: the standard IEEE binary16 and
-//! bfloat16 types of the Rust ecosystem (what `candle`, `burn` and `cudarc` use), with correct
-//! round-to-nearest-even conversions from `f32` and `f64`. The device buffers hold the kernels'
-//! storage types [`F16`] / [`Bf16`] (`u16` newtypes, the same bytes); [`Backend::upload_half`]
-//! converts by bits, without rounding.
+//! bfloat16 types of the Rust ecosystem (what `candle`, `burn` and `cudarc` use). The device
+//! buffers hold the kernels' storage types [`F16`] / [`Bf16`] (`u16` newtypes, the same bytes);
+//! [`Backend::upload_half`] converts by bits, without rounding. [`HalfFloat::round`] does not use
+//! the `half` crate's `from_f64`, which is not round-to-nearest for every `f64` (it rounds twice
+//! through `f32` on CPUs with F16C, and its software path, like `bf16::from_f64`, drops the low
+//! 32 bits of the significand first): this crate rounds the whole `f64` once (`halves/round.rs`,
+//! tested at every tie of both formats).
 //!
 //! ## Stage-8 ops on halves, in `f32`
 //!
@@ -42,6 +45,8 @@ use crate::types::{Op, Scalar};
 use crate::wide::PreparedWide;
 pub use reduce_kernels::half::{Bf16, F16};
 
+pub(crate) mod round;
+
 /// A 2-byte float the kernels read ([`F16`], [`Bf16`]) and its [`half`] crate twin.
 pub trait HalfFloat: Scalar + reduce_kernels::Element<Wide = f32> {
     /// The [`half`] crate's type with the same bits (`half::f16`, `half::bf16`).
@@ -50,8 +55,10 @@ pub trait HalfFloat: Scalar + reduce_kernels::Element<Wide = f32> {
     fn to_std(self) -> Self::Std;
     /// The same bits as the kernels' storage type.
     fn from_std(h: Self::Std) -> Self;
-    /// `v` rounded to the nearest value of this type (ties to even; ±inf past the largest
-    /// finite value, NaN stays NaN): how to return a reduction's result in the input's type.
+    /// `v` rounded to the nearest value of this type (ties to even; ±inf from the largest finite
+    /// value plus half an ulp on; NaN stays NaN, quieted, sign kept): how to return a
+    /// reduction's result in the input's type. One rounding of the whole `f64` (not the `half`
+    /// crate's `from_f64`: see the [module docs](self)).
     fn round(v: f64) -> Self::Std;
 }
 
@@ -64,7 +71,7 @@ impl HalfFloat for F16 {
         F16(h.to_bits())
     }
     fn round(v: f64) -> half::f16 {
-        half::f16::from_f64(v)
+        half::f16::from_bits(round::f64_to_f16_bits(v))
     }
 }
 
@@ -77,7 +84,7 @@ impl HalfFloat for Bf16 {
         Bf16(h.to_bits())
     }
     fn round(v: f64) -> half::bf16 {
-        half::bf16::from_f64(v)
+        half::bf16::from_bits(round::f64_to_bf16_bits(v))
     }
 }
 
@@ -125,9 +132,9 @@ impl Reducer<'_> {
     /// `nanmin`/`nanmax`) of nothing; a sum or count of nothing is 0, a product 1.
     ///
     /// # Errors
-    /// [`ReduceError::InvalidArgument`] for a range outside the buffer or a mean (use
-    /// [`Reducer::nanmean_half`], [`Reducer::mean_half`]); [`ReduceError::ForeignBuffer`] for
-    /// another backend's buffer.
+    /// [`ReduceError::OutOfBounds`] for a range outside the buffer;
+    /// [`ReduceError::InvalidArgument`] for a mean (use [`Reducer::nanmean_half`],
+    /// [`Reducer::mean_half`]); [`ReduceError::ForeignBuffer`] for another backend's buffer.
     pub fn reduce_half_range<H: HalfFloat>(
         &mut self,
         op: Op,

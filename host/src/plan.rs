@@ -46,7 +46,7 @@ pub struct Plan {
 }
 
 /// User overrides of the launch shape.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct LaunchOverrides {
     /// Threads per block (default: the stage's, or the policy's for stage 8).
     pub block: Option<usize>,

@@ -84,6 +84,48 @@ pub(crate) fn size(key: &str, value: &str, lo: usize, hi: usize) -> Result<usize
     Ok(v)
 }
 
+/// `Ok` when every field of `policy` that differs from the default is a value
+/// [`PolicySettings::set`] accepts for its key. The policies' fields are public, so a policy built
+/// field by field reaches the planner without passing through `set`: this holds it to the same
+/// ranges (a field out of range is the [`ReduceError::Policy`] naming it, not an overflow or a
+/// division by zero in the plan). Free for the default policy.
+pub(crate) fn check_fields<P>(policy: &P) -> Result<()>
+where
+    P: PolicySettings + Default + PartialEq + serde::Serialize,
+{
+    check_fields_with(policy, P::KEYS, P::set)
+}
+
+/// [`check_fields`] for a policy whose keys and setter are its own (not [`PolicySettings`]).
+pub(crate) fn check_fields_with<P>(
+    policy: &P,
+    keys: &[&str],
+    set: impl Fn(&mut P, &str, &str) -> Result<()>,
+) -> Result<()>
+where
+    P: Default + PartialEq + serde::Serialize,
+{
+    let default = P::default();
+    if *policy == default {
+        return Ok(());
+    }
+    let as_json = |p: &P| {
+        serde_json::to_value(p).map_err(|e| ReduceError::InvalidArgument(format!("a policy: {e}")))
+    };
+    let (fields, defaults) = (as_json(policy)?, as_json(&default)?);
+    for &key in keys {
+        let Some(value) = fields.get(key).filter(|&v| Some(v) != defaults.get(key)) else {
+            continue;
+        };
+        let text = match value {
+            serde_json::Value::Bool(b) => u8::from(*b).to_string(),
+            other => other.to_string(),
+        };
+        set(&mut P::default(), key, &text)?;
+    }
+    Ok(())
+}
+
 /// The error for a key the policy does not have.
 pub(crate) fn unknown(key: &str, keys: &[&str]) -> ReduceError {
     ReduceError::Policy {

@@ -123,12 +123,7 @@ impl<T: Scalar> Prepared<T> {
         input.check_owner(self.owner, "the input buffer")?;
         let plan = &self.checked;
         let n = plan.passes[0].n;
-        if offset.checked_add(n).is_none_or(|end| end > input.len()) {
-            return Err(ReduceError::InvalidArgument(format!(
-                "the plan reads {n} elements from offset {offset} but the buffer holds {}",
-                input.len()
-            )));
-        }
+        input.check_span("offset", offset, n)?;
         for (k, pass) in plan.passes.iter().enumerate() {
             let src = if k == 0 {
                 input.addr(offset)

@@ -23,12 +23,7 @@ pub fn run_stage<T: Scalar>(
     if op.is_mean() {
         return Err(mean_is_not_a_t());
     }
-    if n > input.len() {
-        return Err(ReduceError::InvalidArgument(format!(
-            "n = {n} but the buffer holds {} elements",
-            input.len()
-        )));
-    }
+    input.check_span("n", 0, n)?;
     if n == 0 && op.is_extreme() {
         return Err(ReduceError::EmptyInput { op });
     }
@@ -46,16 +41,30 @@ fn mean_is_not_a_t() -> ReduceError {
 /// How many prepared plans (and workspaces) a [`Reducer`] keeps.
 pub const MAX_CACHED_PLANS: usize = 32;
 
+/// What a cached launch was made for: everything its plan depends on but the backend (whose
+/// device and policy a reducer never changes). A setting changed after a launch was cached makes
+/// another key, so the next call plans afresh with it (the same result, or the same typed error,
+/// as a new reducer with that setting).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct CacheKey {
+    ty: ElemType,
+    op: Op,
+    n: usize,
+    overrides: LaunchOverrides,
+}
+
+type Cache = std::collections::HashMap<CacheKey, Box<dyn std::any::Any>>;
+
 /// The library's main API: reductions with stage 8, configured by [`crate::plan::SinglePassPolicy`] for
-/// the device, workspaces cached per (type, op, n).
+/// the device, workspaces cached per (type, op, n, overrides).
 pub struct Reducer<'b> {
     backend: &'b Backend,
     overrides: LaunchOverrides,
-    cache: std::collections::HashMap<(ElemType, Op, usize), Box<dyn std::any::Any>>,
-    /// Prepared wide sums ([`Reducer::sum_wide`]), per (type, length).
-    wide: std::collections::HashMap<(ElemType, usize), Box<dyn std::any::Any>>,
-    /// The exact sums' prepared launches (`crate::exact`), per (type, n).
-    exact: std::collections::HashMap<(ElemType, usize), Box<dyn std::any::Any>>,
+    cache: Cache,
+    /// Prepared wide sums ([`Reducer::sum_wide`]).
+    wide: Cache,
+    /// The exact sums' prepared launches (`crate::exact`).
+    exact: Cache,
 }
 
 impl<'b> Reducer<'b> {
@@ -70,7 +79,14 @@ impl<'b> Reducer<'b> {
         }
     }
 
-    /// Force a block size and/or grid size instead of the policy's.
+    /// Force a block size and/or grid size instead of the policy's, from the next call on (the
+    /// launches cached before are not reused under other overrides). They apply to stage 8's
+    /// reductions (`sum`, `min`, `max`, `prod`, the nan-ops, means and counts and their
+    /// `_range` forms), the wide sums ([`Reducer::sum_wide`]), the half ops in `f32`
+    /// ([`Reducer::reduce_half_range`] and its whole-buffer forms) and the exact sums
+    /// ([`Reducer::sum_exact`]); the transform-reduces, arg and axis reductions have their own
+    /// policies ([`crate::PreparedTransform`], [`crate::PreparedArg`], [`crate::PreparedAxis`]).
+    /// An invalid override is a typed error at the first call it applies to.
     pub fn with_overrides(mut self, overrides: LaunchOverrides) -> Self {
         self.overrides = overrides;
         self
@@ -92,7 +108,12 @@ impl<'b> Reducer<'b> {
         n: usize,
         make: impl FnOnce() -> Result<P>,
     ) -> Result<&P> {
-        let key = (T::TYPE, n);
+        let key = CacheKey {
+            ty: T::TYPE,
+            op: Op::Sum,
+            n,
+            overrides: self.overrides,
+        };
         if !self.exact.contains_key(&key) {
             if self.exact.len() >= MAX_CACHED_PLANS {
                 self.exact.clear();
@@ -111,7 +132,12 @@ impl<'b> Reducer<'b> {
 
     /// The prepared stage-8 plan for `n` elements of `T` with `op` (cached).
     pub fn prepared<T: Scalar>(&mut self, op: Op, n: usize) -> Result<&Prepared<T>> {
-        let key = (T::TYPE, op.device_op(), n);
+        let key = CacheKey {
+            ty: T::TYPE,
+            op,
+            n,
+            overrides: self.overrides,
+        };
         if !self.cache.contains_key(&key) {
             // Workspaces are small, but a caller cycling through many lengths must not grow
             // device memory without bound.
@@ -197,7 +223,12 @@ impl<'b> Reducer<'b> {
             // `Wide<T>` is `T` itself for these types.
             return Ok(reduce_kernels::Element::widen(v.unwrap_or_default()));
         }
-        let key = (T::TYPE, len);
+        let key = CacheKey {
+            ty: T::TYPE,
+            op: Op::Sum,
+            n: len,
+            overrides: self.overrides,
+        };
         if !self.wide.contains_key(&key) {
             if self.wide.len() >= MAX_CACHED_PLANS {
                 self.wide.clear();

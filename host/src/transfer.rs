@@ -17,11 +17,12 @@ fn device<'a, T: Scalar>(gpu: &Gpu, buf: &'a Buffer<T>, what: &str) -> Result<&'
     })
 }
 
-fn check_range(what: &str, offset: usize, len: usize, buf_len: usize) -> Result<()> {
+fn check_range(what: &'static str, offset: usize, len: usize, buf_len: usize) -> Result<()> {
     if offset.checked_add(len).is_none_or(|end| end > buf_len) {
-        return Err(ReduceError::InvalidArgument(format!(
-            "{what}: elements {offset}..{offset}+{len} are outside the {buf_len}-element buffer"
-        )));
+        return Err(ReduceError::bounds(
+            what,
+            format!("elements {offset}..{offset}+{len} are outside the {buf_len}-element buffer"),
+        ));
     }
     Ok(())
 }
@@ -38,8 +39,8 @@ pub unsafe fn copy_element_to_pinned_async<T: Scalar>(
     dst: &mut LockedBuffer<T>,
 ) -> Result<()> {
     let from = device(gpu, src, "the copy's source")?;
-    check_range("copying one element", index, 1, from.len())?;
-    check_range("into pinned memory", 0, 1, dst.len())?;
+    check_range("index", index, 1, from.len())?;
+    check_range("dst", 0, 1, dst.len())?;
     // SAFETY: both ranges are in bounds (checked above); the caller keeps both allocations
     // alive until the stream has run the copy.
     let r = unsafe {
@@ -67,13 +68,13 @@ pub unsafe fn copy_device_to_device_async<T: Scalar>(
     len: usize,
 ) -> Result<()> {
     check_range(
-        "device copy destination",
+        "dst_offset",
         dst_offset,
         len,
         device(gpu, dst, "the copy's destination")?.len(),
     )?;
     check_range(
-        "device copy source",
+        "src_offset",
         src_offset,
         len,
         device(gpu, src, "the copy's source")?.len(),

@@ -261,18 +261,22 @@ macro_rules! float_scalar {
 }
 float_scalar!(f32 F32, f64 F64);
 
+// Rounded once, to nearest (not through `f32`: two roundings can miss the nearest half).
 macro_rules! half_scalar {
-    ($($t:ident $e:ident),*) => {$(
+    ($($t:ident $e:ident $from_f64:ident $from_i128:ident),*) => {$(
         impl Scalar for reduce_kernels::half::$t {
             const TYPE: ElemType = ElemType::$e;
             fn to_f64(self) -> f64 { self.to_f32() as f64 }
-            fn from_f64(v: f64) -> Self { Self::from_f32(v as f32) }
+            fn from_f64(v: f64) -> Self { Self(crate::halves::round::$from_f64(v)) }
             fn to_i128(self) -> Option<i128> { None }
-            fn wrap_i128(v: i128) -> Self { Self::from_f32(v as f32) }
+            fn wrap_i128(v: i128) -> Self { Self(crate::halves::round::$from_i128(v)) }
         }
     )*};
 }
-half_scalar!(F16 F16, Bf16 BF16);
+half_scalar!(
+    F16 F16 f64_to_f16_bits i128_to_f16_bits,
+    Bf16 BF16 f64_to_bf16_bits i128_to_bf16_bits
+);
 
 pub use crate::reference::{
     matches_reference, neumaier_sum, reference, reference_mean, reference_nanmean, Reference,

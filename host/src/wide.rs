@@ -148,16 +148,7 @@ where
             });
         }
         input.check_owner(self.owner, "the input buffer")?;
-        if offset
-            .checked_add(self.n)
-            .is_none_or(|end| end > input.len())
-        {
-            return Err(ReduceError::InvalidArgument(format!(
-                "the plan reads {} elements from offset {offset} but the buffer holds {}",
-                self.n,
-                input.len()
-            )));
-        }
+        input.check_span("offset", offset, self.n)?;
         let launch = Launch {
             kernel: &self.kernel,
             grid: self.grid,

@@ -61,7 +61,7 @@ fn results_are_the_same_on_every_run_and_for_a_buffer_of_another_backend_an_erro
     ));
     assert!(matches!(
         p.enqueue(&b, &input, 1),
-        Err(ReduceError::InvalidArgument(_))
+        Err(ReduceError::OutOfBounds { .. })
     ));
 }
 

@@ -22,7 +22,10 @@ fn library_rejects_bad_arguments() {
         LaunchOverrides::default(),
     )
     .unwrap_err();
-    assert!(matches!(e, ReduceError::InvalidArgument(_)), "{e}");
+    assert!(
+        matches!(e, ReduceError::OutOfBounds { arg: "n", .. }),
+        "{e}"
+    );
     let e = run_stage(
         &b,
         Stage::S3,

@@ -207,7 +207,7 @@ fn emulator_mean_and_ranges() {
     assert_eq!(got.to_bits(), exact_sum(&d[17..3017]).to_bits());
     assert!(matches!(
         r.sum_exact_range(&input, 4000, 2000),
-        Err(ReduceError::InvalidArgument(_))
+        Err(ReduceError::OutOfBounds { arg: "range", .. })
     ));
     let empty = b.upload::<f32>(&[]).unwrap();
     assert!(matches!(

@@ -17,10 +17,12 @@ mod axis_checks;
 mod common;
 mod exact_checks;
 mod gpu_data;
+mod gpu_props;
 mod gpu_toolbox;
 mod half_checks;
 mod host_stream;
 mod multi_checks;
+mod prop_checks;
 mod semantics_checks;
 mod transform_checks;
 
@@ -392,6 +394,7 @@ fn main() {
     ];
     tests.extend(gpu_data::tests());
     tests.extend(gpu_toolbox::tests());
+    tests.extend(gpu_props::tests());
     let missing = match Gpu::open() {
         Ok(_) => None,
         Err(e) => Some(e.to_string()),

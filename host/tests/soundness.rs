@@ -250,7 +250,7 @@ fn buffer_addresses_are_bounded() {
     assert_eq!(buf.try_addr(8).unwrap() - buf.try_addr(0).unwrap(), 32);
     assert!(matches!(
         buf.try_addr(9),
-        Err(ReduceError::InvalidArgument(_))
+        Err(ReduceError::OutOfBounds { .. })
     ));
     assert!(buf.try_addr(usize::MAX).is_err());
 }

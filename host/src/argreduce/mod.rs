@@ -137,12 +137,14 @@ impl<T: Scalar> PreparedArg<T> {
     pub fn new(backend: &Backend, op: ArgOp, n: usize) -> Result<Self> {
         Self::with_policy(backend, op, n, ArgPolicy::tuned(T::TYPE, n))
     }
-    /// [`PreparedArg::new`] launched as `policy` says (a block size that is not built is
-    /// [`ReduceError::Policy`]).
+    /// [`PreparedArg::new`] launched as `policy` says (a block size that is not built, or any
+    /// field outside what [`ArgPolicy::parse`] accepts, is [`ReduceError::Policy`]).
     pub fn with_policy(backend: &Backend, op: ArgOp, n: usize, policy: ArgPolicy) -> Result<Self> {
         if n == 0 {
             return Err(ReduceError::EmptyArgInput { op: op.name() });
         }
+        // Its fields are public: held to the ranges of the text form (every field is in it).
+        ArgPolicy::parse(&policy.text())?;
         let id = arg_kernel_for::<T>(op, policy);
         if !id.is_built() || policy.blocks_per_sm == 0 {
             return Err(ReduceError::Policy {

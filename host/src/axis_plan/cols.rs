@@ -21,6 +21,7 @@ impl AxisPolicy {
         caps: &DeviceCaps,
     ) -> Result<AxisPlan> {
         let op = device_op(op)?;
+        crate::policy_settings::check_fields(self)?;
         check_shape(rows, cols)?;
         let family = if self.col_short_rows > 0 {
             Family::AxisColumnsShort16

@@ -174,9 +174,10 @@ pub fn check_shape(rows: usize, cols: usize) -> Result<usize> {
     rows.checked_mul(cols)
         .filter(|&n| n <= isize::MAX as usize / 8)
         .ok_or_else(|| {
-            ReduceError::InvalidArgument(format!(
-                "a {rows} × {cols} matrix has more elements than memory can hold"
-            ))
+            ReduceError::bounds(
+                "rows × cols",
+                format!("a {rows} × {cols} matrix has more elements than memory can hold"),
+            )
         })
 }
 

@@ -100,6 +100,7 @@ impl AxisPolicy {
         caps: &DeviceCaps,
     ) -> Result<AxisPlan> {
         let op = device_op(op)?;
+        crate::policy_settings::check_fields(self)?;
         check_shape(rows, cols)?;
         let mut steps = Vec::new();
         let parts = self.parts(rows, cols, caps);
@@ -132,6 +133,7 @@ impl AxisPolicy {
         caps: &DeviceCaps,
     ) -> Result<AxisPlan> {
         let op = device_op(op)?;
+        crate::policy_settings::check_fields(self)?;
         let id = kernel(Family::AxisSegments, ty, op);
         let mut steps = Vec::new();
         let cut = pieces != count;

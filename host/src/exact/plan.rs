@@ -96,6 +96,8 @@ pub fn exact_plan(
     caps: &DeviceCaps,
     policy: ExactPolicy,
 ) -> Result<ExactPlan> {
+    // Its fields are public: held to the ranges of the text form.
+    crate::policy_settings::check_fields_with(&policy, &ExactPolicy::KEYS, ExactPolicy::set)?;
     let Some(format) = Format::of(ty.kind()) else {
         return Err(ReduceError::InvalidArgument(format!(
             "exact sums are for f32 and f64, not {ty}"

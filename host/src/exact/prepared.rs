@@ -53,13 +53,7 @@ impl<T: ExactFloat> PreparedExact<T> {
         }
         input.check_owner(self.owner, "the input buffer")?;
         let p = &self.checked;
-        if offset.checked_add(p.n).is_none_or(|end| end > input.len()) {
-            return Err(ReduceError::InvalidArgument(format!(
-                "the plan reads {} elements from offset {offset} but the buffer holds {}",
-                p.n,
-                input.len()
-            )));
-        }
+        input.check_span("offset", offset, p.n)?;
         let launch = Launch {
             kernel: &p.kernel,
             grid: p.grid,

@@ -31,16 +31,20 @@ impl<C: Collective> MultiReducer<C> {
             ));
         }
         if cols == 0 {
-            return Err(ReduceError::InvalidArgument(
-                "a matrix of 0 columns: cols must be at least 1".into(),
+            return Err(ReduceError::bounds(
+                "cols",
+                "a matrix of 0 columns: cols must be at least 1",
             ));
         }
         if shards.len() != self.ranks.len() {
-            return Err(ReduceError::InvalidArgument(format!(
-                "{} shards for {} ranks: pass one buffer per rank (an empty one is fine)",
-                shards.len(),
-                self.ranks.len()
-            )));
+            return Err(ReduceError::bounds(
+                "shards",
+                format!(
+                    "{} shards for {} ranks: pass one buffer per rank (an empty one is fine)",
+                    shards.len(),
+                    self.ranks.len()
+                ),
+            ));
         }
         shards
             .iter()
@@ -49,10 +53,13 @@ impl<C: Collective> MultiReducer<C> {
             .map(|(r, (s, rank))| {
                 s.check_owner(rank.backend.id(), &format!("shard {r}"))?;
                 if s.len() % cols != 0 {
-                    return Err(ReduceError::InvalidArgument(format!(
-                        "shard {r} holds {} elements, not whole rows of {cols}",
-                        s.len()
-                    )));
+                    return Err(ReduceError::bounds(
+                        "shards",
+                        format!(
+                            "shard {r} holds {} elements, not whole rows of {cols}",
+                            s.len()
+                        ),
+                    ));
                 }
                 Ok(s.len() / cols)
             })

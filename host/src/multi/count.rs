@@ -41,7 +41,8 @@ impl<C: Collective> MultiReducer<C> {
     /// NaN when every element is NaN; an error for no elements. Integers have no NaN: their
     /// [`MultiReducer::mean`].
     pub fn nanmean<T: Scalar, B: Borrow<Buffer<T>>>(&mut self, shards: &[B]) -> Result<f64> {
-        let n: usize = shards.iter().map(|s| s.borrow().len()).sum();
+        // The shards are checked (one per rank, each on its rank) before their length is used.
+        let n: usize = self.check_shards(shards)?.iter().map(|s| s.len()).sum();
         if n == 0 {
             return Err(ReduceError::EmptyInput { op: Op::NanMean });
         }

@@ -81,7 +81,8 @@ impl<C: Collective> MultiReducer<C> {
     /// The mean from the exact sum: [`MultiReducer::exact_sum`] as `f64` over the total length
     /// (as [`crate::Reducer::mean_exact`]); an error for no elements.
     pub fn exact_mean<T: ExactFloat, B: Borrow<Buffer<T>>>(&mut self, shards: &[B]) -> Result<f64> {
-        let n: usize = shards.iter().map(|s| s.borrow().len()).sum();
+        // The shards are checked (one per rank, each on its rank) before their length is used.
+        let n: usize = self.check_shards(shards)?.iter().map(|s| s.len()).sum();
         if n == 0 {
             return Err(ReduceError::EmptyInput { op: Op::Mean });
         }

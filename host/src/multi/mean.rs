@@ -12,7 +12,8 @@ impl<C: Collective> MultiReducer<C> {
     /// float mean is the multi-GPU sum over the length; an integer mean is exact (from the
     /// wrapped sum, min and max when the range allows, else summed in `i128` on the host).
     pub fn mean<T: Scalar, B: Borrow<Buffer<T>>>(&mut self, shards: &[B]) -> Result<f64> {
-        let n: usize = shards.iter().map(|s| s.borrow().len()).sum();
+        // The shards are checked (one per rank, each on its rank) before their length is used.
+        let n: usize = self.check_shards(shards)?.iter().map(|s| s.len()).sum();
         if n == 0 {
             return Err(ReduceError::EmptyInput { op: Op::Mean });
         }

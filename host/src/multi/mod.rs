@@ -202,7 +202,7 @@ impl<C: Collective> MultiReducer<C> {
     /// rank (`b.upload(..)`, `b.filled(..)`) or to use the single-GPU API there.
     pub fn with_rank<R>(&self, r: usize, f: impl FnOnce(&Backend) -> Result<R>) -> Result<R> {
         let rank = self.ranks.get(r).ok_or_else(|| {
-            ReduceError::InvalidArgument(format!("rank {r} of {}", self.ranks.len()))
+            ReduceError::bounds("r", format!("there is no rank {r} of {}", self.ranks.len()))
         })?;
         rank.bind()?;
         f(&rank.backend)
@@ -232,10 +232,13 @@ impl<C: Collective> MultiReducer<C> {
         let shards: Vec<&Buffer<T>> = shards.iter().map(|s| s.borrow()).collect();
         let nranks = self.ranks.len();
         if shards.len() != nranks {
-            return Err(ReduceError::InvalidArgument(format!(
-                "{} shards for {nranks} ranks: pass one buffer per rank (an empty one is fine)",
-                shards.len()
-            )));
+            return Err(ReduceError::bounds(
+                "shards",
+                format!(
+                    "{} shards for {nranks} ranks: pass one buffer per rank (an empty one is fine)",
+                    shards.len()
+                ),
+            ));
         }
         for (r, (s, rank)) in shards.iter().zip(&self.ranks).enumerate() {
             s.check_owner(rank.backend.id(), &format!("shard {r}"))?;

@@ -114,7 +114,9 @@ fn site_packages() -> Vec<PathBuf> {
 
 static LIBRARY: OnceLock<std::result::Result<NcclLibrary, Vec<String>>> = OnceLock::new();
 
-/// Load `libnccl` (once per process; see [`nccl_candidates`]).
+/// Load `libnccl` (once per process; see [`nccl_candidates`]). The first call decides: its
+/// outcome, a library or the list of what was tried, is kept for the life of the process, so
+/// `NCCL_LIBRARY` must be set before the first multi-GPU reducer is made.
 pub fn load() -> Result<&'static NcclLibrary> {
     LIBRARY
         .get_or_init(load_first)

@@ -28,7 +28,7 @@ impl Reducer<'_> {
         a.0.check_range(a.1, len)?;
         if let Some((b, off)) = b {
             b.check_owner(backend.id(), "the second input buffer")?;
-            b.check_range(off, len)?;
+            b.check_span("b_offset", off, len)?;
         }
         let overrides = LaunchOverrides::default();
         PreparedTransform::<T>::with_result_in(backend, op, len, overrides, ResultIn::DeviceMemory)?

@@ -92,8 +92,9 @@ impl<T: Scalar> PreparedTransform<T> {
     ///
     /// # Errors
     /// [`ReduceError::ForeignBuffer`] for a backend or buffer not this plan's;
-    /// [`ReduceError::InvalidArgument`] for a range past a buffer's end, a missing second input
-    /// for the dot product, or a second input for a one-input op.
+    /// [`ReduceError::OutOfBounds`] for a range past a buffer's end;
+    /// [`ReduceError::InvalidArgument`] for a missing second input for the dot product, or a
+    /// second input for a one-input op.
     pub fn enqueue(
         &self,
         backend: &Backend,
@@ -103,20 +104,14 @@ impl<T: Scalar> PreparedTransform<T> {
     ) -> Result<()> {
         self.check_backend(backend)?;
         let n = self.plan.n;
-        let check = |buf: &Buffer<T>, offset: usize, what: &str| -> Result<u64> {
+        let check = |buf: &Buffer<T>, offset: usize, arg, what: &str| -> Result<u64> {
             buf.check_owner(self.owner, what)?;
-            if offset.checked_add(n).is_none_or(|end| end > buf.len()) {
-                return Err(ReduceError::InvalidArgument(format!(
-                    "{what}: the plan reads {n} elements from offset {offset} but the buffer \
-                     holds {}",
-                    buf.len()
-                )));
-            }
+            buf.check_span(arg, offset, n)?;
             buf.try_addr(offset)
         };
-        let a_addr = check(a, a_offset, "the input buffer")?;
+        let a_addr = check(a, a_offset, "a_offset", "the input buffer")?;
         let b_addr = match (self.plan.op.inputs(), b) {
-            (2, Some((b, off))) => check(b, off, "the second input buffer")?,
+            (2, Some((b, off))) => check(b, off, "b_offset", "the second input buffer")?,
             (2, None) => {
                 return Err(ReduceError::InvalidArgument(
                     "the dot product needs a second input".into(),

@@ -46,19 +46,11 @@ pub fn moments_tile_m2_coefficient(ty: crate::ElemType, k: usize) -> f64 {
     }
 }
 
-/// Neumaier's compensated sum: error ≈ 2u·|sum| + O(n·u²·Σ|x|), independent of `n` to first order.
+/// Neumaier's compensated sum: error ≈ 2u·|sum| + O(n·u²·Σ|x|), independent of `n` to first order;
+/// a sum with an infinite term is that infinity, NaN with both signs
+/// ([`crate::reference::neumaier_sum`], whose compensation of an infinite term is not NaN).
 pub fn compensated_sum(values: impl IntoIterator<Item = f64>) -> f64 {
-    let (mut s, mut c) = (0.0f64, 0.0f64);
-    for x in values {
-        let t = s + x;
-        c += if s.abs() >= x.abs() {
-            (s - t) + x
-        } else {
-            (x - t) + s
-        };
-        s = t;
-    }
-    s + c
+    crate::reference::neumaier_sum(values.into_iter())
 }
 
 /// What a device result is checked against.
@@ -157,12 +149,21 @@ pub fn reference_transform<T: Scalar>(
     }
 }
 
+/// A sum within `(L + 2)·u·Σ|term|` of `value`; a NaN or infinite `value` (a NaN or infinite
+/// term) must be matched exactly (any NaN for NaN).
+fn sum_within(got: f64, value: f64, abs_sum: f64, l: f64) -> bool {
+    if !value.is_finite() {
+        return got == value || (got.is_nan() && value.is_nan());
+    }
+    (got - value).abs() <= (l + 2.0) * U64 * abs_sum
+}
+
 impl TransformReference {
     /// Does the device's result `words` (sum in word 0, or count/mean/M2) meet the bound of
     /// `plan` (its depth is the `L` of `docs/semantics.md`)?
     ///
-    /// * sums: `|got − value| ≤ (L + 2)·u·Σ|term|`; the NaN-ignoring sum the same, and its
-    ///   count (word 1) exact;
+    /// * sums: `|got − value| ≤ (L + 2)·u·Σ|term|` (a NaN or infinite sum: the same value); the
+    ///   NaN-ignoring sum the same, and its count (word 1) exact;
     /// * moments: count exact; `|mean − mean*| ≤ (L + 2)·u·max|x|`; `|M2 − M2*| ≤ (L + 4)·u·
     ///   √(M2*² + n·mean*²·M2*) + n·((L + 2)·u·max|x|)²` — that is `(L + 4)·κ·u·M2*` with
     ///   `κ = √(1 + mean²/var)`, plus the rounding of a mean that is not representable. With
@@ -174,14 +175,12 @@ impl TransformReference {
     pub fn accepts(&self, words: [f64; 3], plan: &TransformPlan) -> bool {
         let l = plan.depth as f64;
         match *self {
-            TransformReference::Sum { value, abs_sum } => {
-                (words[0] - value).abs() <= (l + 2.0) * U64 * abs_sum
-            }
+            TransformReference::Sum { value, abs_sum } => sum_within(words[0], value, abs_sum, l),
             TransformReference::NanSum {
                 value,
                 abs_sum,
                 count,
-            } => words[1] == count as f64 && (words[0] - value).abs() <= (l + 2.0) * U64 * abs_sum,
+            } => words[1] == count as f64 && sum_within(words[0], value, abs_sum, l),
             TransformReference::Moments {
                 n,
                 mean,

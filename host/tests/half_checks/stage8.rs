@@ -195,7 +195,7 @@ pub fn special_values<H: HalfFloat>(b: &Backend) {
     ));
     assert!(matches!(
         r.reduce_half_range(Op::Sum, &d, 990, 11),
-        Err(ReduceError::InvalidArgument(_))
+        Err(ReduceError::OutOfBounds { arg: "range", .. })
     ));
     // The same-type API names the half methods.
     let e = r.sum(&d).unwrap_err();

@@ -262,11 +262,14 @@ pub fn semantics_and_errors(b: &Backend) {
     ));
     assert!(matches!(
         r.sumsq_range(&x, 5, 4),
-        Err(ReduceError::InvalidArgument(_))
+        Err(ReduceError::OutOfBounds { arg: "range", .. })
     ));
     assert!(matches!(
         r.dot_range(&x, 0, &y, 1, 7),
-        Err(ReduceError::InvalidArgument(_))
+        Err(ReduceError::OutOfBounds {
+            arg: "b_offset",
+            ..
+        })
     ));
     let ints = b.upload(&[1i32, 2, 3]).unwrap();
     let e = r.sumsq(&ints).unwrap_err();
@@ -293,7 +296,10 @@ pub fn semantics_and_errors(b: &Backend) {
     ));
     assert!(matches!(
         p.run(b, &x, 1, Some((&x, 0))),
-        Err(ReduceError::InvalidArgument(_))
+        Err(ReduceError::OutOfBounds {
+            arg: "a_offset",
+            ..
+        })
     ));
     let p = PreparedTransform::<f64>::new(b, TransformKind::SumSq, 8).unwrap();
     assert!(matches!(

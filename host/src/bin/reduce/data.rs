@@ -23,7 +23,7 @@ pub fn make_data<T: Scalar>(n: usize, data: Data, seed: u64) -> Result<Vec<T>, R
             let signed = matches!(T::TYPE, ElemType::I32 | ElemType::I64);
             v.extend((0..n).map(|_| match T::TYPE {
                 ElemType::F32 | ElemType::F64 | ElemType::F16 | ElemType::BF16 => {
-                    T::from_f64(rng.random::<f64>())
+                    generated(rng.random::<f64>())
                 }
                 _ if signed => T::from_f64(rng.random_range(-1000..1000) as f64),
                 _ => T::from_f64(rng.random_range(0..1000) as f64),
@@ -31,6 +31,17 @@ pub fn make_data<T: Scalar>(n: usize, data: Data, seed: u64) -> Result<Vec<T>, R
         }
     }
     Ok(v)
+}
+
+/// `v` as a generated input of `T`: through `f32` for `f16` and `bf16` (the nearest half to the
+/// nearest `f32`, which is not always the nearest half to `v`), so that seeded inputs keep the
+/// values they have always had; `T::from_f64(v)` for every other type.
+pub fn generated<T: Scalar>(v: f64) -> T {
+    if ElemType::HALVES.contains(&T::TYPE) {
+        T::from_f64(v as f32 as f64)
+    } else {
+        T::from_f64(v)
+    }
 }
 
 /// The stages numbered in `list`; all of them when it is empty.

@@ -8,7 +8,7 @@
 //! underflow, as the torch baseline); `nan*` ops read the same data with a NaN at `N / 2`.
 
 use crate::args::{exponent, Data, Format};
-use crate::data::make_data;
+use crate::data::{generated, make_data};
 use crate::output::verdict;
 use reduce_host::measure::{time_queued, Timing, TimingSpec};
 use reduce_host::transform::reference::reference_transform;
@@ -86,7 +86,7 @@ impl<H: HalfFloat> Inputs<H> {
         let plain = make_data::<H>(n, a.data, a.seed)?;
         let near_one: Vec<H> = plain
             .iter()
-            .map(|x| H::from_f64(1.0 + (x.to_f64() - 0.5) / 32.0))
+            .map(|x| generated::<H>(1.0 + (x.to_f64() - 0.5) / 32.0))
             .collect();
         let mut nan = plain.clone();
         if n > 0 {

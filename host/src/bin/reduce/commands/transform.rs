@@ -4,7 +4,7 @@
 //! `--format json` prints one record per op for `benches/gpu.sh toolbox`.
 
 use crate::args::{count, Data, Format};
-use crate::data::make_data;
+use crate::data::{generated, make_data};
 use crate::output::verdict;
 use reduce_host::measure::{time_queued, TimingSpec};
 use reduce_host::transform::reference::reference_transform;
@@ -135,7 +135,7 @@ fn input<T: Scalar>(a: &TransformArgs, seed: u64) -> Result<Vec<T>, ReduceError>
     let mut v = make_data::<T>(a.n, a.data, seed)?;
     if a.shift != 0.0 {
         for x in &mut v {
-            *x = T::from_f64(x.to_f64() + a.shift);
+            *x = generated::<T>(x.to_f64() + a.shift);
         }
     }
     Ok(v)
