@@ -20,7 +20,7 @@ PROOF_CASES=(
     "axis-rows|axis --rows 65536 --cols 1024 --axis rows --data random --runs 50 --format json"
     "axis-cols|axis --rows 4096 --cols 16384 --axis cols --data random --runs 50 --format json"
     "axis-segments|axis --axis segments --segments 2000 --max-len 1048576 --seed 42 --data random --runs 50 --format json"
-    "argmax|arg --ops argmax --types f32 --exps 20,26 --warmup 10 --runs 50 --format json"
+    "argmax|arg --ops argmax,argmin --types f32,f64 --exps 20,26 --warmup 10 --runs 50 --format json"
     "transform-20|transform --op norm2,var --n 1048576 --runs 50 --format json"
     "transform-26|transform --op norm2,var --n 67108864 --runs 50 --format json"
     "bf16-sum|half --types bf16 --ops sum --exps 20,26 --warmup 10 --runs 50 --format json"
@@ -92,5 +92,11 @@ proof_cold_open() {
             say "${b%%:*} $i: $(CUDA_CACHE_DISABLE=1 timeout 120 "${b#*:}" --embedded 2>&1 | grep 'cold open' | head -n 1)"
         done
     done >"$SUITE_DIR/cold-open.txt"
+    # The new build's PTX, JIT-compiled by the driver as on a GPU without a shipped cubin, once
+    # (PROOF_JIT=0 skips it; the old build's took about 70 s).
+    if [ "${PROOF_JIT:-1}" != 0 ]; then
+        say "new ptx: $(CUDA_CACHE_DISABLE=1 timeout 200 "$new" --ptx 2>&1 | grep 'cold open' | head -n 1)" \
+            >>"$SUITE_DIR/cold-open.txt"
+    fi
     cat "$SUITE_DIR/cold-open.txt"
 }
