@@ -85,6 +85,18 @@ impl Gpu {
     }
 
     fn open_device_with(ordinal: usize, source: KernelSource<'_>) -> Result<Self> {
+        // The embedded cubin decompresses (zstd, ~14 MB) on another thread while the driver
+        // starts and the context is made, so a cold open does not wait for both in turn. On a
+        // device that loads the PTX instead the cubin is decompressed for nothing, beside a JIT
+        // compile that takes seconds. If no thread can be started, it decompresses on first use.
+        let prefetch = matches!(source, KernelSource::Embedded)
+            .then(|| {
+                std::thread::Builder::new()
+                    .name("reduce-cubin".into())
+                    .spawn(|| crate::kernel_image::embedded_sm90_cubin().is_ok())
+                    .ok()
+            })
+            .flatten();
         cust::init(cust::CudaFlags::empty()).map_err(ReduceError::NoDriver)?;
         let count = cust::device::Device::num_devices().during("counting devices")?;
         if count == 0 {
@@ -98,6 +110,10 @@ impl Gpu {
         let device = cust::device::Device::get_device(ordinal as u32)
             .during(format!("opening device {ordinal}"))?;
         let context = cust::context::Context::new(device).during("creating a context")?;
+        // Its result is cached: `load_module` reads it (or the typed error of a corrupt image).
+        if let Some(thread) = prefetch {
+            let _ = thread.join();
+        }
         // The sm_90 cubin for the embedded PTX on an sm_90 device, the PTX otherwise.
         let module = crate::kernel_image::load_module(&device, source)?;
         let stream = cust::stream::Stream::new(cust::stream::StreamFlags::NON_BLOCKING, None)
