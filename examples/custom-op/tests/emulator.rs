@@ -67,7 +67,7 @@ fn max_abs_f64_and_offsets() {
     // Checked like every launch: a range past the end, a buffer of another backend.
     assert!(matches!(
         p.enqueue(&input, 5008),
-        Err(ReduceError::InvalidArgument(_))
+        Err(ReduceError::OutOfBounds { .. })
     ));
     let other = emu();
     assert!(matches!(
