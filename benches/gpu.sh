@@ -21,7 +21,9 @@
 #              family (stages, wide sums, axis, arg, transform, halves, exact, host, multi)
 #   proof      the proof cases run by the old `reduce` (--baseline) and this one alternating:
 #              result bits and min/median times side by side (proof/proof.md)
-# After ladder or stage8, bin/report turns their records into report/results.md and plots.
+# After ladder or stage8, bin/report turns their records into report/results.md and plots; after
+# any of stage8, axis, toolbox, exact, host or multi, `bin/report OUTDIR --readme` writes the
+# README's performance tables, one per family, to OUTDIR/readme-tables.md.
 #
 # Options:
 #   --bin DIR         the binaries (default: bin/ beside this script)
@@ -31,9 +33,9 @@
 #   --budget S        the whole run's seconds: each suite's limit is cut to what is left, and
 #                     no suite starts with less than 30 s left (a suite's own limit:
 #                     LIMIT_<suite>=S)
-#   --pack            leave in OUTDIR only summary.md, console.log, environment.txt and
-#                     results.tar (one .tgz per suite, appended as each ends): what a device call
-#                     can bring back (8 files at most)
+#   --pack            leave in OUTDIR only summary.md, console.log, environment.txt,
+#                     readme-tables.md and results.tar (one .tgz per suite, appended as each
+#                     ends): what a device call can bring back (8 files at most)
 #   --ncu             ladder: also profile stages 1-8 with Nsight Compute (needs ncu)
 #   --criterion       ladder: also run the criterion benchmarks (bin/bench-*)
 #
@@ -160,6 +162,24 @@ report() {
     pack report
 }
 
+# readme_tables: the README's performance tables from every suite's records (bin/report --readme)
+# -> OUTDIR/readme-tables.md; its log in RESULTS/readme.
+readme_tables() {
+    SUITE_DIR=$RESULTS/readme
+    mkdir -p "$SUITE_DIR"
+    FAILED=()
+    [ "$RESULTS" = "$OUTDIR" ] || cp "$OUTDIR/environment.txt" "$RESULTS/environment.txt"
+    if ! rep=$(bin_path report); then
+        skip readme "no $BIN/report"
+        SUMMARY+=("| readme | skipped: no bin/report | | |")
+        return
+    fi
+    step readme - "$rep" "$RESULTS" --readme "$OUTDIR/readme-tables.md"
+    SUMMARY+=("| readme | $([ ${#FAILED[@]} -eq 0 ] && echo ok || echo FAILED) | | readme-tables.md |")
+    [ ${#FAILED[@]} -eq 0 ] || status=1
+    pack readme
+}
+
 # summary: OUTDIR/summary.md, every suite's verdict so far, then the tables that matter most
 # (rewritten after each suite, so that a run cut short still has one).
 summary() {
@@ -215,6 +235,9 @@ for s in "${SUITES[@]}"; do
 done
 case " ${SUITES[*]} " in
     *" ladder "* | *" stage8 "*) report ;;
+esac
+case " ${SUITES[*]} " in
+    *" stage8 "* | *" axis "* | *" toolbox "* | *" exact "* | *" host "* | *" multi "*) readme_tables ;;
 esac
 
 summary

@@ -6,7 +6,9 @@
 //! ([`Results::parse_str`], [`Results::load_dir`]), [`select`] picks the best row per measurement
 //! ([`Results::best_rows`]) and the series, [`registry`] knows every implementation (label,
 //! colour, what is timed, ceiling or not), [`mod@markdown`] writes `results.md`, [`plot`] draws the
-//! PNGs and [`fonts`] finds the font they are labelled with.
+//! PNGs and [`fonts`] finds the font they are labelled with. [`readme`] reads a whole
+//! `benches/gpu.sh` run (every suite's records) and writes the README's performance tables
+//! (`report RUN_DIR --readme OUT.md`).
 //!
 //! Input files (any subset, in one directory; lines that are not JSON objects are ignored):
 //!
@@ -20,6 +22,7 @@
 pub mod fonts;
 pub mod markdown;
 pub mod plot;
+pub mod readme;
 pub mod registry;
 pub mod results;
 pub mod select;
