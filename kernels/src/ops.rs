@@ -21,133 +21,66 @@ pub trait ReduceOp: Copy + Send + Sync + 'static {
     }
 }
 
-/// `a + b` (wrapping for integers).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Sum;
-/// `min(a, b)`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Min;
-/// `max(a, b)`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Max;
-/// `a * b` (wrapping for integers).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Prod;
-/// `min(a, b)` ignoring NaN (IEEE `minNum`).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NanMin;
-/// `max(a, b)` ignoring NaN (IEEE `maxNum`).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NanMax;
-/// The sum of the elements with every NaN element read as 0.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NanSum;
-/// How many elements are not NaN (a sum of ones, so exact while the count fits the type's
-/// integers: 2^24 for `f32`).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Count;
+/// Declares an operator: its type (with its doc), name, identity, combine and, where an input
+/// element counts as something else, its lift.
+macro_rules! reduce_op {
+    ($(#[$doc:meta])* $ty:ident, $name:literal, $identity:ident, |$a:ident, $b:ident| $combine:expr
+     $(, lift |$x:ident| $lift:expr)?) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $ty;
+        impl ReduceOp for $ty {
+            const NAME: &'static str = $name;
+            #[inline(always)]
+            fn identity<T: Element>() -> T {
+                T::$identity
+            }
+            #[inline(always)]
+            fn combine<T: Element>($a: T, $b: T) -> T {
+                $combine
+            }
+            $(
+                #[inline(always)]
+                fn lift<T: Element>($x: T) -> T {
+                    $lift
+                }
+            )?
+        }
+    };
+}
 
-impl ReduceOp for Sum {
-    const NAME: &'static str = "sum";
-    #[inline(always)]
-    fn identity<T: Element>() -> T {
-        T::ZERO
-    }
-    #[inline(always)]
-    fn combine<T: Element>(a: T, b: T) -> T {
-        a.plus(b)
-    }
-}
-impl ReduceOp for Min {
-    const NAME: &'static str = "min";
-    #[inline(always)]
-    fn identity<T: Element>() -> T {
-        T::MIN_IDENTITY
-    }
-    #[inline(always)]
-    fn combine<T: Element>(a: T, b: T) -> T {
-        a.minimum(b)
-    }
-}
-impl ReduceOp for Max {
-    const NAME: &'static str = "max";
-    #[inline(always)]
-    fn identity<T: Element>() -> T {
-        T::MAX_IDENTITY
-    }
-    #[inline(always)]
-    fn combine<T: Element>(a: T, b: T) -> T {
-        a.maximum(b)
-    }
-}
-impl ReduceOp for Prod {
-    const NAME: &'static str = "prod";
-    #[inline(always)]
-    fn identity<T: Element>() -> T {
-        T::ONE
-    }
-    #[inline(always)]
-    fn combine<T: Element>(a: T, b: T) -> T {
-        a.times(b)
-    }
-}
-impl ReduceOp for NanMin {
-    const NAME: &'static str = "nanmin";
-    #[inline(always)]
-    fn identity<T: Element>() -> T {
-        T::NAN_MIN_IDENTITY
-    }
-    #[inline(always)]
-    fn combine<T: Element>(a: T, b: T) -> T {
-        a.nan_minimum(b)
-    }
-}
-impl ReduceOp for NanMax {
-    const NAME: &'static str = "nanmax";
-    #[inline(always)]
-    fn identity<T: Element>() -> T {
-        T::NAN_MAX_IDENTITY
-    }
-    #[inline(always)]
-    fn combine<T: Element>(a: T, b: T) -> T {
-        a.nan_maximum(b)
-    }
-}
-impl ReduceOp for NanSum {
-    const NAME: &'static str = "nansum";
-    #[inline(always)]
-    fn identity<T: Element>() -> T {
-        T::ZERO
-    }
-    #[inline(always)]
-    fn combine<T: Element>(a: T, b: T) -> T {
-        a.plus(b)
-    }
-    #[inline(always)]
-    fn lift<T: Element>(x: T) -> T {
-        if x.is_nan() {
-            T::ZERO
-        } else {
-            x
-        }
-    }
-}
-impl ReduceOp for Count {
-    const NAME: &'static str = "count";
-    #[inline(always)]
-    fn identity<T: Element>() -> T {
-        T::ZERO
-    }
-    #[inline(always)]
-    fn combine<T: Element>(a: T, b: T) -> T {
-        a.plus(b)
-    }
-    #[inline(always)]
-    fn lift<T: Element>(x: T) -> T {
-        if x.is_nan() {
-            T::ZERO
-        } else {
-            T::ONE
-        }
-    }
-}
+reduce_op!(
+    /// `a + b` (wrapping for integers).
+    Sum, "sum", ZERO, |a, b| a.plus(b)
+);
+reduce_op!(
+    /// `min(a, b)`.
+    Min, "min", MIN_IDENTITY, |a, b| a.minimum(b)
+);
+reduce_op!(
+    /// `max(a, b)`.
+    Max, "max", MAX_IDENTITY, |a, b| a.maximum(b)
+);
+reduce_op!(
+    /// `a * b` (wrapping for integers).
+    Prod, "prod", ONE, |a, b| a.times(b)
+);
+reduce_op!(
+    /// `min(a, b)` ignoring NaN (IEEE `minNum`).
+    NanMin, "nanmin", NAN_MIN_IDENTITY, |a, b| a.nan_minimum(b)
+);
+reduce_op!(
+    /// `max(a, b)` ignoring NaN (IEEE `maxNum`).
+    NanMax, "nanmax", NAN_MAX_IDENTITY, |a, b| a.nan_maximum(b)
+);
+reduce_op!(
+    /// The sum of the elements with every NaN element read as 0.
+    NanSum, "nansum", ZERO, |a, b| a.plus(b),
+    lift |x| if x.is_nan() { T::ZERO } else { x }
+);
+reduce_op!(
+    /// How many elements are not NaN (a sum of ones, so exact while the count fits the type's
+    /// integers: 2^24 for `f32`).
+    Count, "count", ZERO, |a, b| a.plus(b),
+    lift |x| if x.is_nan() { T::ZERO } else { T::ONE }
+);
