@@ -81,9 +81,9 @@ fn reduce_strided_gives_lane_c_the_total_of_lanes_c_plus_multiples_of_w() {
         let got = per_thread(32, 0, |t| {
             warp::reduce_strided::<u64, Sum>(t as u64 * 7 + 1, w)
         });
-        for c in 0..w.min(16) {
+        for (c, &lane) in got.iter().enumerate().take(w.min(16)) {
             let want: u64 = (c..32).step_by(w).map(|l| l as u64 * 7 + 1).sum();
-            assert_eq!(got[c], want, "w {w}, lane {c}");
+            assert_eq!(lane, want, "w {w}, lane {c}");
         }
         if w == 32 {
             // Past 16 there is nothing to fold: every lane keeps its own value.
