@@ -14,9 +14,9 @@
 //! rows, at the price of shorter coalesced runs per row.
 //!
 //! Then the `L` row lanes of each column are combined — by warp shuffles within each warp when
-//! the tile width divides the warp (`fold_warp`), then through shared memory in warp order;
-//! otherwise through shared memory in row-lane order — and the first row lane writes the
-//! column's result. With a single row lane (a tile as wide as the block: matrices of at least
+//! the tile width divides the warp ([`warp::reduce_strided`]), then through shared memory in
+//! warp order; otherwise through shared memory in row-lane order — and the first row lane writes
+//! the column's result. With a single row lane (a tile as wide as the block: matrices of at least
 //! `BLOCK` (vector) columns) there is nothing to combine, so that path has no shared memory and
 //! no barrier at all: each warp runs on to its next work item on its own, and short columns
 //! (few rows per item) do not drain the loads in flight at every item.
@@ -33,6 +33,7 @@
 use super::{piece, AxisParams};
 use crate::gpu::{block_dim, block_idx, fail, grid_dim, sync_threads, thread_idx};
 use crate::gpu::{Global, GlobalMut, Shared, Vec4, WARP_SIZE};
+use crate::primitives::warp;
 use crate::{Element, ReduceOp};
 
 /// Independent loads in flight per thread of [`columns`].
@@ -117,7 +118,7 @@ fn columns_unrolled<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize>
         }
         let fold = folds(w);
         if fold {
-            acc = fold_warp::<T, O>(acc, w);
+            acc = warp::reduce_strided::<T, O>(acc, w);
         }
         smem.set(tid as u32, acc);
         sync_threads();
@@ -173,27 +174,14 @@ fn column_total<T: Element, O: ReduceOp, const U: usize>(
     acc
 }
 
-/// Do tiles of `w` columns fold their row lanes with shuffles ([`fold_warp`])? When `w` divides
-/// the warp (and so the block: no thread is left without a row lane).
+/// Do tiles of `w` columns fold their row lanes with shuffles ([`warp::reduce_strided`])? When
+/// `w` divides the warp (and so the block: no thread is left without a row lane). With tiles of
+/// `w` columns thread `(r, c)` is lane `r·w + c` of the block, so the row lanes of column `c` sit
+/// `w` lanes apart in a warp: instead of `BLOCK / w − 1` dependent shared-memory reads by one
+/// thread per column, `log2(32 / w)` shuffles by every thread and then `BLOCK / 32 − 1` reads.
 #[inline(always)]
 pub(super) fn folds(w: usize) -> bool {
     w < WARP_SIZE as usize && (WARP_SIZE as usize).is_multiple_of(w)
-}
-
-/// Fold the row lanes of each column within a warp. With tiles of `w` columns (`w` dividing 32)
-/// thread `(r, c)` is lane `r·w + c` of the block, so the row lanes of column `c` sit `w` lanes
-/// apart in a warp: shuffles down by 16, 8, …, `w` leave lane `c < w` of each warp with the
-/// warp's total of column `c` (in a fixed tree: deterministic). Instead of `BLOCK / w − 1`
-/// dependent shared-memory reads by one thread per column, `log2(32 / w)` shuffles by every
-/// thread and then `BLOCK / 32 − 1` reads. Every lane of the warp must call it.
-#[inline(always)]
-pub(super) fn fold_warp<T: Element, O: ReduceOp>(mut v: T, w: usize) -> T {
-    let mut offset = WARP_SIZE as usize / 2;
-    while offset >= w {
-        v = O::combine(v, v.shfl_down(offset as u32));
-        offset /= 2;
-    }
-    v
 }
 
 /// `op` over rows `r, r + step, …` (below `r1`) of vector column `vc` of a matrix of `vcols`
@@ -308,7 +296,7 @@ fn columns_vec<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize>(
         for k in 0..4 {
             if k < lanes {
                 if fold {
-                    acc[k] = fold_warp::<T, O>(acc[k], w);
+                    acc[k] = warp::reduce_strided::<T, O>(acc[k], w);
                 }
                 smem.set((tid * lanes + k) as u32, acc[k]);
             }

@@ -214,6 +214,7 @@ fn vector_totals<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize>(
     // The warp: shuffles down by 16, 8, …, `vcols`, the `lanes` chains interleaved so that
     // their shuffles are in flight together (this fold is on the kernel's critical path: the
     // last block to finish its loads runs it, then the finishing block runs it again).
+    // Kept private: `warp::reduce_strided` per chain would serialise the chains (ILP, SASS).
     let mut offset = WARP_SIZE as usize / 2;
     while offset >= vcols {
         #[allow(clippy::needless_range_loop)] // indexing keeps the array in registers

@@ -24,11 +24,12 @@
 //! Launch with `blockDim.x == BLOCK`, `BLOCK · 16` bytes of dynamic shared memory, any grid;
 //! `partials` holds `gridDim.x · len` elements (unused with one block) and `counter` is 0.
 
-use super::columns::{fold_warp, folds};
+use super::columns::folds;
 use super::{last_block, piece, AxisParams};
 use crate::gpu::{block_dim, block_idx, fail, grid_dim, sync_threads};
 use crate::gpu::{thread_idx, Coherent, Counter, Global, GlobalMut, Shared};
 use crate::primitives::tiles::unrolled;
+use crate::primitives::warp;
 use crate::{Element, ReduceOp};
 
 /// Independent loads (16-byte vectors, or elements) in flight per thread (and in every
@@ -167,7 +168,7 @@ fn tile_totals<
     for k in 0..4 {
         if k < n {
             if fold {
-                acc[k] = fold_warp::<T, O>(acc[k], w);
+                acc[k] = warp::reduce_strided::<T, O>(acc[k], w);
             }
             smem.set((tid * n + k) as u32, acc[k]);
         }

@@ -2,7 +2,7 @@
 //!
 //! `x.sum(dim=1)`, `x.sum(dim=0)` and CUB's `DeviceSegmentedReduce`: one result per row, per
 //! column or per caller-given segment, instead of one for the whole input. Built from the same
-//! device primitives as stage 8 (warp shuffles, [`crate::stages::s8_shuffle_vectorized::block_reduce`]).
+//! device primitives as stage 8 (warp shuffles, [`crate::primitives::block::reduce_op`]).
 //!
 //! | file | reduces | one result per |
 //! |---|---|---|

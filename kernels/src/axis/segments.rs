@@ -10,11 +10,11 @@
 //!   loads): neighbouring lanes read neighbouring addresses (coalesced), four independent loads
 //!   in flight per lane; the few elements before the run's first 16-byte boundary and after its
 //!   last whole vector are read one per lane;
-//! * a sub-warp group combines its lanes with `G/2, G/4, …, 1` shuffle-downs. Lane 0 of the group
-//!   only ever reads lanes of its own group (offsets below `G`), so groups sharing a warp do not
-//!   disturb each other — and every lane of the warp takes part in every shuffle, because all
+//! * a sub-warp group combines its lanes with `G/2, G/4, …, 1` shuffle-downs
+//!   ([`warp::reduce_group`]). Lane 0 of the group only ever reads lanes of its own group
+//!   (offsets below `G`), so groups sharing a warp do not disturb each other — and every lane of the warp takes part in every shuffle, because all
 //!   groups of a block loop the same number of times;
-//! * a block group combines through stage 8's [`block_reduce`];
+//! * a block group combines through the device layer's [`block::reduce_op`] (stage 8's);
 //! * a very long run is cut into `parts` pieces, one work item each; the host launches this kernel
 //!   again on the `count × parts` partials, as `count` rows of `parts` elements, to finish.
 //!
@@ -26,7 +26,7 @@
 use super::{piece, AxisParams};
 use crate::gpu::{block_dim, block_idx, fail, grid_dim, sync_threads, thread_idx};
 use crate::gpu::{Global, GlobalMut, Shared, Vec4, WARP_SIZE};
-use crate::stages::s8_shuffle_vectorized::block_reduce;
+use crate::primitives::{block, warp};
 use crate::{Element, ReduceOp};
 
 /// Independent loads in flight per lane.
@@ -100,18 +100,6 @@ fn lane_total<T: Element, O: ReduceOp, const U: usize>(
     acc
 }
 
-/// Combine the lanes of sub-warp groups of `g` threads (a power of two up to 32) with shuffles;
-/// lane 0 of each group gets its group's total. Every lane of the warp must call it.
-#[inline(always)]
-fn group_reduce<T: Element, O: ReduceOp>(mut v: T, g: usize) -> T {
-    let mut offset = g as u32 / 2;
-    while offset > 0 {
-        v = O::combine(v, v.shfl_down(offset));
-        offset /= 2;
-    }
-    v
-}
-
 /// The shared body: run `r` is `bounds(r)`; one work item per (run, part).
 #[inline(always)]
 fn reduce_runs<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize, const WHOLE: bool>(
@@ -159,9 +147,9 @@ fn reduce_runs<T: Element, O: ReduceOp, const BLOCK: usize, const U: usize, cons
             acc = lane_total::<T, O, U>(input, b, e, lane, g);
         }
         let total = if sub_warp {
-            group_reduce::<T, O>(acc, g)
+            warp::reduce_group::<T, O>(acc, g)
         } else {
-            let t = block_reduce::<T, O, BLOCK>(acc, smem);
+            let t = block::reduce_op::<T, O, BLOCK>(acc, smem);
             sync_threads(); // warp 0 has read `smem` before the next item overwrites it
             t
         };
@@ -190,7 +178,7 @@ pub fn rows<T: Element, O: ReduceOp, const BLOCK: usize>(
 ///
 /// [`rows`] for a block per row only (`group == BLOCK`, a compile-time constant here), with
 /// `DEEP_UNROLL` (8) independent 16-byte loads per lane before the first add instead of 4. *Why it can be faster:* with a block per row the block drains its loads at the
-/// end of every row (its `block_reduce` barrier), and only 6 blocks of the 4-deep kernel fit on
+/// end of every row (its `block::reduce_op` barrier), and only 6 blocks of the 4-deep kernel fit on
 /// an SM (35 registers), so the bytes in flight per SM are what bound a block-per-row launch
 /// (CUB's `DeviceSegmentedReduce` reaches the roof on 2^12 rows of 2^14 `f32`; we were 7%
 /// slower). *What it costs:* more registers (fewer resident blocks). The host's

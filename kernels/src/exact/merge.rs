@@ -9,14 +9,13 @@
 use super::accumulator::SharedWords;
 use super::expansion::Expansion;
 use crate::gpu::WARP_SIZE;
-use crate::{warp, Element};
+use crate::{primitives, warp, Element};
 
 /// The warp's 32 expansions merged; lane 0 holds the result.
 #[inline(always)]
 pub(super) fn warp_merge(mut e: Expansion, s: &SharedWords) -> Expansion {
     let lane = warp::lane_id();
-    let mut offset = WARP_SIZE / 2;
-    while offset > 0 {
+    primitives::warp::tree_mut(&mut e, WARP_SIZE / 2, |e, offset| {
         // Every lane shuffles (the full mask must be met); only lanes below `offset` merge.
         let o = Expansion {
             hi: e.hi.shfl_down(offset),
@@ -25,7 +24,6 @@ pub(super) fn warp_merge(mut e: Expansion, s: &SharedWords) -> Expansion {
         if lane < offset {
             e.merge(o, s);
         }
-        offset /= 2;
-    }
+    });
     e
 }

@@ -2,13 +2,14 @@
 //!
 //! The stages under [`crate::stages`] are lessons: each spells out one technique for one job (a
 //! sum, min or max of one of six element types). This module is the same machinery as a small
-//! **library**, in the layers of NVIDIA CUB (`warp/`, `block/`, `agent/` + `dispatch/`):
+//! **library**, in the layers of NVIDIA CUB (`warp/`, `block/`, `agent/` + `dispatch/`), and the
+//! one warp and block layer of every production kernel (stage 8, axis, transform, exact, arg):
 //!
 //! | layer | here | CUB |
 //! |---|---|---|
 //! | what is reduced | [`Combine`] (an item type, its identity, an associative combine), [`Item`] (how an item crosses registers and memory: up to [`MAX_WORDS`] 32-bit words) | the `ReductionOp` functor, `T` |
-//! | warp | [`warp::reduce`], [`warp::shfl_down`] | `WarpReduce` |
-//! | block | [`block::reduce`] | `BlockReduce` (warp-reductions algorithm) |
+//! | warp | [`warp::reduce`], [`warp::shfl_down`]; for an [`crate::Element`] and a [`crate::ReduceOp`]: [`warp::reduce_op`], [`warp::reduce_group`], [`warp::reduce_strided`]; the trees under them: [`warp::tree`], [`warp::tree_mut`], [`warp::tree_strided`] | `WarpReduce` |
+//! | block | [`block::reduce`]; [`block::reduce_op`] for an element and an operator | `BlockReduce` (warp-reductions algorithm) |
 //! | schedule | [`tiles`]: contiguous per-block tiles, `UNROLL` loads in flight, items in index order per thread | `GridEvenShare` |
 //! | device | [`device::reduce`]: tiled accumulation, block partials, an acq_rel ticket, the last block combines in a fixed order | `DeviceReduce::Reduce` (single pass, as stage 8) |
 //! | tuning policy | [`Policy`], [`DEFAULT_POLICY`]: data, apart from the algorithm | `AgentReducePolicy` |
@@ -115,3 +116,5 @@ pub const DEFAULT_POLICY: Policy = Policy {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tree_tests;

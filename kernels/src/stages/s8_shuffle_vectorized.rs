@@ -17,7 +17,9 @@
 //!    2^22–2^24: each block streams through its own DRAM pages.)
 //! 3. **Warp shuffles instead of shared memory.** Inside a warp, `__shfl_down_sync` passes values
 //!    register to register: five shuffle-and-add steps reduce 32 values with no shared memory and
-//!    no barrier. Shared memory is used once, for one value per warp.
+//!    no barrier. Shared memory is used once, for one value per warp. (The warp and block steps
+//!    are the device layer's [`crate::primitives::warp::reduce_op`] and
+//!    [`crate::primitives::block::reduce_op`], which every production kernel shares.)
 //! 4. **One launch.** Stages 1–7 need a second launch (and a round trip) to reduce the per-block
 //!    partials. Here each block stores its partial and takes a ticket from an atomic counter;
 //!    the block that draws the last ticket reduces every partial and writes the result (then
@@ -75,48 +77,8 @@
 
 use crate::gpu::WARP_SIZE;
 use crate::gpu::{fail, sync_threads_or, Coherent, Counter, Global, GlobalMut, Shared, Vec4};
-use crate::warp::{self, FULL_MASK};
+use crate::primitives::block;
 use crate::{thread, Element, ReduceOp};
-
-/// Reduce the 32 values of a warp with shuffles (registers only, no shared memory); lane 0 gets
-/// the result. (Stage 5's `warp_reduce_shared` does the same through shared memory.)
-#[inline(always)]
-pub fn warp_reduce_shuffle<T: Element, O: ReduceOp>(mut v: T) -> T {
-    let mut offset = WARP_SIZE / 2;
-    while offset > 0 {
-        // SAFETY: the full mask holds the calling lane, and every lane passes the same mask and
-        // offset. That all 32 lanes get here is the caller's correctness rule: a missing lane
-        // hangs the warp, as a missing `__syncthreads()` hangs a block.
-        v = O::combine(v, unsafe { warp::shfl_down_sync(FULL_MASK, v, offset) });
-        offset /= 2;
-    }
-    v
-}
-
-/// Reduce one value per thread over the block; thread 0 gets the result. Needs a `smem` of
-/// `BLOCK / 32` elements, and must be called by every thread of the block.
-#[inline(always)]
-pub fn block_reduce<T: Element, O: ReduceOp, const BLOCK: usize>(v: T, smem: Shared<T>) -> T {
-    let tid = thread::thread_idx_x();
-    let (warp_id, lane) = (tid / WARP_SIZE, warp::lane_id());
-    let warp_total = warp_reduce_shuffle::<T, O>(v);
-    if lane == 0 {
-        smem.set(warp_id, warp_total); // checked: a block larger than BLOCK traps here
-    }
-    thread::sync_threads();
-    let mut total = O::identity();
-    if warp_id == 0 {
-        let mine = if lane < BLOCK as u32 / WARP_SIZE && lane < smem.len() {
-            // SAFETY: `lane < smem.len()`, tested just above (the compiler folds it with the
-            // first test when `smem` is the `BLOCK / 32` view `reduce` makes).
-            unsafe { smem.get_unchecked(lane) }
-        } else {
-            O::identity()
-        };
-        total = warp_reduce_shuffle::<T, O>(mine);
-    }
-    total
-}
 
 /// Reduce all of `input` with `O` into `out[0]`, in one launch.
 ///
@@ -313,7 +275,7 @@ pub(crate) unsafe fn block_partial<
         acc = O::combine(acc, one(unsafe { input.get_unchecked(tail + tid) }));
     }
 
-    block_reduce::<A, O, BLOCK>(acc, smem)
+    block::reduce_op::<A, O, BLOCK>(acc, smem)
 }
 
 /// The first `count` partials combined in a fixed order — thread `tid` folds partials `tid, tid +
@@ -334,5 +296,5 @@ pub(crate) fn combine_partials<A: Element, O: ReduceOp, const BLOCK: usize>(
         acc = O::combine(acc, unsafe { partials.get_unchecked(i) });
         i += BLOCK;
     }
-    block_reduce::<A, O, BLOCK>(acc, smem)
+    block::reduce_op::<A, O, BLOCK>(acc, smem)
 }

@@ -20,7 +20,7 @@
 use super::WORDS;
 use crate::gpu::WARP_SIZE;
 use crate::gpu::{sync_threads, Global, Shared};
-use crate::{thread, warp, Element};
+use crate::{primitives, thread, warp, Element};
 
 /// A reduction's running value, up to [`WORDS`] `f64` words.
 pub trait Accumulator: Copy + Send + Sync + 'static {
@@ -245,17 +245,14 @@ fn shfl_down<A: Accumulator>(v: A, delta: u32) -> A {
 /// Merge the accumulators of a warp's 32 lanes with shuffles, lane order kept (lane `l` merges
 /// lane `l + offset` after itself); lane 0 gets the result. Every lane must call it.
 #[inline(always)]
-pub fn warp_merge<A: Accumulator>(mut v: A) -> A {
-    let mut offset = WARP_SIZE / 2;
-    while offset > 0 {
-        v = v.merge(shfl_down(v, offset));
-        offset /= 2;
-    }
-    v
+pub fn warp_merge<A: Accumulator>(v: A) -> A {
+    primitives::warp::tree(v, WARP_SIZE / 2, |v, offset| v.merge(shfl_down(v, offset)))
 }
 
 /// Merge one accumulator per thread over the block, in thread order; thread 0 gets the result.
 /// `smem` holds `WORDS * BLOCK / 32` `f64`; every thread of the block must call it.
+/// Kept beside its accumulator, not `primitives::block`: its words go through shared memory as
+/// `f64`, each guarded by `A::WORDS` (as items of `u32` words the SASS would change).
 #[inline(always)]
 pub fn block_merge<A: Accumulator, const BLOCK: usize>(v: A, smem: Shared<f64>) -> A {
     let tid = thread::thread_idx_x();

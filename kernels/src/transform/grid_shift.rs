@@ -52,7 +52,7 @@ use super::accumulate::{Accumulator, Running, TransformOp};
 use super::moments::{Moments, Welford};
 use super::{to_f64, WORDS};
 use crate::gpu::Global;
-use crate::primitives::tiles::unrolled;
+use crate::primitives::{self, tiles::unrolled};
 use crate::{warp, Element};
 
 /// Elements of the sample each lane reads (lane `l`: elements `l + 32·j`, `j < SAMPLE_PER_LANE`).
@@ -202,8 +202,7 @@ impl Running<Welford> for GridShifted {
                 count += 1.0;
             }
         });
-        let mut offset = 16;
-        while offset > 0 {
+        let (sum, count) = primitives::warp::tree((sum, count), 16, |(sum, count), offset| {
             // SAFETY: every lane of the warp calls `start` (the driver's rule), with the full
             // mask and the same `offset`.
             let (s_up, c_up) = unsafe {
@@ -212,10 +211,8 @@ impl Running<Welford> for GridShifted {
                     warp::shfl_down_sync(warp::FULL_MASK, count, offset),
                 )
             };
-            sum += s_up;
-            count += c_up;
-            offset /= 2;
-        }
+            (sum + s_up, count + c_up)
+        });
         let mean = if count > 0.0 { sum / count } else { 0.0 };
         // SAFETY: as above; lane 0 is in the full mask.
         let k = unsafe { warp::shfl_sync(warp::FULL_MASK, mean, 0) };
