@@ -96,9 +96,9 @@ impl<T: Scalar> PreparedAxis<T> {
 
     fn with_plan(backend: &Backend, plan: AxisPlan, shape: Shape) -> Result<Self> {
         for s in &plan.steps {
-            if !backend.has_kernel(s.kernel.symbol().as_str(), T::TYPE) {
+            if s.kernel.ty != T::TYPE.kind() || !backend.has_kernel(s.kernel) {
                 return Err(ReduceError::MissingKernel {
-                    name: s.kernel.symbol().to_string(),
+                    name: s.kernel.to_string(),
                     path: if backend.is_emulator() {
                         "the CPU emulator".into()
                     } else {
@@ -233,7 +233,6 @@ impl<T: Scalar> PreparedAxis<T> {
                     self.partials.len().saturating_sub(at),
                 )
             };
-            let symbol = step.kernel.symbol();
             let (begin, end) = match (step.offsets, segs, segs.and_then(|s| s.cut.as_ref())) {
                 (Offsets::None, ..) => (0, 0),
                 (Offsets::Segments, Some(s), _) => (s.begin.addr(0), s.end.addr(0)),
@@ -279,7 +278,7 @@ impl<T: Scalar> PreparedAxis<T> {
                 },
             };
             let launch = Launch {
-                kernel: symbol.as_str(),
+                kernel: step.kernel,
                 grid: step.grid,
                 block: step.kernel.block,
                 shared_bytes: step.shared_bytes,

@@ -1,17 +1,19 @@
 //! Where kernels run: an NVIDIA GPU through `cust` ([`Gpu`]), or the CPU emulator
-//! ([`Emulator`]). Both take the same kernel names, launch shapes and arguments, so every stage
-//! runs on either.
+//! ([`Emulator`]). Both take the same kernels (a [`KernelId`] of the kernel table), launch shapes
+//! and arguments, so every stage runs on either.
 
 pub use crate::buffer::{BackendId, Buffer};
 pub use crate::emulator::Emulator;
 pub use crate::gpu::Gpu;
 pub(crate) use crate::gpu::{driver_result, Mapped};
+pub use crate::launch::{KernelArgs, Launch};
 
 use crate::buffer::{HostMem, Mem};
 use crate::error::{CudaContext, ReduceError, Result};
-use crate::types::{ElemType, Scalar};
+use crate::types::Scalar;
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::sys as cu;
+use reduce_kernels::table::KernelId;
 
 /// What the planner needs to know about the device.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -26,112 +28,6 @@ pub struct DeviceCaps {
     pub total_mem: u64,
     /// Compute capability (major, minor); (0, 0) for the emulator.
     pub compute_capability: (u32, u32),
-}
-
-/// Arguments of one launch, as device addresses (the emulator's are host addresses).
-#[derive(Clone, Copy, Debug)]
-pub enum KernelArgs {
-    /// Stages 1–7: `(input, n, partials)`.
-    MultiPass {
-        /// Input address.
-        input: u64,
-        /// Input length.
-        n: usize,
-        /// Output (one per block) address.
-        partials: u64,
-    },
-    /// Stage 8: `(input, n, partials, counter, out)`.
-    SinglePass {
-        /// Input address.
-        input: u64,
-        /// Input length.
-        n: usize,
-        /// Per-block partials.
-        partials: u64,
-        /// Zeroed ticket counter.
-        counter: u64,
-        /// Result address.
-        out: u64,
-    },
-    /// The reductions along an axis: `(input, n, begin, end, out, out_len, count, len, parts,
-    /// group)` (see `reduce_kernels::axis`).
-    Axis {
-        /// Input address.
-        input: u64,
-        /// Input length.
-        n: usize,
-        /// Segment start offsets (`count` × `u64`), or 0 for none.
-        begin: u64,
-        /// Segment end offsets (`count` × `u64`), or 0 for none.
-        end: u64,
-        /// Results (or partials) address.
-        out: u64,
-        /// Results (or partials) length.
-        out_len: usize,
-        /// Rows or segments.
-        count: usize,
-        /// Elements per row.
-        len: usize,
-        /// Work items per row, segment or column.
-        parts: usize,
-        /// Threads per work item (row and segment kernels).
-        group: usize,
-    },
-    /// An axis reduction in one launch, the last block finishing: `(input, n, partials,
-    /// counter, out, out_len, count, len, parts, group)` (see
-    /// `reduce_kernels::axis::columns_once`).
-    AxisTicket {
-        /// Input address.
-        input: u64,
-        /// Input length.
-        n: usize,
-        /// `grid · len` partials.
-        partials: u64,
-        /// Zeroed ticket counter.
-        counter: u64,
-        /// Results address.
-        out: u64,
-        /// Results length.
-        out_len: usize,
-        /// Rows.
-        count: usize,
-        /// Elements per row.
-        len: usize,
-        /// Work items per column (unused: one per block).
-        parts: usize,
-        /// Tile width in (vector) columns.
-        group: usize,
-    },
-    /// Transform-reduce: `(a, b, n, partials, counter, out)` (see `reduce_kernels::transform`).
-    Transform {
-        /// First input address.
-        a: u64,
-        /// Second input address (the dot product), or 0 for none.
-        b: u64,
-        /// Elements of each input.
-        n: usize,
-        /// `3 · grid` `f64` partials.
-        partials: u64,
-        /// Zeroed ticket counter.
-        counter: u64,
-        /// Three `f64` result words.
-        out: u64,
-    },
-}
-
-/// A launch: kernel symbol, shape, arguments.
-#[derive(Clone, Debug)]
-pub struct Launch<'a> {
-    /// Kernel symbol (`reduce_s3_sequential_f32`).
-    pub kernel: &'a str,
-    /// Blocks.
-    pub grid: usize,
-    /// Threads per block.
-    pub block: usize,
-    /// Dynamic shared memory bytes.
-    pub shared_bytes: usize,
-    /// Arguments.
-    pub args: KernelArgs,
 }
 
 /// A device: GPU or emulator.
@@ -358,7 +254,7 @@ impl Backend {
     /// `3 · grid` `f64`, `out` three `f64`, and `counter` a zeroed `u32`. For
     /// [`KernelArgs::AxisTicket`], `partials` holds `grid · len` elements of `T`, `out` holds
     /// `out_len`, and `counter` is a zeroed `u32`.
-    pub unsafe fn launch<T: Scalar>(&self, l: &Launch<'_>) -> Result<()> {
+    pub unsafe fn launch<T: Scalar>(&self, l: &Launch) -> Result<()> {
         match self {
             // SAFETY: this function's contract.
             Backend::Gpu(g) => unsafe { g.launch(l) },
@@ -375,12 +271,12 @@ impl Backend {
         }
     }
 
-    /// Is `kernel` available (in the PTX, or in the kernel table for the emulator) for `ty`?
-    pub fn has_kernel(&self, kernel: &str, ty: ElemType) -> bool {
+    /// Is `kernel` available (in the loaded module, or built in the kernel table for the
+    /// emulator)?
+    pub fn has_kernel(&self, kernel: KernelId) -> bool {
         match self {
             Backend::Gpu(g) => g.has_kernel(kernel),
-            Backend::Emulator(_) => reduce_kernels::table::KernelId::all()
-                .any(|id| id.ty == ty.kind() && id.symbol() == *kernel),
+            Backend::Emulator(_) => kernel.is_built(),
         }
     }
 }

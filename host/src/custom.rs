@@ -20,14 +20,15 @@ use crate::types::Scalar;
 use cust::sys as cu;
 use reduce_kernels::primitives::device::ItemEntry;
 use reduce_kernels::primitives::{block::shared_words, Item, Policy, Words, MAX_WORDS};
+use reduce_kernels::table::KernelId;
 use std::ffi::c_void;
 use std::marker::PhantomData;
 
 /// Where an item kernel's code is.
 pub(crate) enum ItemCode<T> {
-    /// A kernel of the library's table, by symbol (the embedded PTX on a GPU, the table's Rust
-    /// function in the emulator).
-    Library(String),
+    /// A kernel of the library's table (the loaded module's on a GPU, the table's Rust function
+    /// in the emulator).
+    Library(KernelId),
     /// A user's PTX module, loaded into the GPU's context.
     Module {
         /// The entry point's handle; valid while `module` lives (declared first: dropped first).
@@ -47,10 +48,11 @@ pub(crate) enum ItemCode<T> {
 }
 
 impl<T> ItemCode<T> {
-    fn symbol(&self) -> &str {
+    /// Its name, for messages.
+    fn name(&self) -> String {
         match self {
-            ItemCode::Library(s) => s,
-            ItemCode::Module { symbol, .. } | ItemCode::Rust { symbol, .. } => symbol,
+            ItemCode::Library(id) => id.to_string(),
+            ItemCode::Module { symbol, .. } | ItemCode::Rust { symbol, .. } => symbol.clone(),
         }
     }
 }
@@ -164,14 +166,14 @@ impl ItemWorkspace {
                 }
             })
             .map_err(|source| ReduceError::Emulator {
-                kernel: code.symbol().to_string(),
+                kernel: code.name(),
                 source,
             })
         };
         match (code, backend) {
-            (ItemCode::Library(symbol), Backend::Gpu(_)) => {
+            (ItemCode::Library(id), _) => {
                 let l = Launch {
-                    kernel: symbol,
+                    kernel: *id,
                     grid: self.grid,
                     block: self.block,
                     shared_bytes,
@@ -185,22 +187,9 @@ impl ItemWorkspace {
                 };
                 // SAFETY: the item ABI passes the same five words as the single-pass one; the
                 // addresses are this backend's live buffers of the sizes the kernel reads and
-                // writes (checked above and allocated for this shape); the symbol is an item
-                // kernel of `words` words and this block size (this function's contract). The
-                // GPU launch does not look at the element types.
+                // writes (checked above and allocated for this shape); the kernel is an item
+                // kernel of `words` words and this block size (this function's contract).
                 unsafe { backend.launch::<T>(&l) }
-            }
-            (ItemCode::Library(symbol), Backend::Emulator(_)) => {
-                use reduce_kernels::table::{emulated, Body, KernelId};
-                let missing = || ReduceError::MissingKernel {
-                    name: symbol.clone(),
-                    path: "the CPU emulator".into(),
-                };
-                let id = KernelId::find(symbol, self.block).ok_or_else(missing)?;
-                match emulated::<T>(id) {
-                    Some(Body::Item(entry)) => run_emulated(entry),
-                    _ => Err(missing()),
-                }
             }
             (ItemCode::Rust { entry, .. }, Backend::Emulator(_)) => run_emulated(*entry),
             (
@@ -242,7 +231,7 @@ impl ItemWorkspace {
             }
             _ => Err(ReduceError::InvalidArgument(format!(
                 "kernel {} was loaded for another kind of backend",
-                code.symbol()
+                code.name()
             ))),
         }
     }

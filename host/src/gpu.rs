@@ -1,10 +1,11 @@
 //! A real GPU through `cust`: one CUDA context, the embedded PTX module, one stream.
 
-use crate::backend::{DeviceCaps, KernelArgs, Launch};
+use crate::backend::{DeviceCaps, Launch};
 use crate::buffer::BackendId;
 use crate::error::{CudaContext, ReduceError, Result};
 use cust::sys as cu;
-use std::cell::RefCell;
+use reduce_kernels::table::KernelId;
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::ffi::c_void;
 
@@ -16,9 +17,12 @@ pub struct Gpu {
     // Field order = drop order: the module and stream go before the context.
     module: cust::module::Module,
     stream: cust::stream::Stream,
-    functions: RefCell<HashMap<String, cu::CUfunction>>,
+    /// The module's functions, by kernel, resolved (through the symbol) on first use.
+    functions: RefCell<HashMap<KernelId, cu::CUfunction>>,
+    /// The benchmarks' gate, resolved on first use.
+    gate: OnceCell<cu::CUfunction>,
     /// The dynamic shared memory each kernel was allowed above the default 48 KiB.
-    shared_allowed: RefCell<HashMap<String, usize>>,
+    shared_allowed: RefCell<HashMap<KernelId, usize>>,
     ptx_origin: String,
     pub(crate) caps: DeviceCaps,
     pub(crate) id: BackendId,
@@ -134,6 +138,7 @@ impl Gpu {
             module,
             stream,
             functions: RefCell::new(HashMap::new()),
+            gate: OnceCell::new(),
             shared_allowed: RefCell::new(HashMap::new()),
             ptx_origin: source.origin().to_string(),
             caps,
@@ -154,28 +159,34 @@ impl Gpu {
         Ok((f as u64, t as u64))
     }
 
-    pub(crate) fn function(&self, name: &str) -> Result<cu::CUfunction> {
-        if let Some(f) = self.functions.borrow().get(name) {
+    /// `kernel`'s function in the loaded module (cached; its symbol from the kernel table).
+    pub(crate) fn function(&self, kernel: KernelId) -> Result<cu::CUfunction> {
+        if let Some(f) = self.functions.borrow().get(&kernel) {
             return Ok(*f);
         }
-        let f = self
+        let f = self.function_named(kernel.symbol().as_str())?;
+        self.functions.borrow_mut().insert(kernel, f);
+        Ok(f)
+    }
+
+    /// The module's entry point `symbol`, looked up in the driver.
+    fn function_named(&self, symbol: &str) -> Result<cu::CUfunction> {
+        Ok(self
             .module
-            .get_function(name)
+            .get_function(symbol)
             .map_err(|_| ReduceError::MissingKernel {
-                name: name.to_string(),
+                name: symbol.to_string(),
                 path: self.ptx_origin.clone(),
             })?
-            .to_raw();
-        self.functions.borrow_mut().insert(name.to_string(), f);
-        Ok(f)
+            .to_raw())
     }
 
     /// Let `kernel` (`f`) launch with `bytes` of dynamic shared memory: above 48 KiB a kernel must
     /// opt in (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, once per kernel and size; the
     /// driver refuses more than the device's per-block maximum, a typed error).
-    fn allow_shared(&self, f: cu::CUfunction, kernel: &str, bytes: usize) -> Result<()> {
+    fn allow_shared(&self, f: cu::CUfunction, kernel: KernelId, bytes: usize) -> Result<()> {
         const DEFAULT: usize = 48 * 1024;
-        let allowed = self.shared_allowed.borrow().get(kernel).copied();
+        let allowed = self.shared_allowed.borrow().get(&kernel).copied();
         if bytes <= DEFAULT || allowed.is_some_and(|a| a >= bytes) {
             return Ok(());
         }
@@ -188,15 +199,13 @@ impl Gpu {
             r,
             format!("allowing {kernel} {bytes} bytes of dynamic shared memory"),
         )?;
-        self.shared_allowed
-            .borrow_mut()
-            .insert(kernel.to_string(), bytes);
+        self.shared_allowed.borrow_mut().insert(kernel, bytes);
         Ok(())
     }
 
-    /// Is `name` in the loaded module?
-    pub fn has_kernel(&self, name: &str) -> bool {
-        self.function(name).is_ok()
+    /// Is `kernel` in the loaded module?
+    pub fn has_kernel(&self, kernel: KernelId) -> bool {
+        self.function(kernel).is_ok()
     }
 
     /// Queue `l` on this GPU's stream.
@@ -205,41 +214,50 @@ impl Gpu {
     /// As [`crate::Backend::launch`]: the addresses in `l.args` are device addresses of this
     /// context, the buffers behind them hold what the kernel reads and writes for this shape,
     /// and they stay allocated until the stream has run the kernel.
-    pub(crate) unsafe fn launch(&self, l: &Launch<'_>) -> Result<()> {
-        let mut words = argument_words(&l.args);
+    pub(crate) unsafe fn launch(&self, l: &Launch) -> Result<()> {
+        let f = self.function(l.kernel)?;
+        self.allow_shared(f, l.kernel, l.shared_bytes)?;
+        let mut words = l.args.words();
         // SAFETY: every kernel of this crate takes 64-bit pointers and a 64-bit length, in the
-        // order `KernelArgs` lists them; the addresses are valid for the launch by this
-        // function's contract.
-        unsafe { self.launch_words(l.kernel, l.grid, l.block, l.shared_bytes, &mut words) }
+        // order `KernelArgs` lists them; `f` is `l.kernel`; the addresses are valid for the
+        // launch by this function's contract.
+        unsafe { self.launch_words(f, &l.kernel, l.grid, l.block, l.shared_bytes, &mut words) }
     }
 
-    /// Queue the benchmarks' gate kernel (`bench_gate`, one thread): it holds this stream until
-    /// the host writes a non-zero `u32` at `flag`, or `timeout_ns` passes (then it writes 1 at
-    /// `flag + 4`). See `reduce_kernels::bench_gate`.
+    /// Queue the benchmarks' gate kernel ([`reduce_kernels::bench_gate::SYMBOL`], one thread):
+    /// it holds this stream until the host writes a non-zero `u32` at `flag`, or `timeout_ns`
+    /// passes (then it writes 1 at `flag + 4`). See `reduce_kernels::bench_gate`.
     ///
     /// # Safety
     /// `flag` is the device address of two `u32` in pinned, mapped host memory that stay
     /// allocated until the stream has passed the gate.
     pub(crate) unsafe fn launch_gate(&self, flag: u64, timeout_ns: u64) -> Result<()> {
-        // SAFETY: `bench_gate` takes (u32*, u64); `flag` is valid by this function's contract.
-        unsafe { self.launch_words("bench_gate", 1, 1, 0, &mut [flag, timeout_ns]) }
+        use reduce_kernels::bench_gate::SYMBOL;
+        let f = match self.gate.get() {
+            Some(f) => *f,
+            None => {
+                let f = self.function_named(SYMBOL)?;
+                *self.gate.get_or_init(|| f)
+            }
+        };
+        // SAFETY: the gate takes (u32*, u64); `flag` is valid by this function's contract.
+        unsafe { self.launch_words(f, &SYMBOL, 1, 1, 0, &mut [flag, timeout_ns]) }
     }
 
-    /// `cuLaunchKernel` with 64-bit arguments.
+    /// `cuLaunchKernel` of `f` (named `kernel` in messages) with 64-bit arguments.
     ///
     /// # Safety
-    /// `words` must match the kernel's parameters, and every address in them must stay valid
-    /// until the kernel has run.
+    /// `f` is a function of this handle's module; `words` must match its parameters, and every
+    /// address in them must stay valid until the kernel has run.
     unsafe fn launch_words(
         &self,
-        kernel: &str,
+        f: cu::CUfunction,
+        kernel: &dyn std::fmt::Display,
         grid: usize,
         block: usize,
         shared_bytes: usize,
         words: &mut [u64],
     ) -> Result<()> {
-        let f = self.function(kernel)?;
-        self.allow_shared(f, kernel, shared_bytes)?;
         let mut params = parameter_pointers(words);
         // SAFETY: the caller's contract; `words` outlives the call, which copies the arguments.
         let r = unsafe {
@@ -261,77 +279,6 @@ impl Gpu {
             r,
             format!("launching {kernel} <<<{grid}, {block}, {shared_bytes}>>>"),
         )
-    }
-}
-
-/// A launch's arguments as 64-bit words, in the order its kernel declares them; the driver reads
-/// as many as the kernel has (the rest are 0).
-fn argument_words(args: &KernelArgs) -> [u64; 10] {
-    match *args {
-        KernelArgs::MultiPass { input, n, partials } => {
-            [input, n as u64, partials, 0, 0, 0, 0, 0, 0, 0]
-        }
-        KernelArgs::SinglePass {
-            input,
-            n,
-            partials,
-            counter,
-            out,
-        } => [input, n as u64, partials, counter, out, 0, 0, 0, 0, 0],
-        KernelArgs::Axis {
-            input,
-            n,
-            begin,
-            end,
-            out,
-            out_len,
-            count,
-            len,
-            parts,
-            group,
-        } => [
-            input,
-            n as u64,
-            begin,
-            end,
-            out,
-            out_len as u64,
-            count as u64,
-            len as u64,
-            parts as u64,
-            group as u64,
-        ],
-        KernelArgs::AxisTicket {
-            input,
-            n,
-            partials,
-            counter,
-            out,
-            out_len,
-            count,
-            len,
-            parts,
-            group,
-        } => [
-            input,
-            n as u64,
-            partials,
-            counter,
-            out,
-            out_len as u64,
-            count as u64,
-            len as u64,
-            parts as u64,
-            group as u64,
-        ],
-        KernelArgs::Transform {
-            a,
-            b,
-            n,
-            partials,
-            counter,
-            out,
-        } => [a, b, n as u64, partials, counter, out, 0, 0, 0, 0],
     }
 }
 

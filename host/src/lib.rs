@@ -45,6 +45,7 @@ pub mod exact;
 pub mod gpu;
 pub mod halves;
 pub mod kernel_image;
+mod launch;
 pub(crate) mod mapped;
 pub mod measure;
 pub mod multi;

@@ -13,6 +13,7 @@ use crate::backend::Backend;
 use crate::error::Result;
 use crate::gpu::{driver_result, Gpu};
 use cust::sys as cu;
+use reduce_kernels::table::KernelId;
 
 impl Backend {
     /// Blocks of `kernel` with `block` threads and `shared_bytes` of dynamic shared memory that
@@ -24,7 +25,7 @@ impl Backend {
     /// kernel's limit, say).
     pub fn resident_blocks_per_sm(
         &self,
-        kernel: &str,
+        kernel: KernelId,
         block: usize,
         shared_bytes: usize,
     ) -> Result<Option<usize>> {
@@ -35,7 +36,7 @@ impl Backend {
     }
 }
 
-fn resident_blocks(g: &Gpu, kernel: &str, block: usize, shared_bytes: usize) -> Result<usize> {
+fn resident_blocks(g: &Gpu, kernel: KernelId, block: usize, shared_bytes: usize) -> Result<usize> {
     let f = g.function(kernel)?;
     let mut blocks: i32 = 0;
     let threads = i32::try_from(block).unwrap_or(i32::MAX);

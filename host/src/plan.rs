@@ -8,6 +8,7 @@ use crate::backend::DeviceCaps;
 use crate::error::{ReduceError, Result};
 use crate::stage::Stage;
 use crate::types::{ElemType, Op};
+use reduce_kernels::table::KernelId;
 
 /// Most blocks a stage-8 launch may use (the size of its partials workspace).
 pub const MAX_SINGLE_PASS_GRID: usize = 4096;
@@ -36,8 +37,9 @@ pub struct Plan {
     pub ty: ElemType,
     /// Operator the device runs.
     pub op: Op,
-    /// Kernel symbol.
-    pub kernel: String,
+    /// The kernel (serialized as its symbol).
+    #[serde(serialize_with = "crate::launch::serialize_symbol")]
+    pub kernel: KernelId,
     /// The launches, in order. Pass `k+1` reads the partials of pass `k`.
     pub passes: Vec<Pass>,
     /// No element goes through more than this many operations: the factor of the float error
@@ -169,7 +171,7 @@ pub fn plan(
         stage,
         ty,
         op: op.device_op(),
-        kernel: stage.kernel_name(ty, op, block),
+        kernel: stage.kernel(ty, op, block),
         passes,
         depth,
     })
@@ -221,7 +223,7 @@ fn plan_single_pass(
         stage,
         ty,
         op: op.device_op(),
-        kernel: stage.kernel_name(ty, op, block),
+        kernel: stage.kernel(ty, op, block),
         passes: vec![first],
         depth,
     })

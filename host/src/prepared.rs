@@ -149,7 +149,7 @@ impl<T: Scalar> Prepared<T> {
                 }
             };
             let launch = Launch {
-                kernel: &plan.kernel,
+                kernel: plan.kernel,
                 grid: pass.grid,
                 block: pass.block,
                 shared_bytes: pass.shared_bytes,

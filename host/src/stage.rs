@@ -226,11 +226,6 @@ impl Stage {
         }
     }
 
-    /// The kernel symbol for `ty`, `op`, `block` ([`KernelId::symbol`]).
-    pub fn kernel_name(self, ty: ElemType, op: Op, block: usize) -> String {
-        self.kernel(ty, op, block).symbol().to_string()
-    }
-
     /// Dynamic shared memory for one block.
     pub fn shared_bytes(self, ty: ElemType, block: usize) -> usize {
         match self {

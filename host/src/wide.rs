@@ -27,7 +27,7 @@ pub struct PreparedWide<T: Scalar>
 where
     Wide<T>: Scalar,
 {
-    kernel: String,
+    kernel: KernelId,
     n: usize,
     depth: usize,
     grid: usize,
@@ -104,7 +104,7 @@ where
             )));
         }
         Ok(PreparedWide {
-            kernel: id.symbol().to_string(),
+            kernel: id,
             n,
             // A vector of 8 halves is a tree one level deeper than one of 4 f32s.
             depth: p.depth + usize::from(half),
@@ -134,9 +134,9 @@ where
         self.n == 0
     }
 
-    /// The kernel symbol, grid and block size.
-    pub fn launch_shape(&self) -> (&str, usize, usize) {
-        (&self.kernel, self.grid, self.block)
+    /// The kernel, grid and block size.
+    pub fn launch_shape(&self) -> (KernelId, usize, usize) {
+        (self.kernel, self.grid, self.block)
     }
 
     /// Queue the reduction of `input[offset..offset + n]` (`n` as prepared). `backend` and `input` must
@@ -150,7 +150,7 @@ where
         input.check_owner(self.owner, "the input buffer")?;
         input.check_span("offset", offset, self.n)?;
         let launch = Launch {
-            kernel: &self.kernel,
+            kernel: self.kernel,
             grid: self.grid,
             block: self.block,
             shared_bytes: self.shared_bytes,

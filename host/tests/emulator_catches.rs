@@ -7,12 +7,23 @@ mod common;
 use common::*;
 use reduce_host::*;
 use reduce_kernels::emu::{EmuError, RaceKind};
+use reduce_kernels::table::{ElemKind, Family, KernelId, OpKind};
 
 fn emu() -> Backend {
     Backend::Emulator(Emulator::default())
 }
 
-fn launch_broken(kernel: &str, n: usize) -> Result<(), ReduceError> {
+/// The `f32` sum of `family` (a run-time block size: 256 names every block).
+fn f32_sum(family: Family) -> KernelId {
+    KernelId {
+        family,
+        ty: ElemKind::F32,
+        op: OpKind::Sum,
+        block: 256,
+    }
+}
+
+fn launch_broken(kernel: KernelId, n: usize) -> Result<(), ReduceError> {
     let b = emu();
     let input = b.upload(&data::<f32>(n, 4)).unwrap();
     let out = b.zeroed::<f32>(1).unwrap();
@@ -38,7 +49,7 @@ fn emulator_catches_the_seeds_racy_last_warp() {
     // The seeds' volatile warp-synchronous code: a race on Volta and later. The detector reports
     // it on every run, whatever the schedule.
     for _ in 0..3 {
-        match launch_broken("reduce_broken_racy_last_warp_f32", 512) {
+        match launch_broken(f32_sum(Family::BrokenRacyLastWarp), 512) {
             Err(ReduceError::Emulator {
                 source: EmuError::SharedRace { block: 0, .. },
                 ..
@@ -47,10 +58,10 @@ fn emulator_catches_the_seeds_racy_last_warp() {
         }
     }
     // The same stage with __syncwarp() is clean.
-    launch_ok("reduce_s5_unroll_last_warp_f32");
+    launch_ok(f32_sum(Family::S5));
 }
 
-fn launch_ok(kernel: &str) {
+fn launch_ok(kernel: KernelId) {
     let b = emu();
     let input = b.upload(&data::<f32>(512, 4)).unwrap();
     let out = b.zeroed::<f32>(1).unwrap();
@@ -73,7 +84,7 @@ fn launch_ok(kernel: &str) {
 
 #[test]
 fn emulator_catches_a_missing_barrier() {
-    match launch_broken("reduce_broken_missing_barrier_f32", 256) {
+    match launch_broken(f32_sum(Family::BrokenMissingBarrier), 256) {
         Err(ReduceError::Emulator {
             source: EmuError::SharedRace { kind, .. },
             ..
@@ -85,7 +96,7 @@ fn emulator_catches_a_missing_barrier() {
         }
         other => panic!("expected a shared-memory race, got {other:?}"),
     }
-    launch_ok("reduce_s3_sequential_f32");
+    launch_ok(f32_sum(Family::S3));
 }
 
 #[test]
@@ -97,7 +108,7 @@ fn emulator_reports_too_little_shared_memory() {
     // the emulator checks (this is the emulator's own test of that check, not a GPU launch).
     let r = unsafe {
         b.launch::<f32>(&Launch {
-            kernel: "reduce_s3_sequential_f32",
+            kernel: f32_sum(Family::S3),
             grid: 1,
             block: 256,
             shared_bytes: 128 * 4, // half of what the stage needs
@@ -126,7 +137,7 @@ fn emulator_launch_of_a_short_input_reads_only_n() {
     // read below 100 (the checked accessors would report any other read).
     let r = unsafe {
         b.launch::<f32>(&Launch {
-            kernel: "reduce_s3_sequential_f32",
+            kernel: f32_sum(Family::S3),
             grid: 1,
             block: 256,
             shared_bytes: 256 * 4,
@@ -145,7 +156,7 @@ fn bad_launch_shapes_are_errors() {
     let b = emu();
     let input = b.upload(&data::<f32>(10, 4)).unwrap();
     let l = |grid, block| Launch {
-        kernel: "reduce_s3_sequential_f32",
+        kernel: f32_sum(Family::S3),
         grid,
         block,
         shared_bytes: 4 * block,
@@ -165,4 +176,45 @@ fn bad_launch_shapes_are_errors() {
             other => panic!("grid {g} block {bl}: expected InvalidLaunch, got {other:?}"),
         }
     }
+}
+
+#[test]
+fn a_launch_off_its_kernels_row_is_a_typed_error() {
+    let b = emu();
+    let input = b.upload(&data::<f32>(256, 4)).unwrap();
+    let l = |kernel, block: usize| Launch {
+        kernel,
+        grid: 1,
+        block,
+        shared_bytes: 4 * block,
+        args: KernelArgs::MultiPass {
+            input: input.addr(0),
+            n: 256,
+            partials: input.addr(0),
+        },
+    };
+    let s6 = f32_sum(Family::S6);
+    // SAFETY: each of these launches is rejected before any thread runs.
+    let another_block = unsafe { b.launch::<f32>(&l(s6, 128)) };
+    assert!(
+        matches!(another_block, Err(ReduceError::MissingKernel { .. })),
+        "a const family's kernel with another block: {another_block:?}"
+    );
+    let s8 = KernelId {
+        family: Family::S8,
+        block: 512,
+        ..s6
+    };
+    // SAFETY: as above.
+    let another_abi = unsafe { b.launch::<f32>(&l(s8, 512)) };
+    assert!(
+        matches!(another_abi, Err(ReduceError::InvalidArgument(_))),
+        "stage 8 with multi-pass arguments: {another_abi:?}"
+    );
+    // SAFETY: as above.
+    let another_type = unsafe { b.launch::<f64>(&l(s6, 256)) };
+    assert!(
+        matches!(another_type, Err(ReduceError::InvalidArgument(_))),
+        "an f32 kernel on f64 buffers: {another_type:?}"
+    );
 }

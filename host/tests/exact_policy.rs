@@ -4,6 +4,17 @@
 
 use reduce_host::exact::{exact_plan, generate, ExactData, ExactFloat, ExactPolicy, PreparedExact};
 use reduce_host::*;
+use reduce_kernels::table::{ElemKind, Family, KernelId, OpKind};
+
+/// The exact-sum kernel of `family` for `ty` with `block` threads.
+fn exact_kernel(family: Family, ty: ElemKind, block: usize) -> KernelId {
+    KernelId {
+        family,
+        ty,
+        op: OpKind::Sum,
+        block,
+    }
+}
 
 fn emu() -> Backend {
     Backend::Emulator(Emulator::default())
@@ -96,17 +107,32 @@ fn plans_pick_the_variant_and_fewer_blocks_at_small_n() {
     // The defaults: the fast path for f32 (measured faster at every N), the plain kernel for
     // f64, both with the lean publish.
     let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, d).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_fast_lean_sum_b256_f32");
+    assert_eq!(
+        p.kernel,
+        exact_kernel(Family::ExactFastLean, ElemKind::F32, 256)
+    );
     let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, d).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_lean_sum_b256_f64");
+    assert_eq!(
+        p.kernel,
+        exact_kernel(Family::ExactLean, ElemKind::F64, 256)
+    );
     let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, PLAIN).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_lean_sum_b256_f32");
+    assert_eq!(
+        p.kernel,
+        exact_kernel(Family::ExactLean, ElemKind::F32, 256)
+    );
     assert_eq!(p.shared_bytes, 16 * (11 + 4 + 256 / 32));
     let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, FAST).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_fast_lean_sum_b256_f32");
+    assert_eq!(
+        p.kernel,
+        exact_kernel(Family::ExactFastLean, ElemKind::F32, 256)
+    );
     // `fast_f64=1`: the fast path for f64 (data whose additions are exact).
     let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, FAST).unwrap();
-    assert_eq!(p.kernel, "reduce_exact_fast_lean_sum_b256_f64");
+    assert_eq!(
+        p.kernel,
+        exact_kernel(Family::ExactFastLean, ElemKind::F64, 256)
+    );
     assert_eq!(p.shared_bytes, 16 * (68 + 4 + 256 / 32));
     assert_eq!(p.slots, 68 + 4);
     // An input of exactly one tile (2^12 f64 = 2048 vectors = 512 threads × 4) is one block: no

@@ -257,8 +257,8 @@ fn every_kernel_name_is_in_the_ptx() -> Result<(), Failed> {
     let mut n = 0;
     for stage in Stage::ALL {
         for (ty, op, block) in stage.configs() {
-            let name = stage.kernel_name(ty, op, block);
-            if !g.has_kernel(&name) {
+            let name = stage.kernel(ty, op, block);
+            if !g.has_kernel(name) {
                 return Err(format!("{name} is missing from the PTX").into());
             }
             n += 1;

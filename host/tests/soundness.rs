@@ -223,7 +223,7 @@ fn a_hand_edited_plan_is_rejected() {
     )
     .unwrap();
     let mut wrong_kernel = good.clone();
-    wrong_kernel.kernel = "reduce_s3_sequential_f32".into();
+    wrong_kernel.kernel = Stage::S3.kernel(ElemType::F32, Op::Sum, good.passes[0].block);
     let mut wrong_block = good.clone();
     wrong_block.passes[0].block = 1024;
     let mut wrong_shared = good.clone();

@@ -13,6 +13,10 @@
 
 use crate::gpu::{global_timer_ns, thread_idx, Coherent};
 
+/// The gate's PTX entry name (`bench_gate` in [`crate::exports`]), which the host launches: not
+/// a row of [`crate::table`] (not a reduction), so spelled here, beside its code.
+pub const SYMBOL: &str = "bench_gate";
+
 /// Spin until `flags[0] != 0` (written by the host) or `timeout_ns` has passed; on a timeout set
 /// `flags[1] = 1`. Launch with one thread. The flags are [`Coherent`]: the host writes them while
 /// the kernel runs, so every load reads memory again (never the read-only path or a cached line).

@@ -173,7 +173,7 @@ impl<T: Scalar> PreparedArg<T> {
             op,
             policy,
             n,
-            code: ItemCode::Library(id.symbol().to_string()),
+            code: ItemCode::Library(id),
             ws,
         })
     }
@@ -191,7 +191,7 @@ impl<T: Scalar> PreparedArg<T> {
     }
     /// Queue one run over `input[offset..offset + n]` (checked: ownership and range).
     pub fn enqueue(&self, backend: &Backend, input: &Buffer<T>, offset: usize) -> Result<()> {
-        // SAFETY: the symbol is the table's arg-reduction kernel for `T` (an item kernel of
+        // SAFETY: the kernel is the table's arg-reduction kernel for `T` (an item kernel of
         // `ArgItem<T>` with the policy's block), and the workspace was made for that item and
         // block.
         unsafe { self.ws.enqueue(backend, &self.code, input, offset, self.n) }

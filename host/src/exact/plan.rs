@@ -70,8 +70,9 @@ pub struct ExactPlan {
     pub ty: ElemType,
     /// Elements.
     pub n: usize,
-    /// Kernel symbol (`reduce_exact_fast_lean_sum_b256_f32`).
-    pub kernel: String,
+    /// The kernel (serialized as its symbol, `reduce_exact_fast_lean_sum_b256_f32`).
+    #[serde(serialize_with = "crate::launch::serialize_symbol")]
+    pub kernel: KernelId,
     /// Blocks.
     pub grid: usize,
     /// Threads per block.
@@ -159,7 +160,7 @@ pub fn exact_plan(
     Ok(ExactPlan {
         ty,
         n,
-        kernel: id.symbol().to_string(),
+        kernel: id,
         grid,
         block,
         shared_bytes: words_bytes(format.slots(), block),

@@ -55,7 +55,7 @@ impl<T: ExactFloat> PreparedExact<T> {
         let p = &self.checked;
         input.check_span("offset", offset, p.n)?;
         let launch = Launch {
-            kernel: &p.kernel,
+            kernel: p.kernel,
             grid: p.grid,
             block: p.block,
             shared_bytes: p.shared_bytes,

@@ -93,7 +93,7 @@ pub fn repro_matrix_with<T: ExactFloat>(
                     let p = PreparedExact::<T>::with_policy(backend, data.len(), o, policy)?;
                     let got = p.run(backend, &input, offset)?;
                     cells.push(ReproCell {
-                        kernel: p.plan.kernel.clone(),
+                        kernel: p.plan.kernel.to_string(),
                         grid,
                         block,
                         offset,

@@ -50,9 +50,7 @@ impl<T: ExactFloat> PreparedExactWords<T> {
             ty: T::TYPE.kind(),
             op: OpKind::Sum,
             block: plan.block,
-        }
-        .symbol()
-        .to_string();
+        };
         Ok(PreparedExactWords {
             workspace: backend.zeroed(plan.slots)?,
             counter: backend.zeroed(1)?,
@@ -86,7 +84,7 @@ impl<T: ExactFloat> PreparedExactWords<T> {
             )));
         }
         let launch = Launch {
-            kernel: &p.kernel,
+            kernel: p.kernel,
             grid: p.grid,
             block: p.block,
             shared_bytes: p.shared_bytes,
@@ -111,7 +109,7 @@ impl<T: ExactFloat> PreparedExactWords<T> {
 
 /// The combine: the correctly rounded sum of R ranks' gathered word vectors, on the device.
 pub struct ExactCombine<T: ExactFloat> {
-    kernel: String,
+    kernel: KernelId,
     owner: BackendId,
     out: Buffer<T>,
 }
@@ -125,9 +123,7 @@ impl<T: ExactFloat> ExactCombine<T> {
                 ty: T::TYPE.kind(),
                 op: OpKind::Sum,
                 block: 32,
-            }
-            .symbol()
-            .to_string(),
+            },
             owner: backend.id(),
             out: backend.zeroed(1)?,
         })
@@ -157,7 +153,7 @@ impl<T: ExactFloat> ExactCombine<T> {
             )));
         }
         let launch = Launch {
-            kernel: &self.kernel,
+            kernel: self.kernel,
             grid: 1,
             block: 32,
             shared_bytes: 0,

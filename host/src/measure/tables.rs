@@ -77,7 +77,7 @@ pub fn table<T: Scalar>(
             stage: stage.number(),
             title: stage.title().into(),
             seed: stage.seed().into(),
-            kernel: p.kernel.clone(),
+            kernel: p.kernel.to_string(),
             block: p.passes[0].block,
             grid: p.passes[0].grid,
             passes: p.passes.len(),

@@ -106,7 +106,7 @@ fn single_pass_policy() {
     assert_eq!(p(1 << 20, d).passes[0].shared_bytes, 512 / 32 * 4);
     // f64: two lanes per vector, so twice the steps for the same n.
     let f64p = plan(Stage::S8, ElemType::F64, Op::Max, 1 << 12, d, &h200()).unwrap();
-    assert_eq!(f64p.kernel, "reduce_s8_max_b512_f64");
+    assert_eq!(f64p.kernel, Stage::S8.kernel(ElemType::F64, Op::Max, 512));
     assert_eq!(f64p.passes[0].grid, 1);
 }
 
@@ -150,7 +150,7 @@ fn every_kernel_the_host_can_name_is_in_the_embedded_ptx() {
     let mut n = 0;
     for stage in Stage::ALL {
         for (ty, op, block) in stage.configs() {
-            let name = stage.kernel_name(ty, op, block);
+            let name = stage.kernel(ty, op, block);
             assert!(
                 ptx.contains(&format!(".entry {name}(")),
                 "{name} is not in the PTX"

@@ -63,7 +63,7 @@ impl<T: Scalar> ZeroCopyPlan<T> {
             )));
         }
         let launch = Launch {
-            kernel: &self.plan.kernel,
+            kernel: self.plan.kernel,
             grid: pass.grid,
             block: pass.block,
             shared_bytes: pass.shared_bytes,

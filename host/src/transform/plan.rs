@@ -158,8 +158,9 @@ pub struct TransformPlan {
     pub ty: ElemType,
     /// Elements (of each input).
     pub n: usize,
-    /// Kernel symbol (`reduce_transform_r64_sumsq_b512_f32`).
-    pub kernel: String,
+    /// The kernel (serialized as its symbol, `reduce_transform_r64_sumsq_b512_f32`).
+    #[serde(serialize_with = "crate::launch::serialize_symbol")]
+    pub kernel: KernelId,
     /// Blocks.
     pub grid: usize,
     /// Threads per block.
@@ -240,7 +241,7 @@ pub fn plan_transform_looped_on(
     if overrides.grid.is_some() {
         return Ok(first);
     }
-    match backend.resident_blocks_per_sm(&first.kernel, first.block, first.shared_bytes)? {
+    match backend.resident_blocks_per_sm(first.kernel, first.block, first.shared_bytes)? {
         Some(blocks) => plan_with_residency(op, ty, n, overrides, looping, caps, Some(blocks)),
         None => Ok(first),
     }
@@ -340,7 +341,7 @@ fn plan_with_residency(
         op,
         ty,
         n,
-        kernel: id.symbol().as_str().to_string(),
+        kernel: id,
         grid,
         block,
         shared_bytes: reduce_kernels::transform::WORDS * (block / 32) * 8,

@@ -126,7 +126,7 @@ impl<T: Scalar> PreparedTransform<T> {
             (_, None) => 0,
         };
         let launch = Launch {
-            kernel: &self.plan.kernel,
+            kernel: self.plan.kernel,
             grid: self.plan.grid,
             block: self.plan.block,
             shared_bytes: self.plan.shared_bytes,

@@ -169,12 +169,10 @@ pub struct Row {
 }
 
 impl Row {
-    /// The row of `family`.
-    pub fn of(family: Family) -> &'static Row {
-        TABLE
-            .iter()
-            .find(|r| r.family == family)
-            .expect("every Family has a row (the table is generated from the Family list)")
+    /// The row of `family`: [`TABLE`] holds one row per [`Family`], in the enum's order (checked
+    /// when the table is compiled), so this is an index.
+    pub const fn of(family: Family) -> &'static Row {
+        &TABLE[family as usize]
     }
 }
 
@@ -285,11 +283,11 @@ impl KernelId {
             })
         })
     }
-    /// The kernel whose PTX entry is `symbol`, launched with `block` threads per block: a lookup
-    /// in the table (for run-time-block families, `block` need only be in the row). `None` if no
-    /// built kernel has that name, or a `const` family's name says another block size.
-    pub fn find(symbol: &str, block: usize) -> Option<KernelId> {
-        Self::all()
-            .find(|id| (!id.row().block_in_name || id.block == block) && id.symbol() == *symbol)
+}
+
+/// The kernel's PTX entry name ([`KernelId::symbol`]): plans print and serialize kernels so.
+impl core::fmt::Display for KernelId {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.pad(self.symbol().as_str())
     }
 }

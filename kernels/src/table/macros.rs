@@ -23,6 +23,15 @@ macro_rules! kernel_table {
             }
         ),*];
 
+        // `Row::of` indexes `TABLE` by `Family`: the rows must follow the enum's order.
+        const _: () = {
+            let mut i = 0;
+            while i < TABLE.len() {
+                assert!(TABLE[i].family as usize == i, "the table's rows follow `Family`'s order");
+                i += 1;
+            }
+        };
+
         /// The Rust function behind `id`, for the emulator; `None` if `id` is not built or `T`
         /// is not its element type.
         #[cfg(not(target_arch = "nvptx64"))]

@@ -8,7 +8,8 @@
 //!
 //! * the `#[no_mangle]` PTX entry points (on `nvptx64`),
 //! * [`TABLE`], which the host's stage table, planner and kernel lookup read,
-//! * [`emulated`], the emulator's function-pointer dispatch,
+//! * [`emulated`], the emulator's dispatch: the row's Rust function as a [`Body`], which
+//!   [`Body::call`] runs from the launch's argument words (the GPU's `kernelParams`),
 //!
 //! and [`KernelId::symbol`] spells the entry names from the same row. Adding a block size is an
 //! edit of one row; adding a stage is one row plus its file under `stages/` (and the host's
@@ -22,63 +23,19 @@
 //! (input type in the name, `f32` result) `reduce_s8_half_nanmax_b512_bf16`.
 
 #[cfg(not(target_arch = "nvptx64"))]
-use crate::gpu::{Coherent, Counter, Global, GlobalMut};
-#[cfg(not(target_arch = "nvptx64"))]
 use crate::Element;
 
 /// Independent 16-byte loads per thread per step in stage 8 (8 measured no faster on the H200).
 pub const SINGLE_PASS_UNROLL: usize = 4;
 
+#[cfg(not(target_arch = "nvptx64"))]
+mod body;
 mod family;
 mod identity;
 
+#[cfg(not(target_arch = "nvptx64"))]
+pub use body::*;
 pub use identity::*;
-
-/// A kernel's Rust function, as the emulator calls it.
-#[cfg(not(target_arch = "nvptx64"))]
-#[derive(Clone, Copy)]
-pub enum Body<T: Element> {
-    /// [`Abi::MultiPass`].
-    MultiPass(fn(Global<T>, GlobalMut<T>)),
-    /// [`Abi::SinglePass`].
-    SinglePass(fn(Global<T>, Coherent<T>, Counter, GlobalMut<T>)),
-    /// [`Abi::Axis`].
-    Axis(AxisBody<T>),
-    /// [`Abi::Transform`].
-    Transform(TransformBody<T>),
-    /// [`Abi::AxisTicket`].
-    AxisTicket(AxisTicketBody<T>),
-    /// [`Abi::SinglePassWide`].
-    SinglePassWide(WideBody<T>),
-    /// [`Abi::Item`]: the raw entry point itself (it makes its own views).
-    Item(crate::primitives::device::ItemEntry<T>),
-    /// [`Abi::Exact`].
-    Exact(fn(Global<T>, crate::exact::GlobalWords, Counter, GlobalMut<T>)),
-    /// [`Abi::ExactWords`].
-    ExactWords(fn(Global<T>, crate::exact::GlobalWords, Counter, GlobalMut<i64>)),
-    /// [`Abi::ExactCombine`].
-    ExactCombine(fn(Global<i64>, GlobalMut<T>)),
-}
-
-/// A transform kernel's Rust function: `(a, b, partials, counter, out)` ([`crate::transform`]).
-#[cfg(not(target_arch = "nvptx64"))]
-pub type TransformBody<T> = fn(Global<T>, Global<T>, Coherent<f64>, Counter, GlobalMut<f64>);
-
-/// A wide stage-8 kernel's Rust function: `(input, partials, counter, out)`, the partials and the
-/// result in [`Element::Wide`].
-#[cfg(not(target_arch = "nvptx64"))]
-pub type WideBody<T> =
-    fn(Global<T>, Coherent<<T as Element>::Wide>, Counter, GlobalMut<<T as Element>::Wide>);
-
-/// An axis kernel's Rust function: `(input, begin, end, out, params)`.
-#[cfg(not(target_arch = "nvptx64"))]
-pub type AxisBody<T> =
-    fn(Global<T>, Global<u64>, Global<u64>, GlobalMut<T>, crate::axis::AxisParams);
-
-/// A one-launch axis kernel's Rust function: `(input, partials, counter, out, params)`.
-#[cfg(not(target_arch = "nvptx64"))]
-pub type AxisTicketBody<T> =
-    fn(Global<T>, Coherent<T>, Counter, GlobalMut<T>, crate::axis::AxisParams);
 
 // The macro that turns the rows below into the table, the symbols, the PTX entry points and the
 // emulator's dispatch.

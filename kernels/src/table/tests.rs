@@ -1,4 +1,4 @@
-//! The kernel table's own tests: symbols, lookups, every row built.
+//! The kernel table's own tests: symbols, rows by family, every row built and emulated.
 
 use super::*;
 
@@ -29,35 +29,32 @@ fn symbols_follow_the_pattern_and_are_unique() {
         if k.row().block_in_name || k.block == k.row().blocks[0] {
             assert!(seen.insert(s(k)), "{} twice", s(k));
         }
-        assert_eq!(
-            KernelId::find(k.symbol().as_str(), k.block)
-                .map(|f| f.symbol().as_str() == k.symbol().as_str()),
-            Some(true)
-        );
+        assert_eq!(std::format!("{k}"), s(k), "Display spells the symbol");
     }
-    assert!(KernelId::find("reduce_s6_complete_unroll_b256_f32", 128).is_none());
-    assert!(KernelId::find("no_such_kernel_f32", 256).is_none());
+}
+
+#[test]
+fn rows_are_indexed_by_family() {
+    for (i, r) in TABLE.iter().enumerate() {
+        assert_eq!(r.family as usize, i);
+        assert_eq!(Row::of(r.family), r);
+    }
 }
 
 #[test]
 fn the_emulator_has_a_body_for_every_built_kernel_of_its_type() {
     for k in KernelId::all() {
-        let body = match k.ty {
-            ElemKind::F32 => emulated::<f32>(k).map(|b| matches!(b, Body::MultiPass(_))),
-            ElemKind::F64 => emulated::<f64>(k).map(|b| matches!(b, Body::MultiPass(_))),
-            ElemKind::I32 => emulated::<i32>(k).map(|b| matches!(b, Body::MultiPass(_))),
-            ElemKind::U32 => emulated::<u32>(k).map(|b| matches!(b, Body::MultiPass(_))),
-            ElemKind::I64 => emulated::<i64>(k).map(|b| matches!(b, Body::MultiPass(_))),
-            ElemKind::U64 => emulated::<u64>(k).map(|b| matches!(b, Body::MultiPass(_))),
-            ElemKind::F16 => {
-                emulated::<crate::half::F16>(k).map(|b| matches!(b, Body::MultiPass(_)))
-            }
-            ElemKind::BF16 => {
-                emulated::<crate::half::Bf16>(k).map(|b| matches!(b, Body::MultiPass(_)))
-            }
+        let abi = match k.ty {
+            ElemKind::F32 => emulated::<f32>(k).map(|b| b.abi()),
+            ElemKind::F64 => emulated::<f64>(k).map(|b| b.abi()),
+            ElemKind::I32 => emulated::<i32>(k).map(|b| b.abi()),
+            ElemKind::U32 => emulated::<u32>(k).map(|b| b.abi()),
+            ElemKind::I64 => emulated::<i64>(k).map(|b| b.abi()),
+            ElemKind::U64 => emulated::<u64>(k).map(|b| b.abi()),
+            ElemKind::F16 => emulated::<crate::half::F16>(k).map(|b| b.abi()),
+            ElemKind::BF16 => emulated::<crate::half::Bf16>(k).map(|b| b.abi()),
         };
-        let multi_pass = k.row().abi == Abi::MultiPass;
-        assert_eq!(body, Some(multi_pass), "{:?}", k);
+        assert_eq!(abi, Some(k.row().abi), "{:?}", k);
     }
     let s3 = KernelId {
         family: Family::S3,

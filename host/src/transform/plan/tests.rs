@@ -1,5 +1,6 @@
 //! The transform plan's choices on an H200-like device (no GPU needed).
 use super::*;
+use reduce_kernels::table::ElemKind;
 
 #[test]
 fn moments_fill_the_sms_once_and_the_sums_four_blocks_deep() {
@@ -15,12 +16,14 @@ fn moments_fill_the_sms_once_and_the_sums_four_blocks_deep() {
         let m = plan(TransformKind::Moments, ty);
         if ty.size() == 2 {
             assert_eq!(
-                (m.kernel.as_str(), m.block, m.grid),
                 (
-                    format!("reduce_transform_shift_r80_moments_b256_{ty}").as_str(),
-                    256,
-                    396
+                    m.kernel.family,
+                    m.kernel.ty,
+                    m.kernel.block,
+                    m.block,
+                    m.grid
                 ),
+                (Family::TransformShifted, ty.kind(), 256, 256, 396),
                 "{ty}: the grid-shift kernel, three 256-thread blocks per SM"
             );
             assert!(m.grid_shift, "{ty}: its bound is the grid shift's");
@@ -69,21 +72,18 @@ fn moments_fill_the_sms_once_and_the_sums_four_blocks_deep() {
             .unwrap()
             .kernel
     };
-    assert_eq!(
-        halves(1 << 15, None),
-        "reduce_transform_r64_moments_b1024_f16"
-    );
-    assert_eq!(
-        halves(1 << 26, Some(512)),
-        "reduce_transform_r64_moments_b512_f16"
-    );
-    assert_eq!(
-        halves(1 << 13, Some(256)),
-        "reduce_transform_r64_moments_b256_f16"
-    );
+    let moments = |family, block| KernelId {
+        family,
+        ty: ElemKind::F16,
+        op: OpKind::Moments,
+        block,
+    };
+    assert_eq!(halves(1 << 15, None), moments(Family::Transform, 1024));
+    assert_eq!(halves(1 << 26, Some(512)), moments(Family::Transform, 512));
+    assert_eq!(halves(1 << 13, Some(256)), moments(Family::Transform, 256));
     assert_eq!(
         halves(1 << 16, Some(256)),
-        "reduce_transform_shift_r80_moments_b256_f16"
+        moments(Family::TransformShifted, 256)
     );
 }
 
@@ -115,8 +115,14 @@ fn a_forced_loop_takes_its_family_or_is_a_typed_error() {
     )
     .unwrap();
     assert_eq!(
-        (p.kernel.as_str(), p.block, p.grid_shift),
-        ("reduce_transform_r64_moments_b512_f16", 512, false)
+        (
+            p.kernel.family,
+            p.kernel.ty,
+            p.kernel.block,
+            p.block,
+            p.grid_shift
+        ),
+        (Family::Transform, ElemKind::F16, 512, 512, false)
     );
     // Shifted: the plan's own choice for the halves' moments over more than one tile.
     let s = plan(
@@ -126,9 +132,18 @@ fn a_forced_loop_takes_its_family_or_is_a_typed_error() {
     )
     .unwrap();
     assert_eq!(
-        (s.kernel.as_str(), s.block, s.grid, s.grid_shift),
         (
-            "reduce_transform_shift_r80_moments_b256_bf16",
+            s.kernel.family,
+            s.kernel.ty,
+            s.kernel.block,
+            s.block,
+            s.grid,
+            s.grid_shift
+        ),
+        (
+            Family::TransformShifted,
+            ElemKind::BF16,
+            256,
             256,
             396,
             true

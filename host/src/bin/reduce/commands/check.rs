@@ -41,7 +41,7 @@ pub fn run(backend: &Backend, sizes: &[usize], broken: bool) -> Result<bool, Red
                 op: OpKind::Sum,
                 block: 256,
             };
-            launch_broken(backend, id.symbol().as_str())?;
+            launch_broken(backend, id)?;
         }
     }
     println!(
@@ -52,7 +52,7 @@ pub fn run(backend: &Backend, sizes: &[usize], broken: bool) -> Result<bool, Red
 }
 
 /// Launch a broken kernel once on 1024 elements; its result is not checked.
-fn launch_broken(backend: &Backend, kernel: &str) -> Result<(), ReduceError> {
+fn launch_broken(backend: &Backend, kernel: KernelId) -> Result<(), ReduceError> {
     let input = backend.upload(&make_data::<f32>(1024, Data::Random, 5)?)?;
     let out = backend.zeroed::<f32>(4)?;
     // SAFETY: both buffers are live f32 buffers of `backend` (1024 inputs, 4 partials for 4

@@ -253,7 +253,7 @@ fn run_policies<T: ExactFloat>(
                     "n": a.n,
                     "data": a.data.name(),
                     "policy": text,
-                    "kernel": p.plan.kernel,
+                    "kernel": p.plan.kernel.to_string(),
                     "grid": p.plan.grid,
                     "block": p.plan.block,
                     "exact_bits": format!("{:#x}", got.to_bits64()),

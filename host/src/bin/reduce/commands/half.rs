@@ -16,6 +16,7 @@ use reduce_host::{
     matches_reference, reference, reference_nanmean, Backend, Bf16, Buffer, ElemType, HalfFloat,
     LaunchOverrides, Op, PreparedTransform, PreparedWide, ReduceError, TransformKind, F16,
 };
+use reduce_kernels::table::KernelId;
 
 #[derive(clap::Args, Clone)]
 pub struct HalfArgs {
@@ -112,7 +113,7 @@ impl<H: HalfFloat> Inputs<H> {
 }
 
 /// What one (type, N, op) row reports.
-struct Row<'a> {
+struct Row {
     op: Op,
     n: usize,
     value: f64,
@@ -120,7 +121,7 @@ struct Row<'a> {
     good: bool,
     timing: Option<Timing>,
     /// Kernel, grid, block.
-    shape: (&'a str, usize, usize),
+    shape: (KernelId, usize, usize),
 }
 
 fn one<H: HalfFloat>(backend: &Backend, a: &HalfArgs, n: usize) -> Result<bool, ReduceError> {
@@ -159,7 +160,7 @@ fn one<H: HalfFloat>(backend: &Backend, a: &HalfArgs, n: usize) -> Result<bool, 
                     want: reference_nanmean(wide).unwrap_or(f64::NAN),
                     good,
                     timing,
-                    shape: (&plan.kernel, plan.grid, plan.block),
+                    shape: (plan.kernel, plan.grid, plan.block),
                 },
             );
             continue;
@@ -194,7 +195,7 @@ fn one<H: HalfFloat>(backend: &Backend, a: &HalfArgs, n: usize) -> Result<bool, 
     Ok(ok)
 }
 
-fn print_row<H: HalfFloat>(backend: &Backend, a: &HalfArgs, r: &Row<'_>) {
+fn print_row<H: HalfFloat>(backend: &Backend, a: &HalfArgs, r: &Row) {
     let (min_ms, median_ms) = r
         .timing
         .as_ref()
@@ -211,7 +212,7 @@ fn print_row<H: HalfFloat>(backend: &Backend, a: &HalfArgs, r: &Row<'_>) {
                 "op": op.name(), "type": H::TYPE.name(), "n": n, "bytes": n * 2,
                 "min_ms": min_ms, "median_ms": median_ms, "gbps": gbps,
                 "result": value, "reference": want, "ok": good,
-                "kernel": kernel, "grid": grid, "block": block,
+                "kernel": kernel.to_string(), "grid": grid, "block": block,
                 "overrides": overrides(a),
                 "device": backend.caps().name,
             })

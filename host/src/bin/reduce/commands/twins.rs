@@ -97,7 +97,7 @@ fn compare<T: Scalar>(
             LaunchOverrides::default(),
             rust.caps(),
         )?;
-        if !twin.has_kernel(&plan.kernel, T::TYPE) {
+        if !twin.has_kernel(plan.kernel) {
             continue;
         }
         let pr = Prepared::<T>::new(rust, plan.clone())?;
@@ -115,7 +115,7 @@ fn compare<T: Scalar>(
         rows.push(TwinRecord {
             n: n as u64,
             ty: T::TYPE,
-            kernel: plan.kernel.clone(),
+            kernel: plan.kernel.to_string(),
             rust_median_ms: Some(tr.median()),
             cuda_median_ms: Some(tt.median()),
             rust_min_ms: Some(tr.min()),
