@@ -115,9 +115,11 @@ fn matrix_check<T: Scalar>(b: &Backend, c: &MatrixCase) -> Check {
                 };
                 done.map(|()| out)
             }
-            (false, AxisKind::Rows) if c.op == Op::Sum => r.sum_rows(&input, c.rows, c.cols),
+            (false, AxisKind::Rows) if c.op == Op::Sum => {
+                r.reduce_rows(Op::Sum, &input, c.rows, c.cols)
+            }
             (false, AxisKind::Rows) => r.reduce_rows(c.op, &input, c.rows, c.cols),
-            (false, _) if c.op == Op::Sum => r.sum_cols(&input, c.rows, c.cols),
+            (false, _) if c.op == Op::Sum => r.reduce_cols(Op::Sum, &input, c.rows, c.cols),
             (false, _) => r.reduce_cols(c.op, &input, c.rows, c.cols),
         };
         if !matches!(c.op, Op::Sum | Op::Min | Op::Max) {

@@ -11,10 +11,11 @@ use crate::args::{exponent, Data, Format};
 use crate::data::{generated, make_data};
 use crate::output::verdict;
 use reduce_host::measure::{time_queued, Timing, TimingSpec};
+use reduce_host::reference::reference_nanmean;
 use reduce_host::transform::reference::reference_transform;
 use reduce_host::{
-    matches_reference, reference, reference_nanmean, Backend, Bf16, Buffer, ElemType, HalfFloat,
-    LaunchOverrides, Op, PreparedTransform, PreparedWide, ReduceError, TransformKind, F16,
+    matches_reference, reference, Backend, Bf16, Buffer, ElemType, HalfFloat, LaunchOverrides, Op,
+    PreparedTransform, PreparedWide, ReduceError, TransformKind, F16,
 };
 
 #[derive(clap::Args, Clone)]
