@@ -212,7 +212,7 @@ pub enum ReduceError {
         found: ElemType,
     },
     /// A stage-8 operator asked of 2-byte floats, which only the transform kernels read.
-    #[error("{stage} has no kernel for {ty}: f16 and bf16 inputs are reduced by the transform kernels, accumulated in f64 (Reducer::total, mean_half, sumsq, l1, norm2, dot, moments, var, std; `reduce transform --type {ty} --op total,…`)")]
+    #[error("{stage} has no kernel for {ty}: f16 and bf16 inputs are reduced by the transform kernels, accumulated in f64 (Reducer::mean, nanmean, count, sumsq, l1, norm2, dot, moments, var, std; `reduce transform --type {ty} --op total,…`)")]
     HalfNeedsTransform {
         /// The stage asked for.
         stage: Stage,

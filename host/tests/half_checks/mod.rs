@@ -120,19 +120,20 @@ pub fn special_values<H: HalfFloat>(b: &Backend) {
     ));
 }
 
-/// The same-type stage-8 API (which would return a half) is a typed error, not a panic or a
-/// wrong answer: the `f32` results are the `*_half` methods ([`stage8`]).
+/// The same-type stage-8 API (`run_stage`, which would return a half) is a typed error, not a
+/// panic or a wrong answer; `Reducer`'s methods return the `f32` / `f64` results ([`stage8`]).
 pub fn unbuilt_ops_are_typed_errors<H: HalfFloat>(b: &Backend) {
     let mut r = Reducer::new(b);
     let d = b.upload(&[H::from_f64(1.0); 64]).unwrap();
-    let errors = [
-        ("sum", r.sum(&d).err()),
-        ("min", r.min(&d).err()),
-        ("max", r.max(&d).err()),
-        ("prod", r.prod(&d).err()),
-        ("nanmax", r.nanmax(&d).err()),
-        ("mean", r.mean(&d).err()),
-    ];
+    assert_eq!(r.sum(&d).unwrap(), 64.0);
+    assert_eq!(r.min(&d).unwrap(), Some(1.0));
+    assert_eq!(r.max(&d).unwrap(), Some(1.0));
+    assert_eq!(r.prod(&d).unwrap(), 1.0);
+    assert_eq!(r.nanmax(&d).unwrap(), Some(1.0));
+    assert_eq!(r.mean(&d).unwrap(), 1.0);
+    let o = LaunchOverrides::default();
+    let errors = [Op::Sum, Op::Min, Op::Max, Op::Prod, Op::NanMax]
+        .map(|op| (op, run_stage(b, Stage::S8, op, &d, 64, o).err()));
     for (op, e) in errors {
         let text = e
             .unwrap_or_else(|| panic!("{op} of {} should be an error", H::TYPE))

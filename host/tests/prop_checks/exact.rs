@@ -1,4 +1,4 @@
-//! The exact sums through `Reducer`: `sum_exact`, `sum_exact_range`, `mean_exact`.
+//! The exact sums through `Reducer`: `sum_exact` of buffers and views, `mean_exact`.
 
 use super::reduce::pad;
 use super::*;

@@ -1,4 +1,4 @@
-//! Stage 8 through `Reducer` (every op, its `_range` form and the whole-buffer methods, counts
+//! Stage 8 through `Reducer` (every op over a view and the whole-buffer methods, counts
 //! and means), the wide sums, the half ops in `f32`, and `run_stage` for every stage.
 
 use super::*;
@@ -73,8 +73,8 @@ fn s8_case(max: usize) -> BoxedStrategy<S8Case> {
         .boxed()
 }
 
-/// Every op through `Reducer::reduce_range` and its whole-buffer twin (`sum`, `min` … `mean`,
-/// `nanmean`), `count_range`, `mean_range`, `nanmean_range`, on one reducer whose overrides
+/// Every op through `Reducer::reduce` of a view and the whole-buffer methods (`sum`, `min` …
+/// `mean`, `nanmean`), `count`, `mean`, `nanmean` of views, on one reducer whose overrides
 /// change from case to case.
 pub fn stage8_ops(b: &Backend, cases: u32) -> Result<Ran, String> {
     let slot = RefCell::new(Some(Reducer::new(b)));
@@ -203,7 +203,7 @@ fn whole<T: Scalar>(r: &mut Reducer, op: Op, input: &Buffer<T>) -> Result<Option
     got.map(|v| v.map(as_t))
 }
 
-/// `count_range`: the exact count of non-NaN elements, or a typed error of the plan.
+/// `count` of a view: the exact count of non-NaN elements, or a typed error of the plan.
 fn count_check<T: Scalar>(
     r: &mut Reducer,
     input: &Buffer<T>,
@@ -237,8 +237,8 @@ pub struct WideCase {
     o: LaunchOverrides,
 }
 
-/// `Reducer::sum_wide_range` (every type: the wide kernel for `i32`/`u32`, stage 8 for the
-/// others) and `Reducer::reduce_half_range` with every op, against the references and the
+/// `Reducer::sum` of a view (every type: the wide kernel for `i32`/`u32`, stage 8 for the
+/// others) and `Reducer::reduce` of a view of halves with every op, against the references and the
 /// errors of a fresh plan.
 pub fn wide_and_half_ops(b: &Backend, cases: u32) -> Result<Ran, String> {
     let strategy = (

@@ -1,5 +1,5 @@
 //! The transform-reduces (`sumsq`, `l1`, `norm2`, `dot`, `moments`, `var`, `std`, `total`,
-//! `count_half`, `nanmean_half`, `mean_half`) and the arg-reductions.
+//! `count`, `nanmean`, `mean` of halves) and the arg-reductions.
 
 use super::reduce::pad;
 use super::*;
@@ -197,7 +197,7 @@ fn transform_check<T: Scalar>(b: &Backend, c: &TransformCase) -> Check {
     }
 }
 
-/// `count_half_range`, `nanmean_half`, `mean_half` (halves only: other types are not
+/// `count`, `nanmean`, `mean` of halves (halves only: other types are not
 /// `HalfFloat` and have their own count and means).
 fn half_transform<T: Scalar>(
     r: &mut Reducer,

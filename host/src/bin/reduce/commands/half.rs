@@ -21,7 +21,7 @@ use reduce_host::{
 #[derive(clap::Args, Clone)]
 pub struct HalfArgs {
     /// Operators: sum, min, max, prod, nansum, nanmin, nanmax, count, nanmean (the NaN-ignoring
-    /// sum and its count, in f64, in one launch: `Reducer::nanmean_half`).
+    /// sum and its count, in f64, in one launch: `Reducer::nanmean` of halves).
     #[arg(
         long,
         value_delimiter = ',',
@@ -140,7 +140,7 @@ fn one<H: HalfFloat>(backend: &Backend, a: &HalfArgs, n: usize) -> Result<bool, 
         let wide: &[f32] =
             widened[k].get_or_insert_with(|| host.iter().map(|h| h.to_f64() as f32).collect());
         if op == Op::NanMean {
-            // One launch: the NaN-ignoring sum and its count, in f64 (`Reducer::nanmean_half`).
+            // One launch: the NaN-ignoring sum and its count, in f64 (`Reducer::nanmean` of halves).
             let p = PreparedTransform::<H>::with_overrides(backend, TransformKind::NanTotal, n, o)?;
             let words = p.run(backend, input, 0, None)?;
             let good = reference_transform(TransformKind::NanTotal, host, None)

@@ -215,7 +215,7 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &TransformArgs) -> Result<bool, Re
     let mut all_ok = true;
     for &op in &a.op {
         if op == TransformArg::Nanmean && n == 0 {
-            // As `Reducer::nanmean_half` (NumPy: NaN and "Mean of empty slice").
+            // As `Reducer::nanmean` of halves (NumPy: NaN and "Mean of empty slice").
             return Err(ReduceError::EmptyInput { op: Op::NanMean });
         }
         let row = if op == TransformArg::Sum {
