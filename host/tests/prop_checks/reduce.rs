@@ -96,6 +96,10 @@ impl Drop for Kept<'_, '_> {
 }
 
 fn s8_check<T: Scalar>(b: &Backend, r: &mut Reducer, c: &S8Case) -> Check {
+    if ElemType::HALVES.contains(&T::TYPE) {
+        // Halves combine in f32 (`T::Acc`): `wide_and_half_ops` checks them.
+        return Ok(());
+    }
     let values = pad(c.data.values::<T>(), c.span);
     let input = b.upload(&values).map_err(|e| e.to_string())?;
     let (offset, len, inside) = if c.whole {
@@ -311,9 +315,14 @@ fn half_check<H: HalfFloat>(b: &Backend, r: &mut Reducer, c: &WideCase) -> Check
     let input = b.upload(&values).map_err(|e| e.to_string())?;
     let (offset, len, inside) = c.span.request(c.data.len);
     let op = c.op;
-    let got = input
-        .slice(offset..offset.saturating_add(len))
-        .and_then(|view| r.reduce(op, view));
+    let got = if op.is_mean() {
+        // A mean is refused before the range is looked at.
+        r.reduce(op, &input)
+    } else {
+        input
+            .slice(offset..offset.saturating_add(len))
+            .and_then(|view| r.reduce(op, view))
+    };
     if op.is_mean() {
         return expect_err(&got, &ReduceError::InvalidArgument(String::new()));
     }
