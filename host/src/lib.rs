@@ -45,8 +45,8 @@
 //!
 //! | family | methods of [`Reducer`] | types | module |
 //! |---|---|---|---|
-//! | stage 8 | [`reduce`](Reducer::reduce), `sum`, `min`, `max`, `prod`, `count`, `mean` | [`Op`], [`Scalar`], [`Prepared`], [`PreparedWide`] | [`plan`] |
-//! | nan-ops | `nansum`, `nanmin`, `nanmax`, `nanmean` | | [`reference`] |
+//! | stage 8 | [`reduce`](Reducer::reduce), `sum`, `min`, `max`, `prod`, `count`, `mean` | [`Op`], [`Scalar`], [`Prepared`], [`PreparedWide`] | [`plan`](mod@plan) |
+//! | nan-ops | `nansum`, `nanmin`, `nanmax`, `nanmean` | | [`reference`](mod@reference) |
 //! | arg | [`arg`](Reducer::arg), `argmin`, `argmax` | [`ArgOp`], [`ArgPolicy`], [`PreparedArg`] | [`argreduce`] |
 //! | transform | `sumsq`, `l1`, `norm2`, `dot`, [`moments`](Reducer::moments), `var`, `std` | [`TransformKind`], [`Moments`], [`PreparedTransform`] | [`transform`] |
 //! | exact | [`sum_exact`](Reducer::sum_exact), `mean_exact` | [`ExactFloat`], [`PreparedExact`] | [`exact`] |
@@ -55,7 +55,7 @@
 //! | host streaming | [`HostReducer`] | [`HostInput`], [`PinnedBuffer`], [`StreamPolicy`] | [`streaming`] |
 //! | multi-GPU | [`MultiReducer`] | [`Collective`] | [`multi`] |
 //! | custom operator | [`CustomReduction`] | [`CustomKernel`] | [`custom`] |
-//! | the ladder | [`run_stage`] (stages 1–8), [`plan()`] | [`Stage`], [`LaunchOverrides`] | [`plan`] |
+//! | the ladder | [`run_stage`] (stages 1–8), [`plan()`] | [`Stage`], [`LaunchOverrides`] | [`plan`](mod@plan) |
 //! | timing | | [`TimingSpec`] | [`measure`], [`transfer`], [`kernel_image`] |
 //!
 //! Backends: [`Backend`] ([`Gpu`] or [`Emulator`]), [`Buffer`], [`View`]; CPU references:
