@@ -36,7 +36,7 @@
 //! // multi-GPU: shards on every GPU, combined through NCCL in rank order
 //! let mut multi = MultiReducer::gpus(None)?;
 //! let shards = multi.scatter(&vec![1.0f32; 1 << 20])?;
-//! let total: f32 = multi.reduce(Op::Sum, &shards)?.value;
+//! let total: Option<f32> = multi.reduce(Op::Sum, &shards)?.value;
 //! # Ok(()) }
 //! ```
 //!
