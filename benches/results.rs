@@ -2,7 +2,7 @@
 
 use crate::registry::{implementation, is_ceiling};
 use reduce_host::measure::Protocol;
-use reduce_host::{Record, TimingRecord, TwinRecord};
+use reduce_host::measure::{Record, TimingRecord, TwinRecord};
 use std::collections::BTreeMap;
 use std::path::Path;
 

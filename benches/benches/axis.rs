@@ -10,7 +10,7 @@
 //! run on the CPU emulator (wall clock; it checks the code, not performance).
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use reduce_host::log_uniform_segments;
+use reduce_host::axis_plan::log_uniform_segments;
 use reduce_host::measure::{time_queued, TimingSpec};
 use reduce_host::{
     AxisKind, AxisPolicy, Backend, BackendChoice, Op, PreparedAxis, ReduceError, Segments,

@@ -6,7 +6,7 @@
 //! let backend = Backend::open(BackendChoice::Auto)?;
 //! let mut reducer = Reducer::new(&backend);
 //! let x = backend.upload(&vec![1.0f32; 3 * 4])?; // 3 rows of 4
-//! let rows = reducer.sum_rows(&x, 3, 4)?;
+//! let rows = reducer.reduce_rows(Op::Sum, &x, 3, 4)?;
 //! assert_eq!(backend.download(&rows, 3)?, vec![4.0; 3]);
 //! let cols = reducer.reduce_cols(Op::Max, &x, 3, 4)?;
 //! assert_eq!(backend.download(&cols, 4)?, vec![1.0; 4]);
@@ -96,25 +96,6 @@ impl Reducer<'_> {
     ) -> Result<()> {
         self.axis_into(AxisKind::Cols, op, input, rows, cols, out)
     }
-    /// Row sums (wrapping for integers).
-    pub fn sum_rows<T: Scalar>(
-        &mut self,
-        input: &Buffer<T>,
-        rows: usize,
-        cols: usize,
-    ) -> Result<Buffer<T>> {
-        self.reduce_rows(Op::Sum, input, rows, cols)
-    }
-    /// Column sums (wrapping for integers).
-    pub fn sum_cols<T: Scalar>(
-        &mut self,
-        input: &Buffer<T>,
-        rows: usize,
-        cols: usize,
-    ) -> Result<Buffer<T>> {
-        self.reduce_cols(Op::Sum, input, rows, cols)
-    }
-
     /// `op` of each segment (CUB's `DeviceSegmentedReduce`): one result per segment, the
     /// identity for an empty one.
     pub fn reduce_segments<T: Scalar>(

@@ -107,8 +107,8 @@ impl<T: DeviceCopy + Copy> Buffer<T> {
         }
     }
     /// `Ok` when elements `offset..offset + len` lie in the buffer; otherwise
-    /// [`ReduceError::OutOfBounds`] naming the `range` (one check for every `*_range` entry
-    /// point).
+    /// [`ReduceError::OutOfBounds`] naming the `range` (the check of an offset and length a
+    /// caller passes).
     pub(crate) fn check_range(&self, offset: usize, len: usize) -> Result<()> {
         self.check_span("range", offset, len)
     }

@@ -212,16 +212,16 @@ pub enum ReduceError {
         found: ElemType,
     },
     /// A stage-8 operator asked of 2-byte floats, which only the transform kernels read.
-    #[error("{stage} has no kernel for {ty}: f16 and bf16 inputs are reduced by the transform kernels, accumulated in f64 (Reducer::total, mean_half, sumsq, l1, norm2, dot, moments, var, std; `reduce transform --type {ty} --op total,…`)")]
+    #[error("{stage} has no kernel for {ty}: f16 and bf16 inputs are reduced by the transform kernels, accumulated in f64 (Reducer::mean, nanmean, count, sumsq, l1, norm2, dot, moments, var, std; `reduce transform --type {ty} --op total,…`)")]
     HalfNeedsTransform {
         /// The stage asked for.
         stage: Stage,
         /// `f16` or `bf16`.
         ty: ElemType,
     },
-    /// A same-type stage-8 reduction (`Reducer::sum::<F16>` …) asked of 2-byte floats: their
-    /// stage-8 kernels combine in `f32` and return an `f32`.
-    #[error("{stage} has no {ty} → {ty} kernel: stage-8 ops on f16 and bf16 combine in f32 and return f32 (Reducer::sum_half, min_half, max_half, prod_half, nansum_half, nanmin_half, nanmax_half, count_half, nanmean_half, reduce_half_range; `reduce half --types {ty} --ops …`); HalfFloat::round gives the result in {ty}. (f16 and bf16 inputs are reduced by the transform kernels too, accumulated in f64: Reducer::total, mean_half, sumsq, …; `reduce transform --type {ty} --op total,…`)")]
+    /// A same-type stage-8 reduction (`run_stage::<F16>` …, a plan for a half type) asked of
+    /// 2-byte floats: their stage-8 kernels combine in `f32` and return an `f32`.
+    #[error("{stage} has no {ty} → {ty} kernel: stage-8 ops on f16 and bf16 combine in f32 and return f32 (Reducer::sum, min, max, prod, the nan-ops and reduce of a {ty} buffer return f32; `reduce half --types {ty} --ops …`); HalfFloat::round gives the result in {ty}. (f16 and bf16 inputs are reduced by the transform kernels too, accumulated in f64: Reducer::mean, sumsq, …; `reduce transform --type {ty} --op total,…`)")]
     HalfResultIsF32 {
         /// The stage asked for.
         stage: Stage,

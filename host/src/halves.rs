@@ -1,12 +1,24 @@
 //! # `f16` and `bf16` inputs: upload, reduce wide, round back on request
 //!
-//! Half-precision data is reduced by the transform kernels ([`crate::transform`]): each 16-byte
-//! load brings 8 halves, each is widened exactly, and everything accumulates in `f64`. So every
-//! transform op works on a `Buffer<F16>` / `Buffer<Bf16>` as on `f32`: [`Reducer::total`] (Σx),
-//! [`Reducer::mean_half`], `sumsq`, `l1`, `norm2`, `dot`, `moments`, `var`, `std`. Results come
-//! back as `f64` (every half, and every sum of them up to rounding, is representable there);
+//! Every [`Reducer`](crate::Reducer) method takes a `Buffer<F16>` / `Buffer<Bf16>` as it takes
+//! one of `f32`; the element type picks the kernels ([`Scalar::Acc`], [`Scalar::Sum`]):
+//!
+//! * stage 8's operators (`sum`, `min`, `max`, `prod`, the nan-ops, `reduce`) run in stage 8's
+//!   half kernels (`reduce_s8_half_*`, [`crate::PreparedWide::for_op`]): each 16-byte load
+//!   brings 8 halves, each is widened exactly to `f32`, and they are combined **in `f32`** — the
+//!   answer is an `f32` (error bound `depth · 2⁻²⁴ · Σ|x|` for sums and products, as an `f32`
+//!   sum's; min/max exact: the result is one of the inputs, widened; NaN rules as for `f32`).
+//!   Sums that overflow the half range (65504 for `f16`) but not `f32`'s come back finite;
+//! * `count` and `nanmean` are one launch of the transform kernels' NaN-ignoring sum and count
+//!   ([`TransformKind::NanTotal`](crate::TransformKind::NanTotal), in `f64`: the count is exact to
+//!   2^53 elements, where an `f32` count stops at 2^24); `mean` is the moments kernel's mean;
+//! * the transform-reduces (`sumsq`, `l1`, `norm2`, `dot`, `moments`, `var`, `std`, and
+//!   [`TransformKind::Total`](crate::TransformKind::Total), Σx, through a
+//!   [`PreparedTransform`](crate::PreparedTransform)) accumulate in `f64`.
+//!
 //! [`HalfFloat::round`] rounds a result to the input type (round to nearest, ties to even —
-//! `torch.sum` of an `f16` tensor returns an `f16`, this is how to get the same type).
+//! `torch.sum` of an `f16` tensor returns an `f16`, this is how to get the same type; for
+//! `min`/`max` that is the input element itself, bit for bit but a NaN's payload).
 //!
 //! The host side uses the [`half`] crate's `f16` / `bf16`: the standard IEEE binary16 and
 //! bfloat16 types of the Rust ecosystem (what `candle`, `burn` and `cudarc` use). The device
@@ -17,38 +29,20 @@
 //! 32 bits of the significand first): this crate rounds the whole `f64` once (`halves/round.rs`,
 //! tested at every tie of both formats).
 //!
-//! ## Stage-8 ops on halves, in `f32`
-//!
-//! Every stage-8 operator runs on halves too, in stage 8's wide kernels (`reduce_s8_half_*`,
-//! [`crate::wide::PreparedWide::for_op`]): each 16-byte load brings 8 halves, each is widened
-//! exactly to `f32`, and they are combined **in `f32`** — the answer is an `f32`:
-//! [`Reducer::sum_half`], [`Reducer::prod_half`], [`Reducer::nansum_half`] (error bound
-//! `depth · 2⁻²⁴ · Σ|x|`, as an `f32` sum's), [`Reducer::min_half`], [`Reducer::max_half`],
-//! [`Reducer::nanmin_half`], [`Reducer::nanmax_half`] (exact: the result is one of the inputs,
-//! widened; NaN rules as for `f32`), and [`Reducer::reduce_half_range`] for any of them over a
-//! sub-slice. [`Reducer::count_half`] and [`Reducer::nanmean_half`] are one launch of the
-//! transform kernels' NaN-ignoring sum and count ([`TransformKind::NanTotal`], in `f64`: the
-//! count is exact to 2^53 elements, where an `f32` count stops at 2^24). Sums that overflow the
-//! half range (65504 for `f16`) but not `f32`'s come back finite. [`HalfFloat::round`] gives a result in the input type on request (for
-//! `min`/`max` that is the input element itself, bit for bit but a NaN's payload).
-//!
-//! The same-type API ([`Reducer::sum`] … of a `Buffer<F16>`, which would return an `F16`) stays a
-//! typed error ([`ReduceError::HalfResultIsF32`]) naming these methods, never a wrong answer.
+//! [`run_stage`](crate::run_stage) of a half type, whose result would be a half, stays a typed
+//! error ([`ReduceError::HalfResultIsF32`](crate::ReduceError::HalfResultIsF32)).
 
 use crate::backend::Backend;
 use crate::buffer::Buffer;
-use crate::error::{ReduceError, Result};
-use crate::reducer::Reducer;
+use crate::error::Result;
 use crate::reference::{matches_reference, reference, Reference};
-use crate::transform::TransformKind;
 use crate::types::{Op, Scalar};
-use crate::wide::PreparedWide;
 pub use reduce_kernels::half::{Bf16, F16};
 
 pub(crate) mod round;
 
 /// A 2-byte float the kernels read ([`F16`], [`Bf16`]) and its [`half`] crate twin.
-pub trait HalfFloat: Scalar + reduce_kernels::Element<Wide = f32> {
+pub trait HalfFloat: Scalar<Acc = f32, Sum = f32> + reduce_kernels::Element<Wide = f32> {
     /// The [`half`] crate's type with the same bits (`half::f16`, `half::bf16`).
     type Std: Copy + PartialEq + std::fmt::Debug;
     /// The same bits as the [`half`] type.
@@ -97,132 +91,6 @@ impl Backend {
     }
 }
 
-impl Reducer<'_> {
-    /// Σx over `input[offset..offset + len]`, accumulated in `f64`; 0 for no elements.
-    pub fn total_range<T: Scalar>(
-        &mut self,
-        input: &Buffer<T>,
-        offset: usize,
-        len: usize,
-    ) -> Result<f64> {
-        Ok(self.transform_words(TransformKind::Total, (input, offset), None, len)?[0])
-    }
-    /// Σx accumulated in `f64` (one transform launch): the sum of `f16` / `bf16` data, whose
-    /// terms are all exact in `f64`; also for `f32` / `f64`. 0 when empty.
-    pub fn total<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<f64> {
-        self.total_range(input, 0, input.len())
-    }
-    /// The mean of half-precision data, in `f64` (the moments kernel's mean).
-    ///
-    /// # Errors
-    /// [`ReduceError::EmptyInput`] for an empty buffer.
-    pub fn mean_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<f64> {
-        if input.is_empty() {
-            input.check_owner(self.backend().id(), "the input buffer")?;
-            return Err(ReduceError::EmptyInput { op: Op::Mean });
-        }
-        Ok(self.moments(input)?.mean)
-    }
-}
-
-impl Reducer<'_> {
-    /// `op` over `input[offset..offset + len]` of halves, combined in `f32` (stage 8's half
-    /// kernels): `Sum`, `Min`, `Max`, `Prod`, `NanMin`, `NanMax`, `NanSum`, `Count` (exact up to
-    /// 2^24 elements; [`Reducer::count_half`] counts any length). `None` for min/max (and
-    /// `nanmin`/`nanmax`) of nothing; a sum or count of nothing is 0, a product 1.
-    ///
-    /// # Errors
-    /// [`ReduceError::OutOfBounds`] for a range outside the buffer;
-    /// [`ReduceError::InvalidArgument`] for a mean (use [`Reducer::nanmean_half`],
-    /// [`Reducer::mean_half`]); [`ReduceError::ForeignBuffer`] for another backend's buffer.
-    pub fn reduce_half_range<H: HalfFloat>(
-        &mut self,
-        op: Op,
-        input: &Buffer<H>,
-        offset: usize,
-        len: usize,
-    ) -> Result<Option<f32>> {
-        if op.is_mean() {
-            return Err(ReduceError::InvalidArgument(
-                "a mean of halves is Reducer::mean_half or Reducer::nanmean_half (an f64)".into(),
-            ));
-        }
-        input.check_owner(self.backend().id(), "the input buffer")?;
-        input.check_range(offset, len)?;
-        if len == 0 && op.is_extreme() {
-            return Ok(None);
-        }
-        let backend = self.backend();
-        let p = PreparedWide::<H>::for_op(backend, len, op, self.overrides())?;
-        p.run(backend, input, offset).map(Some)
-    }
-    fn half_all<H: HalfFloat>(&mut self, op: Op, input: &Buffer<H>) -> Result<Option<f32>> {
-        self.reduce_half_range(op, input, 0, input.len())
-    }
-    /// Σx in `f32` (`torch.sum` of an `f16` tensor, before its rounding to `f16`); 0 when empty.
-    pub fn sum_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<f32> {
-        Ok(self.half_all(Op::Sum, input)?.unwrap_or(0.0))
-    }
-    /// Product in `f32`; 1 when empty.
-    pub fn prod_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<f32> {
-        Ok(self.half_all(Op::Prod, input)?.unwrap_or(1.0))
-    }
-    /// Sum with every NaN element read as 0 (`np.nansum`), in `f32`; 0 when empty.
-    pub fn nansum_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<f32> {
-        Ok(self.half_all(Op::NanSum, input)?.unwrap_or(0.0))
-    }
-    /// The smallest element (NaN if any is NaN), widened exactly to `f32`; `None` when empty.
-    pub fn min_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<Option<f32>> {
-        self.half_all(Op::Min, input)
-    }
-    /// The largest element (NaN if any is NaN), widened exactly to `f32`; `None` when empty.
-    pub fn max_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<Option<f32>> {
-        self.half_all(Op::Max, input)
-    }
-    /// The smallest element ignoring NaN (`np.nanmin`; NaN if every element is); `None` when
-    /// empty.
-    pub fn nanmin_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<Option<f32>> {
-        self.half_all(Op::NanMin, input)
-    }
-    /// The largest element ignoring NaN (`np.nanmax`; NaN if every element is); `None` when
-    /// empty.
-    pub fn nanmax_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<Option<f32>> {
-        self.half_all(Op::NanMax, input)
-    }
-    /// How many elements of `input[offset..offset + len]` are not NaN, exactly: one launch of
-    /// the NaN-ignoring transform ([`TransformKind::NanTotal`], which counts in `f64`, exact up to
-    /// 2^53 elements; stage 8's `f32` count is exact only up to 2^24).
-    pub fn count_half_range<H: HalfFloat>(
-        &mut self,
-        input: &Buffer<H>,
-        offset: usize,
-        len: usize,
-    ) -> Result<u64> {
-        let [_, count, _] =
-            self.transform_words(TransformKind::NanTotal, (input, offset), None, len)?;
-        Ok(count as u64)
-    }
-    /// How many elements are not NaN.
-    pub fn count_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<u64> {
-        self.count_half_range(input, 0, input.len())
-    }
-    /// The mean of the elements that are not NaN (`np.nanmean`): their sum and their count in
-    /// one pass ([`TransformKind::NanTotal`]: every half widened exactly, summed and counted in
-    /// `f64`), divided; NaN if every element is NaN.
-    ///
-    /// # Errors
-    /// [`ReduceError::EmptyInput`] for an empty buffer.
-    pub fn nanmean_half<H: HalfFloat>(&mut self, input: &Buffer<H>) -> Result<f64> {
-        if input.is_empty() {
-            input.check_owner(self.backend().id(), "the input buffer")?;
-            return Err(ReduceError::EmptyInput { op: Op::NanMean });
-        }
-        let [sum, count, _] =
-            self.transform_words(TransformKind::NanTotal, (input, 0), None, input.len())?;
-        Ok(sum / count)
-    }
-}
-
 /// The CPU reference of a stage-8 `op` over halves accumulated in `f32`: the reference of the
 /// same values widened (exactly) to `f32`, whose bounds are those of `f32` arithmetic — what the
 /// half kernels do. `None` for min/max of nothing.
@@ -232,7 +100,7 @@ pub fn reference_half<H: HalfFloat>(op: Op, data: &[H]) -> Option<Reference<f32>
 }
 
 /// Does `got` (an `f32` from a half kernel) match [`reference_half`]'s `r`, with the plan's
-/// `depth` ([`PreparedWide::depth`])? Exact for min/max, `f32` rounding bounds for sums and
+/// `depth` ([`crate::PreparedWide::depth`])? Exact for min/max, `f32` rounding bounds for sums and
 /// products.
 pub fn matches_half_reference(op: Op, got: f32, r: &Reference<f32>, depth: usize) -> bool {
     matches_reference(op, got, r, depth)

@@ -1,109 +1,123 @@
-//! # reduce-host: run the reduction ladder on a GPU (or the CPU emulator)
+//! # reduce-host: parallel reductions on a GPU (or the CPU emulator), from Rust
 //!
-//! A library first: typed errors, no printing. The `reduce` binary and the benchmarks are thin
-//! layers on top.
+//! A library first: typed errors ([`ReduceError`]), no printing. One [`Reducer`] per backend;
+//! every method is generic over the element type ([`Scalar`]: `f32`, `f64`, `i32`, `u32`, `i64`,
+//! `u64`, [`F16`], [`Bf16`]) and reads a [`Buffer`] or a [`View`] of one
+//! (`buf.slice(a..b)?`: a range outside the buffer is [`ReduceError::OutOfBounds`]).
 //!
 //! ```no_run
-//! use reduce_host::{Backend, BackendChoice, Reducer};
-//! let backend = Backend::open(BackendChoice::Auto)?;
-//! let mut reducer = Reducer::new(&backend);
-//! let data: Vec<f32> = (0..1 << 22).map(|i| (i % 7) as f32).collect();
-//! let input = backend.upload(&data)?;
-//! let sum: f32 = reducer.sum(&input)?;
-//! let max: Option<f32> = reducer.max(&input)?;
-//! # Ok::<(), reduce_host::ReduceError>(())
+//! use reduce_host::*;
+//! # fn main() -> Result<()> {
+//! let backend = Backend::open(BackendChoice::Auto)?;     // GPU 0, or the emulator
+//! let mut r = Reducer::new(&backend);                     // stage 8, tuned per device
+//! let x = backend.upload(&vec![1.5f32; 1 << 20])?;
+//! let y = backend.upload(&vec![2.0f32; 1 << 20])?;
+//! // sum / min / max / mean — also prod, count, reduce(op, x)
+//! let s: f32 = r.sum(&x)?;
+//! let part: f32 = r.sum(x.slice(10..1000)?)?;
+//! let (lo, hi): (Option<f32>, Option<f32>) = (r.min(&x)?, r.max(&x)?);
+//! let mean: f64 = r.mean(&x)?;
+//! // nan-ops: NumPy's nansum, nanmin, nanmax, nanmean
+//! let nm: f64 = r.nanmean(&x)?;
+//! // arg: (index, value), NumPy's rules — also arg(ArgOp::NanArgMin, x)
+//! let (i, v) = r.argmax(&x)?;
+//! // transform-reduces, one pass in f64: sumsq, l1, norm2, dot, moments, var, std
+//! let (l2, d, var) = (r.norm2(&x)?, r.dot(&x, &y)?, r.var(&x, 1)?);
+//! // exact: correctly rounded, the same bits on any launch shape
+//! let e: f32 = r.sum_exact(&x)?;
+//! // axis: rows, columns, segments (`reduce_*_into` writes into your buffer)
+//! let rows: Buffer<f32> = r.reduce_rows(Op::Sum, &x, 1024, 1024)?;
+//! let cols: Vec<f64> = r.mean_axis(AxisKind::Cols, &x, 1024, 1024)?;
+//! // element types: i32 sums into i64 (the wrapping sum is reduce(Op::Sum, x)), halves in f32
+//! let w: i64 = r.sum(&backend.upload(&[i32::MAX, 1])?)?;
+//! let h: f32 = r.sum(&backend.upload(&[F16::from_f64(0.5); 8])?)?;
+//! // host streaming: data in host memory, copies overlapped with kernels
+//! let hs: f32 = HostReducer::new(&backend).sum_host(&vec![1.0f32; 1 << 20])?;
+//! // multi-GPU: shards on every GPU, combined through NCCL in rank order
+//! let mut multi = MultiReducer::gpus(None)?;
+//! let shards = multi.scatter(&vec![1.0f32; 1 << 20])?;
+//! let total: Option<f32> = multi.reduce(Op::Sum, &shards)?.value;
+//! # Ok(()) }
 //! ```
 //!
-//! * [`Reducer`] — the main API: stage 8 (one launch, tuned per device), any op and type.
-//! * [`run_stage`] — any stage of the ladder (stages 1–7 in several passes on the device, stage 8
-//!   in one), with launch overrides.
-//! * [`HostReducer`] — data that starts in host memory, streamed through the GPU at the link's
-//!   speed (pinned staging, chunks, copies overlapped with kernels); [`PinnedBuffer`].
-//! * [`Reducer::reduce_rows`], [`Reducer::reduce_cols`], [`Reducer::reduce_segments`] — one result
-//!   per row, column or segment ([`axis_api`]).
-//! * [`Reducer::norm2`], [`Reducer::dot`], [`Reducer::moments`], [`Reducer::var`] … — transform-
-//!   reduces in one pass: norms, dot products, mean and variance ([`transform`]).
-//! * [`Reducer::sum_exact`], [`Reducer::mean_exact`] — correctly rounded, launch-independent sums
-//!   ([`exact`]).
-//! * [`measure`] — CUDA-event timing, the blog's benchmark and profile tables.
-//! * [`Reducer::argmax`], [`Reducer::argmin`] — `(index, value)` with NumPy's rules
-//!   ([`argreduce`]); [`CustomReduction`] — a user's own reduction built on the device primitives
-//!   ([`custom`]).
-//! * [`MultiReducer`] — data sharded across the GPUs of a host, partials combined through NCCL
-//!   in rank order ([`multi`]).
+//! A custom operator — your own `no_std` kernel on the device primitives — loads as a
+//! [`CustomReduction`] (`examples/custom-op`). The families' types, and the modules beside them:
+//!
+//! | family | methods of [`Reducer`] | types | module |
+//! |---|---|---|---|
+//! | stage 8 | [`reduce`](Reducer::reduce), `sum`, `min`, `max`, `prod`, `count`, `mean` | [`Op`], [`Scalar`], [`Prepared`], [`PreparedWide`] | [`plan`](mod@plan) |
+//! | nan-ops | `nansum`, `nanmin`, `nanmax`, `nanmean` | | [`reference`](mod@reference) |
+//! | arg | [`arg`](Reducer::arg), `argmin`, `argmax` | [`ArgOp`], [`ArgPolicy`], [`PreparedArg`] | [`argreduce`] |
+//! | transform | `sumsq`, `l1`, `norm2`, `dot`, [`moments`](Reducer::moments), `var`, `std` | [`TransformKind`], [`Moments`], [`PreparedTransform`] | [`transform`] |
+//! | exact | [`sum_exact`](Reducer::sum_exact), `mean_exact` | [`ExactFloat`], [`PreparedExact`] | [`exact`] |
+//! | axis | `reduce_rows`, `reduce_cols`, `reduce_segments` (+`_into`), `mean_axis`, `mean_segments` | [`AxisKind`], [`AxisPolicy`], [`Segments`], [`PreparedAxis`] | [`axis_plan`] |
+//! | halves | every method above but axis | [`F16`], [`Bf16`], [`HalfFloat`] | [`halves`] |
+//! | host streaming | [`HostReducer`] | [`HostInput`], [`PinnedBuffer`], [`StreamPolicy`] | [`streaming`] |
+//! | multi-GPU | [`MultiReducer`] | [`Collective`] | [`multi`] |
+//! | custom operator | [`CustomReduction`] | [`CustomKernel`] | [`custom`] |
+//! | the ladder | [`run_stage`] (stages 1–8), [`plan()`] | [`Stage`], [`LaunchOverrides`] | [`plan`](mod@plan) |
+//! | timing | | [`TimingSpec`] | [`measure`], [`transfer`], [`kernel_image`] |
+//!
+//! Backends: [`Backend`] ([`Gpu`] or [`Emulator`]), [`Buffer`], [`View`]; CPU references:
+//! [`reference()`], [`matches_reference`], [`Reference`].
 
 pub mod argreduce;
-pub mod axis;
-pub mod axis_api;
+mod axis;
+mod axis_api;
 pub mod axis_plan;
-pub mod backend;
-pub mod buffer;
+mod backend;
+mod buffer;
 pub mod custom;
-pub mod emulator;
-pub mod error;
+mod emulator;
+mod error;
 pub mod exact;
-pub mod gpu;
+mod gpu;
 pub mod halves;
 pub mod kernel_image;
 mod launch;
-pub(crate) mod mapped;
+mod mapped;
 pub mod measure;
 pub mod multi;
-pub mod occupancy;
-pub mod pinned;
+mod occupancy;
+mod pinned;
 pub mod plan;
-pub(crate) mod policy_settings;
-pub mod prepared;
-pub mod record;
-pub mod reducer;
+mod policy_settings;
+mod prepared;
+mod record;
+mod reducer;
 pub mod reference;
-pub mod seeded;
-pub mod stage;
+mod seeded;
+mod stage;
 pub mod streaming;
-pub(crate) mod streams;
+mod streams;
 pub mod transfer;
 pub mod transform;
-pub mod types;
-pub mod verify;
-pub mod wide;
+mod types;
+mod verify;
+mod view;
+mod wide;
 
-pub use argreduce::{reference_arg, ArgOp, ArgPolicy, PreparedArg};
+pub use argreduce::{ArgOp, ArgPolicy, PreparedArg};
 pub use axis::{PreparedAxis, Segments};
-pub use axis_plan::log_uniform_segments;
-pub use axis_plan::{AxisKind, AxisPlan, AxisPolicy};
+pub use axis_plan::{AxisKind, AxisPolicy};
 pub use backend::{Backend, BackendChoice, DeviceCaps, KernelArgs, Launch};
 pub use buffer::{BackendId, Buffer};
-pub use custom::{CustomKernel, CustomReduction, PreparedCustom};
+pub use custom::{CustomKernel, CustomReduction};
 pub use emulator::Emulator;
 pub use error::{ReduceError, Result};
-pub use exact::{exact_sum, ExactData, ExactFloat, ExactPlan, ExactSum, PreparedExact};
+pub use exact::{ExactFloat, PreparedExact};
 pub use gpu::Gpu;
-pub use halves::{matches_half_reference, reference_half, Bf16, HalfFloat, F16};
+pub use halves::{Bf16, HalfFloat, F16};
 pub use measure::TimingSpec;
-pub use multi::{
-    split_even, AnyShard, AnyValue, Collective, InMemory, MultiReducer, MultiResult, MultiTiming,
-    Nccl,
-};
+pub use multi::{Collective, MultiReducer};
 pub use pinned::PinnedBuffer;
-pub use plan::{plan, LaunchOverrides, Plan};
-pub use policy_settings::PolicySettings;
-pub use prepared::{Prepared, ResultIn, Workspace};
-pub use record::{ErrorRecord, Record, TimingRecord, TwinRecord};
-pub use reducer::COUNT_CHUNK;
-pub use reducer::{run_stage, Reducer, MAX_CACHED_PLANS, MEAN_CHUNK};
-pub use reference::reference_nanmean;
-pub use seeded::XorShift64;
+pub use plan::{plan, LaunchOverrides};
+pub use prepared::Prepared;
+pub use reducer::{run_stage, Reducer};
+pub use reference::{matches_reference, reference, Reference};
 pub use stage::Stage;
-pub use streaming::{
-    policy::StreamPolicy,
-    timeline::{Lane, Span, Timeline},
-    HostInput, HostReducer, Route,
-};
-pub use transform::reference::TransformReference;
-pub use transform::{
-    plan_transform, plan_transform_looped_on, plan_transform_on, Moments, PreparedTransform,
-    TransformKind, TransformLoop, TransformPlan,
-};
-pub use types::{matches_reference, reference, reference_mean, ElemType, Op, Reference, Scalar};
-pub use verify::{verify, Expected};
+pub use streaming::{policy::StreamPolicy, HostInput, HostReducer};
+pub use transform::{Moments, PreparedTransform, TransformKind};
+pub use types::{ElemType, Op, Scalar};
+pub use view::View;
 pub use wide::{PreparedWide, Wide};

@@ -6,6 +6,8 @@
 
 use crate::backend::DeviceCaps;
 use crate::error::{ReduceError, Result};
+pub use crate::policy_settings::PolicySettings;
+pub use crate::prepared::{ResultIn, Workspace};
 use crate::stage::Stage;
 use crate::types::{ElemType, Op};
 use reduce_kernels::table::KernelId;

@@ -3,11 +3,17 @@
 use crate::backend::Backend;
 use crate::buffer::Buffer;
 use crate::error::{ReduceError, Result};
+use crate::halves::{Bf16, HalfFloat, F16};
 use crate::plan::{plan, LaunchOverrides};
 use crate::prepared::Prepared;
 use crate::stage::Stage;
 use crate::types::{ElemType, Op, Scalar};
+use crate::view::View;
 use crate::wide::{PreparedWide, Wide};
+use reduce_kernels::Element;
+use std::any::Any;
+
+mod means;
 
 /// Run any stage on the first `n` elements of `input` and return the single result (every pass on
 /// the device). `op` is `Sum`, `Min` or `Max`; [`Op::Mean`] is an error here (its value is not a
@@ -38,9 +44,6 @@ fn mean_is_not_a_t() -> ReduceError {
     )
 }
 
-/// How many prepared plans (and workspaces) a [`Reducer`] keeps.
-pub const MAX_CACHED_PLANS: usize = 32;
-
 /// What a cached launch was made for: everything its plan depends on but the backend (whose
 /// device and policy a reducer never changes). A setting changed after a launch was cached makes
 /// another key, so the next call plans afresh with it (the same result, or the same typed error,
@@ -55,19 +58,25 @@ struct CacheKey {
 
 type Cache = std::collections::HashMap<CacheKey, Box<dyn std::any::Any>>;
 
-/// The library's main API: reductions with stage 8, configured by [`crate::plan::SinglePassPolicy`] for
-/// the device, workspaces cached per (type, op, n, overrides).
+/// The library's main API: reductions with stage 8, configured by stage 8's policy for the device, workspaces cached per (type, op, n, overrides).
 pub struct Reducer<'b> {
     backend: &'b Backend,
     overrides: LaunchOverrides,
     cache: Cache,
-    /// Prepared wide sums ([`Reducer::sum_wide`]).
+    /// Prepared 64-bit sums of `i32` / `u32` ([`Reducer::sum`]).
     wide: Cache,
     /// The exact sums' prepared launches (`crate::exact`).
     exact: Cache,
 }
 
 impl<'b> Reducer<'b> {
+    /// How many prepared plans (and workspaces) a reducer keeps.
+    pub const MAX_CACHED_PLANS: usize = 32;
+    /// Elements per host copy in [`Reducer::mean`] of integers (bounds its host memory).
+    pub const MEAN_CHUNK: usize = 1 << 24;
+    /// Elements per device count in [`Reducer::count`]: an `f32` sum of ones is exact up to 2^24.
+    pub const COUNT_CHUNK: usize = 1 << 24;
+
     /// A reducer on `backend` with the tuned policy.
     pub fn new(backend: &'b Backend) -> Self {
         Reducer {
@@ -81,11 +90,11 @@ impl<'b> Reducer<'b> {
 
     /// Force a block size and/or grid size instead of the policy's, from the next call on (the
     /// launches cached before are not reused under other overrides). They apply to stage 8's
-    /// reductions (`sum`, `min`, `max`, `prod`, the nan-ops, means and counts and their
-    /// `_range` forms), the wide sums ([`Reducer::sum_wide`]), the half ops in `f32`
-    /// ([`Reducer::reduce_half_range`] and its whole-buffer forms) and the exact sums
-    /// ([`Reducer::sum_exact`]); the transform-reduces, arg and axis reductions have their own
-    /// policies ([`crate::PreparedTransform`], [`crate::PreparedArg`], [`crate::PreparedAxis`]).
+    /// reductions ([`Reducer::reduce`], `sum`, `min`, `max`, `prod`, the nan-ops, means and
+    /// counts — the 64-bit `i32` / `u32` sums and the `f16` / `bf16` ops in `f32` included) and
+    /// the exact sums ([`Reducer::sum_exact`]); the transform-reduces, arg and axis reductions
+    /// have their own policies ([`crate::PreparedTransform`], [`crate::PreparedArg`],
+    /// [`crate::PreparedAxis`]).
     /// An invalid override is a typed error at the first call it applies to.
     pub fn with_overrides(mut self, overrides: LaunchOverrides) -> Self {
         self.overrides = overrides;
@@ -115,7 +124,7 @@ impl<'b> Reducer<'b> {
             overrides: self.overrides,
         };
         if !self.exact.contains_key(&key) {
-            if self.exact.len() >= MAX_CACHED_PLANS {
+            if self.exact.len() >= Self::MAX_CACHED_PLANS {
                 self.exact.clear();
             }
             self.exact.insert(key, Box::new(make()?));
@@ -125,7 +134,7 @@ impl<'b> Reducer<'b> {
             .ok_or_else(|| ReduceError::InvalidArgument("exact-sum cache type mismatch".into()))
     }
 
-    /// How many prepared plans are cached (at most [`MAX_CACHED_PLANS`]).
+    /// How many prepared plans are cached (at most [`Reducer::MAX_CACHED_PLANS`]).
     pub fn cached_plans(&self) -> usize {
         self.cache.len()
     }
@@ -141,7 +150,7 @@ impl<'b> Reducer<'b> {
         if !self.cache.contains_key(&key) {
             // Workspaces are small, but a caller cycling through many lengths must not grow
             // device memory without bound.
-            if self.cache.len() >= MAX_CACHED_PLANS {
+            if self.cache.len() >= Self::MAX_CACHED_PLANS {
                 self.cache.clear();
             }
             let p = plan(
@@ -160,223 +169,132 @@ impl<'b> Reducer<'b> {
             .expect("cache key includes the type"))
     }
 
-    /// `op` over `input[offset..offset + len]`. `None` for min/max (and `nanmin`/`nanmax`) of
-    /// nothing; a sum or count of nothing is 0, a product 1. [`Op::Mean`] and [`Op::NanMean`] are
-    /// errors (a mean is not a `T`): use [`Reducer::mean`] and [`Reducer::nanmean`].
-    pub fn reduce_range<T: Scalar>(
+    /// `op` over `x` (a buffer, `&buf`, or a view of one, `buf.slice(a..b)?`) in `T::Acc` (see
+    /// [`Scalar`]): stage 8's kernel of `T`, or for `f16` / `bf16` its half kernels, which combine
+    /// the widened halves in `f32`. Integer sums and products wrap: `reduce(Op::Sum, x)` is the
+    /// wrapping `i32` / `u32` sum, where [`Reducer::sum`] is the 64-bit one. `None` for min/max
+    /// (and `nanmin`/`nanmax`) of nothing; a sum or count of nothing is 0, a product 1.
+    ///
+    /// # Errors
+    /// [`ReduceError::InvalidArgument`] for [`Op::Mean`] and [`Op::NanMean`] (a mean is an
+    /// `f64`: [`Reducer::mean`], [`Reducer::nanmean`]); [`ReduceError::ForeignBuffer`] for
+    /// another backend's buffer; the plan's errors.
+    pub fn reduce<'a, T: Scalar>(
         &mut self,
         op: Op,
-        input: &Buffer<T>,
-        offset: usize,
-        len: usize,
-    ) -> Result<Option<T>> {
+        x: impl Into<View<'a, T>>,
+    ) -> Result<Option<T::Acc>> {
+        let x = x.into();
         if op.is_mean() {
             return Err(mean_is_not_a_t());
         }
-        input.check_owner(self.backend.id(), "the input buffer")?;
-        input.check_range(offset, len)?;
-        if len == 0 && op.is_extreme() {
+        x.buffer()
+            .check_owner(self.backend.id(), "the input buffer")?;
+        if x.is_empty() && op.is_extreme() {
             return Ok(None);
         }
+        if let Some(v) = self.half_op(op, x)? {
+            return Ok(Some(v));
+        }
         let backend = self.backend;
-        let p = self.prepared::<T>(op, len)?;
-        p.run(backend, input, offset).map(Some)
+        let p = self.prepared::<T>(op, x.len())?;
+        let v = p.run(backend, x.buffer(), x.offset())?;
+        same_type(v).map(Some)
     }
 
-    /// Sum (wrapping for integers); 0 for an empty buffer.
-    pub fn sum<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<T> {
-        Ok(self
-            .reduce_range(Op::Sum, input, 0, input.len())?
-            .unwrap_or_default())
-    }
-    /// Minimum; `None` for an empty buffer.
-    pub fn min<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<Option<T>> {
-        self.reduce_range(Op::Min, input, 0, input.len())
-    }
-    /// Maximum; `None` for an empty buffer.
-    pub fn max<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<Option<T>> {
-        self.reduce_range(Op::Max, input, 0, input.len())
-    }
-    /// Sum with NumPy's and PyTorch's result type: `i32` and `u32` are summed in a 64-bit
-    /// accumulator into an `i64` / `u64` (exact for up to 2^32 elements; the wide stage-8 kernel,
-    /// [`crate::wide`]); every other type as [`Reducer::sum`] (already 64-bit, or a float).
-    /// 0 for an empty buffer.
-    pub fn sum_wide<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<Wide<T>>
-    where
-        Wide<T>: Scalar,
-    {
-        self.sum_wide_range(input, 0, input.len())
-    }
-    /// [`Reducer::sum_wide`] of `input[offset..offset + len]`.
-    pub fn sum_wide_range<T: Scalar>(
-        &mut self,
-        input: &Buffer<T>,
-        offset: usize,
-        len: usize,
-    ) -> Result<Wide<T>>
-    where
-        Wide<T>: Scalar,
-    {
-        self.check_range(input, offset, len)?;
-        if !matches!(T::TYPE, ElemType::I32 | ElemType::U32) {
-            let v = self.reduce_range(Op::Sum, input, offset, len)?;
-            // `Wide<T>` is `T` itself for these types.
-            return Ok(reduce_kernels::Element::widen(v.unwrap_or_default()));
+    /// Sum in `T::Sum` (see [`Scalar`]): floats in their own type; `i64` / `u64` wrapping;
+    /// `i32` / `u32` in a 64-bit accumulator into an `i64` / `u64` (NumPy's and PyTorch's result
+    /// type, exact for up to 2^32 elements; the wrapping sum is `reduce(Op::Sum, x)`); `f16` /
+    /// `bf16` widened exactly and summed in `f32` (`torch.sum` before its rounding to the half
+    /// type; [`HalfFloat::round`](crate::HalfFloat::round) rounds it). 0 when empty.
+    pub fn sum<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<T::Sum> {
+        let x = x.into();
+        match T::TYPE {
+            ElemType::I32 => self.wide_sum(x.cast::<i32>()?).and_then(same_type),
+            ElemType::U32 => self.wide_sum(x.cast::<u32>()?).and_then(same_type),
+            _ => same_type(self.reduce(Op::Sum, x)?.unwrap_or_default()),
         }
+    }
+    /// Minimum (NaN if any element is NaN); `None` when empty.
+    pub fn min<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<Option<T::Acc>> {
+        self.reduce(Op::Min, x)
+    }
+    /// Maximum (NaN if any element is NaN); `None` when empty.
+    pub fn max<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<Option<T::Acc>> {
+        self.reduce(Op::Max, x)
+    }
+    /// Product (wrapping for integers); 1 when empty.
+    pub fn prod<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<T::Acc> {
+        Ok(self
+            .reduce(Op::Prod, x)?
+            .unwrap_or(<T::Acc as Element>::ONE))
+    }
+    /// Minimum ignoring NaN (`np.nanmin`); `None` when empty, NaN if every element is.
+    pub fn nanmin<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<Option<T::Acc>> {
+        self.reduce(Op::NanMin, x)
+    }
+    /// Maximum ignoring NaN (`np.nanmax`); `None` when empty, NaN if every element is.
+    pub fn nanmax<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<Option<T::Acc>> {
+        self.reduce(Op::NanMax, x)
+    }
+    /// Sum with every NaN element read as 0 (`np.nansum`); 0 when empty.
+    pub fn nansum<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<T::Acc> {
+        Ok(self.reduce(Op::NanSum, x)?.unwrap_or_default())
+    }
+
+    /// The `i32` / `u32` sum in 64 bits (stage 8's wide kernel, cached like the plans).
+    fn wide_sum<W: Scalar>(&mut self, x: View<'_, W>) -> Result<Wide<W>>
+    where
+        Wide<W>: Scalar,
+    {
+        x.buffer()
+            .check_owner(self.backend.id(), "the input buffer")?;
         let key = CacheKey {
-            ty: T::TYPE,
+            ty: W::TYPE,
             op: Op::Sum,
-            n: len,
+            n: x.len(),
             overrides: self.overrides,
         };
         if !self.wide.contains_key(&key) {
-            if self.wide.len() >= MAX_CACHED_PLANS {
+            if self.wide.len() >= Self::MAX_CACHED_PLANS {
                 self.wide.clear();
             }
-            let p = PreparedWide::<T>::new(self.backend, len, self.overrides)?;
+            let p = PreparedWide::<W>::new(self.backend, x.len(), self.overrides)?;
             self.wide.insert(key, Box::new(p));
         }
         self.wide[&key]
-            .downcast_ref::<PreparedWide<T>>()
+            .downcast_ref::<PreparedWide<W>>()
             .expect("keyed by the type")
-            .run(self.backend, input, offset)
-    }
-    /// Product (wrapping for integers); 1 for an empty buffer.
-    pub fn prod<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<T> {
-        Ok(self
-            .reduce_range(Op::Prod, input, 0, input.len())?
-            .unwrap_or(T::ONE))
-    }
-    /// Minimum ignoring NaN (`np.nanmin`); `None` for an empty buffer, NaN if every element is.
-    pub fn nanmin<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<Option<T>> {
-        self.reduce_range(Op::NanMin, input, 0, input.len())
-    }
-    /// Maximum ignoring NaN (`np.nanmax`); `None` for an empty buffer, NaN if every element is.
-    pub fn nanmax<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<Option<T>> {
-        self.reduce_range(Op::NanMax, input, 0, input.len())
-    }
-    /// Sum with every NaN element read as 0 (`np.nansum`); 0 for an empty buffer.
-    pub fn nansum<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<T> {
-        Ok(self
-            .reduce_range(Op::NanSum, input, 0, input.len())?
-            .unwrap_or_default())
-    }
-    /// How many elements of `input[offset..offset + len]` are not NaN, exactly: one device count
-    /// per [`COUNT_CHUNK`] elements (a count in `f32` is exact up to 2^24), added on the host.
-    pub fn count_range<T: Scalar>(
-        &mut self,
-        input: &Buffer<T>,
-        offset: usize,
-        len: usize,
-    ) -> Result<u64> {
-        self.check_range(input, offset, len)?;
-        if !T::TYPE.is_float() {
-            return Ok(len as u64);
-        }
-        let (mut count, mut done) = (0u64, 0);
-        while done < len {
-            let chunk = COUNT_CHUNK.min(len - done);
-            let c = self.reduce_range(Op::Count, input, offset + done, chunk)?;
-            count += c.unwrap_or_default().to_f64() as u64;
-            done += chunk;
-        }
-        Ok(count)
-    }
-    /// Mean of the elements that are not NaN, as `f64` (`np.nanmean`): the device's `nansum`
-    /// divided by the exact count ([`Reducer::count_range`]); NaN if every element is NaN; an
-    /// error for an empty buffer. Integers have no NaN: [`Reducer::mean`].
-    pub fn nanmean<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<f64> {
-        self.nanmean_range(input, 0, input.len())
-    }
-    /// [`Reducer::nanmean`] of `input[offset..offset + len]`.
-    pub fn nanmean_range<T: Scalar>(
-        &mut self,
-        input: &Buffer<T>,
-        offset: usize,
-        len: usize,
-    ) -> Result<f64> {
-        self.check_range(input, offset, len)?;
-        if len == 0 {
-            return Err(ReduceError::EmptyInput { op: Op::NanMean });
-        }
-        if !T::TYPE.is_float() {
-            return self.mean_range(input, offset, len);
-        }
-        let sum = self.reduce_range(Op::NanSum, input, offset, len)?;
-        let count = self.count_range(input, offset, len)?;
-        Ok(sum.unwrap_or_default().to_f64() / count as f64)
-    }
-    fn check_range<T: Scalar>(&self, input: &Buffer<T>, offset: usize, len: usize) -> Result<()> {
-        input.check_owner(self.backend.id(), "the input buffer")?;
-        input.check_range(offset, len)?;
-        Ok(())
-    }
-    /// Mean as `f64`, as NumPy's `np.mean` gives it (to `f64` rounding); an error for an empty
-    /// buffer.
-    ///
-    /// Floats: the device sum (in `T`) divided by the length. Integers: the **exact** sum divided
-    /// by the length. The device's integer sum wraps modulo 2^bits (dividing it, the mean of
-    /// `[i64::MAX, i64::MAX]` came out as -1), and the kernels have no wider accumulator, so the
-    /// exact sum is recovered in `i128`:
-    ///
-    /// * on the device, when it can be: three launches give the wrapped sum `w`, the minimum
-    ///   `lo` and the maximum `hi`. The exact sum `S` lies in `[n·lo, n·hi]`; when that interval
-    ///   is narrower than 2^bits, `S` is the one value in it congruent to `w`, i.e.
-    ///   `n·lo + ((w − n·lo) mod 2^bits)` — the usual case for data of moderate range;
-    /// * otherwise on the host: the input is copied back in chunks of [`MEAN_CHUNK`] elements
-    ///   and added in `i128`, which cannot overflow (fewer than 2^61 elements of at most 2^64
-    ///   each).
-    pub fn mean<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<f64> {
-        self.mean_range(input, 0, input.len())
+            .run(self.backend, x.buffer(), x.offset())
     }
 
-    /// [`Reducer::mean`] of `input[offset..offset + len]`.
-    pub fn mean_range<T: Scalar>(
-        &mut self,
-        input: &Buffer<T>,
-        offset: usize,
-        len: usize,
-    ) -> Result<f64> {
-        input.check_owner(self.backend.id(), "the input buffer")?;
-        input.check_range(offset, len)?;
-        if len == 0 {
-            return Err(ReduceError::EmptyInput { op: Op::Mean });
+    /// For `f16` / `bf16`: `op` in stage 8's half kernels (an `f32`); `None` for other types.
+    fn half_op<T: Scalar>(&mut self, op: Op, x: View<'_, T>) -> Result<Option<T::Acc>> {
+        match T::TYPE {
+            ElemType::F16 => self.half_op_as(op, x.cast::<F16>()?),
+            ElemType::BF16 => self.half_op_as(op, x.cast::<Bf16>()?),
+            _ => Ok(None),
         }
-        if T::TYPE.is_float() {
-            let sum = self.reduce_range(Op::Sum, input, offset, len)?;
-            return Ok(sum.unwrap_or_default().to_f64() / len as f64);
-        }
-        let device = |r: &mut Self, op| -> Result<i128> {
-            let v = r.reduce_range(op, input, offset, len)?.unwrap_or_default();
-            Ok(v.to_i128().expect("an integer type"))
-        };
-        let (wrapped, lo, hi) = (
-            device(self, Op::Sum)?,
-            device(self, Op::Min)?,
-            device(self, Op::Max)?,
-        );
-        let modulus = 1i128 << (8 * T::TYPE.size());
-        let n = len as i128;
-        if n * (hi - lo) < modulus {
-            let low = n * lo;
-            let sum = low + (wrapped - low).rem_euclid(modulus);
-            return Ok(sum as f64 / len as f64);
-        }
-        let mut sum: i128 = 0;
-        let mut done = 0;
-        while done < len {
-            let chunk = MEAN_CHUNK.min(len - done);
-            let values = self.backend.download_range(input, offset + done, chunk)?;
-            sum += values.iter().filter_map(|x| x.to_i128()).sum::<i128>();
-            done += chunk;
-        }
-        Ok(sum as f64 / len as f64)
+        .and_then(|v| v.map(same_type).transpose())
+    }
+    fn half_op_as<H: HalfFloat>(&mut self, op: Op, x: View<'_, H>) -> Result<Option<f32>> {
+        let backend = self.backend;
+        let p = PreparedWide::<H>::for_op(backend, x.len(), op, self.overrides)?;
+        p.run(backend, x.buffer(), x.offset()).map(Some)
     }
 }
 
-/// Elements per host copy in [`Reducer::mean`] of integers (bounds its host memory).
-pub const MEAN_CHUNK: usize = 1 << 24;
-
-/// Elements per device count in [`Reducer::count_range`]: an `f32` sum of ones is exact up to
-/// 2^24.
-pub const COUNT_CHUNK: usize = 1 << 24;
+/// `v` as `B` when `B` is `A` (the dispatch on `T::TYPE` above picks the branch whose types
+/// agree); an internal error otherwise, never a reinterpretation.
+pub(crate) fn same_type<A: 'static + Copy, B: 'static + Copy>(v: A) -> Result<B> {
+    (&v as &dyn Any)
+        .downcast_ref::<B>()
+        .copied()
+        .ok_or_else(|| {
+            ReduceError::InvalidArgument(format!(
+                "internal: a {} where a {} was expected",
+                std::any::type_name::<A>(),
+                std::any::type_name::<B>()
+            ))
+        })
+}

@@ -4,7 +4,9 @@
 //! identities (an oracle that starts from the same identity as the kernel cannot catch a wrong
 //! identity), only Rust's integer arithmetic in `i128`/`u128`, `f64` and explicit NaN rules.
 
+pub use crate::seeded::XorShift64;
 use crate::types::{ElemType, Op, Scalar};
+pub use crate::verify::{verify, Expected};
 
 /// The exact answer, computed on the CPU, that a device result is checked against.
 #[derive(Clone, Copy, Debug, PartialEq)]

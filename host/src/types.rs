@@ -222,9 +222,25 @@ impl std::str::FromStr for Op {
 }
 
 /// A Rust type the library reduces: a kernel [`Element`] the driver can copy.
+///
+/// Two associated types say what [`crate::Reducer`] returns for it:
+///
+/// | `T`                  | `Acc` (`min`, `max`, `prod`, nan-ops, `reduce`) | `Sum` (`sum`) |
+/// |----------------------|-------------------------------------------------|---------------|
+/// | `f32`, `f64`         | `T`                                             | `T`           |
+/// | `i64`, `u64`         | `T` (wrapping)                                  | `T` (wrapping) |
+/// | `i32`, `u32`         | `T` (wrapping)                                  | `i64`, `u64` (a 64-bit accumulator, as NumPy's and PyTorch's `sum`) |
+/// | [`crate::F16`], [`crate::Bf16`] | `f32` (every half widened exactly, combined in `f32`) | `f32` |
+///
+/// The wrapping 32-bit sum stays available as `reduce(Op::Sum, x)`.
 pub trait Scalar: Element + cust::memory::DeviceCopy + Default + PartialOrd + fmt::Display {
     /// Its [`ElemType`].
     const TYPE: ElemType;
+    /// What stage 8's operators combine in and return: `f32` for the halves, `T` otherwise.
+    type Acc: Scalar;
+    /// What [`crate::Reducer::sum`] returns: `i64` / `u64` for `i32` / `u32`, `f32` for the
+    /// halves, `T` otherwise (the kernels' `Element::Wide`).
+    type Sum: Scalar;
     /// As `f64` (for means, tolerances and reports).
     fn to_f64(self) -> f64;
     /// From `f64` (truncating for integers); used by input generators.
@@ -236,9 +252,11 @@ pub trait Scalar: Element + cust::memory::DeviceCopy + Default + PartialOrd + fm
 }
 
 macro_rules! int_scalar {
-    ($($t:ident $e:ident),*) => {$(
+    ($($t:ident $e:ident $sum:ident),*) => {$(
         impl Scalar for $t {
             const TYPE: ElemType = ElemType::$e;
+            type Acc = $t;
+            type Sum = $sum;
             fn to_f64(self) -> f64 { self as f64 }
             fn from_f64(v: f64) -> Self { v as $t }
             fn to_i128(self) -> Option<i128> { Some(self as i128) }
@@ -246,12 +264,14 @@ macro_rules! int_scalar {
         }
     )*};
 }
-int_scalar!(i32 I32, u32 U32, i64 I64, u64 U64);
+int_scalar!(i32 I32 i64, u32 U32 u64, i64 I64 i64, u64 U64 u64);
 
 macro_rules! float_scalar {
     ($($t:ident $e:ident),*) => {$(
         impl Scalar for $t {
             const TYPE: ElemType = ElemType::$e;
+            type Acc = $t;
+            type Sum = $t;
             fn to_f64(self) -> f64 { self as f64 }
             fn from_f64(v: f64) -> Self { v as $t }
             fn to_i128(self) -> Option<i128> { None }
@@ -266,6 +286,8 @@ macro_rules! half_scalar {
     ($($t:ident $e:ident $from_f64:ident $from_i128:ident),*) => {$(
         impl Scalar for reduce_kernels::half::$t {
             const TYPE: ElemType = ElemType::$e;
+            type Acc = f32;
+            type Sum = f32;
             fn to_f64(self) -> f64 { self.to_f32() as f64 }
             fn from_f64(v: f64) -> Self { Self(crate::halves::round::$from_f64(v)) }
             fn to_i128(self) -> Option<i128> { None }
@@ -278,9 +300,7 @@ half_scalar!(
     Bf16 BF16 f64_to_bf16_bits i128_to_bf16_bits
 );
 
-pub use crate::reference::{
-    matches_reference, neumaier_sum, reference, reference_mean, reference_nanmean, Reference,
-};
+pub use crate::reference::{matches_reference, reference, Reference};
 
 /// Run `$body` with the type alias `$T` bound to the Rust type of an [`ElemType`] value: the one
 /// place where a run-time element type becomes a compile-time one.

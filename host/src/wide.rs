@@ -1,13 +1,12 @@
 //! Integer sums with a 64-bit accumulator and result — NumPy's and PyTorch's default for `i32`
 //! and `u32` (`np.sum(int32) → int64`): stage 8's wide kernels
 //! (`reduce_kernels::stages::s8_shuffle_vectorized::reduce_wide`, symbols
-//! `reduce_s8_wide_sum_b{BLOCK}_{i32,u32}`). The same-type sum that wraps, CUB's behaviour, stays
-//! [`crate::Reducer::sum`]; [`crate::Reducer::sum_wide`] is this one.
+//! `reduce_s8_wide_sum_b{BLOCK}_{i32,u32}`): [`crate::Reducer::sum`] of `i32` / `u32`. The
+//! same-type sum that wraps, CUB's behaviour, stays `Reducer::reduce(Op::Sum, x)`.
 //!
 //! The same kernels, built for `f16` / `bf16` (family `S8Half`, symbols
 //! `reduce_s8_half_{op}_b{BLOCK}_{f16,bf16}`), run every stage-8 operator on halves with an `f32`
-//! accumulator and result ([`PreparedWide::for_op`]; the `Reducer` methods are in
-//! [`crate::halves`]).
+//! accumulator and result ([`PreparedWide::for_op`]: `Reducer::sum`, `min`, … of a half buffer).
 
 use crate::backend::{Backend, KernelArgs, Launch};
 use crate::buffer::{BackendId, Buffer};

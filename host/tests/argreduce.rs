@@ -3,6 +3,7 @@
 mod arg_checks;
 mod common;
 
+use reduce_host::argreduce::reference_arg;
 use reduce_host::*;
 
 fn emu() -> Backend {
@@ -142,17 +143,31 @@ fn nanarg_skips_nan_and_all_nan_is_a_typed_error() {
     let input = b.upload(&d).unwrap();
     let mut r = Reducer::new(&b);
     assert_eq!(
-        r.arg_range(ArgOp::NanArgMax, &input, 0, 6).unwrap(),
+        input
+            .slice(..6)
+            .and_then(|view| r.arg(ArgOp::NanArgMax, view))
+            .unwrap(),
         (1, 3.0)
     );
     assert_eq!(
-        r.arg_range(ArgOp::NanArgMin, &input, 0, 6).unwrap(),
+        input
+            .slice(..6)
+            .and_then(|view| r.arg(ArgOp::NanArgMin, view))
+            .unwrap(),
         (3, -1.0)
     );
-    assert_eq!(r.arg_range(ArgOp::ArgMin, &input, 1, 5).unwrap().0, 1);
+    assert_eq!(
+        input
+            .slice(1..1 + 5)
+            .and_then(|view| r.arg(ArgOp::ArgMin, view))
+            .unwrap()
+            .0,
+        1
+    );
     let nans = b.upload(&[F16::from_f32(f32::NAN); 40]).unwrap();
     assert!(matches!(
-        r.arg_range(ArgOp::NanArgMin, &nans, 0, 40),
+        nans.slice(..40)
+            .and_then(|view| r.arg(ArgOp::NanArgMin, view)),
         Err(ReduceError::AllNanArg { op: "nanargmin" })
     ));
 }

@@ -4,6 +4,7 @@
 mod axis_checks;
 
 use axis_checks::*;
+use reduce_host::plan::PolicySettings;
 use reduce_host::*;
 
 fn emu() -> Backend {
@@ -105,7 +106,9 @@ fn float_sums_of_random_values_are_within_the_bound() {
         .map(|i| ((i * 7919 % 1000) as f32).sin() * 1e3)
         .collect();
     let input = b.upload(&x).unwrap();
-    let got = Reducer::new(&b).sum_rows(&input, rows, cols).unwrap();
+    let got = Reducer::new(&b)
+        .reduce_rows(Op::Sum, &input, rows, cols)
+        .unwrap();
     let got = b.download(&got, rows).unwrap();
     for i in 0..rows {
         let r = reference(Op::Sum, &x[i * cols..(i + 1) * cols]).unwrap();
@@ -120,10 +123,10 @@ fn results_are_bit_identical_run_to_run() {
     let input = b.upload(&x).unwrap();
     let mut r = Reducer::new(&b);
     let once = b
-        .download(&r.sum_cols(&input, 1500, 64).unwrap(), 64)
+        .download(&r.reduce_cols(Op::Sum, &input, 1500, 64).unwrap(), 64)
         .unwrap();
     let twice = b
-        .download(&r.sum_cols(&input, 1500, 64).unwrap(), 64)
+        .download(&r.reduce_cols(Op::Sum, &input, 1500, 64).unwrap(), 64)
         .unwrap();
     assert_eq!(
         once.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
@@ -167,8 +170,14 @@ fn bad_shapes_and_offsets_are_typed_errors() {
     let x = b.upload(&[1.0f32; 12]).unwrap();
     let mut r = Reducer::new(&b);
     let bad = |e: Result<Buffer<f32>>| matches!(e, Err(ReduceError::OutOfBounds { .. }));
-    assert!(bad(r.sum_rows(&x, 4, 4)), "more than the buffer holds");
-    assert!(bad(r.sum_cols(&x, usize::MAX, 3)), "rows * cols overflows");
+    assert!(
+        bad(r.reduce_rows(Op::Sum, &x, 4, 4)),
+        "more than the buffer holds"
+    );
+    assert!(
+        bad(r.reduce_cols(Op::Sum, &x, usize::MAX, 3)),
+        "rows * cols overflows"
+    );
     assert!(
         matches!(
             r.reduce_rows(Op::Mean, &x, 3, 4),
@@ -183,7 +192,7 @@ fn bad_shapes_and_offsets_are_typed_errors() {
     );
     let y = other.upload(&[1.0f32; 12]).unwrap();
     assert!(matches!(
-        r.sum_rows(&y, 3, 4),
+        r.reduce_rows(Op::Sum, &y, 3, 4),
         Err(ReduceError::ForeignBuffer { .. })
     ));
     let mut foreign_out = other.zeroed::<f32>(3).unwrap();
@@ -206,7 +215,7 @@ fn bad_shapes_and_offsets_are_typed_errors() {
     let foreign_segs = Segments::new(&other, &[0], &[12], 12).unwrap();
     assert!(r.reduce_segments(Op::Sum, &x, &foreign_segs).is_err());
     // And the good cases still work, with the sums right.
-    let rows = r.sum_rows(&x, 3, 4).unwrap();
+    let rows = r.reduce_rows(Op::Sum, &x, 3, 4).unwrap();
     assert_eq!(b.download(&rows, 3).unwrap(), vec![4.0; 3]);
     let s = r.reduce_segments(Op::Sum, &x, &segs).unwrap();
     assert_eq!(b.download(&s, 1).unwrap(), vec![12.0]);

@@ -50,7 +50,10 @@ fn library_rejects_bad_arguments() {
     .unwrap_err();
     assert!(matches!(e, ReduceError::EmptyInput { op: Op::Min }), "{e}");
     let mut r = Reducer::new(&b);
-    let e = r.reduce_range(Op::Sum, &input, 90, 20).unwrap_err();
+    let e = input
+        .slice(90..90 + 20)
+        .and_then(|view| r.reduce(Op::Sum, view))
+        .unwrap_err();
     assert!(
         e.to_string().contains("outside the 100-element buffer"),
         "{e}"

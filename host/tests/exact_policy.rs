@@ -2,7 +2,8 @@
 //! plans it gives (the fast-path kernels, fewer blocks at small N), and the fast-path kernels on
 //! the CPU emulator — the same bits as the reference on adversarial data, every launch shape.
 
-use reduce_host::exact::{exact_plan, generate, ExactData, ExactFloat, ExactPolicy, PreparedExact};
+use reduce_host::exact::ExactData;
+use reduce_host::exact::{exact_plan, generate, ExactFloat, ExactPolicy, PreparedExact};
 use reduce_host::*;
 use reduce_kernels::table::{ElemKind, Family, KernelId, OpKind};
 

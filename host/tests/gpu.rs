@@ -28,6 +28,7 @@ mod transform_checks;
 
 use common::*;
 use libtest_mimic::{Arguments, Failed, Trial};
+use reduce_host::reference::reference_mean;
 use reduce_host::*;
 
 pub(crate) fn gpu() -> Backend {

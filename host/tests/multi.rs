@@ -12,6 +12,8 @@ mod multi_checks;
 use common::data;
 use multi_checks::{distinct_sums, every_op_and_type};
 use reduce_host::multi::{load_nccl, nccl_candidates};
+use reduce_host::multi::{split_even, AnyShard, AnyValue, InMemory};
+use reduce_host::reference::reference_mean;
 use reduce_host::*;
 use std::cell::Cell;
 use std::rc::Rc;

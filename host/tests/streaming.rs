@@ -5,6 +5,7 @@ mod common;
 mod host_stream;
 
 use host_stream::*;
+use reduce_host::streaming::Route;
 use reduce_host::*;
 
 fn emu() -> Backend {

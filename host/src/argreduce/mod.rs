@@ -18,6 +18,7 @@ use crate::custom::{ItemCode, ItemWorkspace};
 use crate::error::{ReduceError, Result};
 use crate::reducer::Reducer;
 use crate::types::Scalar;
+use crate::view::View;
 use reduce_kernels::argreduce::{fits_positions, ArgItem, NO_INDEX};
 use reduce_kernels::primitives::{Item, Policy, DEFAULT_POLICY};
 use reduce_kernels::table::{Family, KernelId, OpKind};
@@ -219,27 +220,30 @@ impl<T: Scalar> PreparedArg<T> {
 }
 
 impl Reducer<'_> {
-    /// `op` over `input[offset..offset + len]`: the `(index, value)` of its first smallest or
-    /// largest element (the first NaN, for floats with one), the index counted from `offset`.
-    pub fn arg_range<T: Scalar>(
+    /// `op` over `x` (a buffer or a view of one): the `(index, value)` of its first smallest or
+    /// largest element (the first NaN, for floats with one), the index counted from the view's
+    /// start.
+    ///
+    /// # Errors
+    /// [`ReduceError::EmptyArgInput`] for no elements; [`ReduceError::AllNanArg`] for
+    /// `nanargmin`/`nanargmax` of NaN only.
+    pub fn arg<'a, T: Scalar>(
         &mut self,
         op: ArgOp,
-        input: &Buffer<T>,
-        offset: usize,
-        len: usize,
+        x: impl Into<View<'a, T>>,
     ) -> Result<(usize, T)> {
+        let x = x.into();
         let backend = self.backend();
-        input.check_owner(backend.id(), "the input buffer")?;
-        input.check_range(offset, len)?;
-        PreparedArg::<T>::new(backend, op, len)?.run(backend, input, offset)
+        x.buffer().check_owner(backend.id(), "the input buffer")?;
+        PreparedArg::<T>::new(backend, op, x.len())?.run(backend, x.buffer(), x.offset())
     }
-    /// The `(index, value)` of the first largest element of `input` (NumPy's `argmax`).
-    pub fn argmax<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<(usize, T)> {
-        self.arg_range(ArgOp::ArgMax, input, 0, input.len())
+    /// The `(index, value)` of the first largest element (NumPy's `argmax`).
+    pub fn argmax<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<(usize, T)> {
+        self.arg(ArgOp::ArgMax, x)
     }
-    /// The `(index, value)` of the first smallest element of `input` (NumPy's `argmin`).
-    pub fn argmin<T: Scalar>(&mut self, input: &Buffer<T>) -> Result<(usize, T)> {
-        self.arg_range(ArgOp::ArgMin, input, 0, input.len())
+    /// The `(index, value)` of the first smallest element (NumPy's `argmin`).
+    pub fn argmin<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<(usize, T)> {
+        self.arg(ArgOp::ArgMin, x)
     }
 }
 

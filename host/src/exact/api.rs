@@ -2,43 +2,38 @@
 
 use super::prepared::PreparedExact;
 use super::reference::ExactFloat;
-use crate::buffer::Buffer;
 use crate::error::{ReduceError, Result};
 use crate::reducer::Reducer;
 use crate::types::Op;
+use crate::view::View;
 
 impl Reducer<'_> {
-    /// The **correctly rounded** sum of `input`: the exact real sum of its elements rounded once
-    /// to the nearest `T` (ties to even) — bit-identical on every GPU, grid, block size and on the
-    /// emulator. IEEE edge cases: ±inf past the largest finite value; NaN for any NaN or for
-    /// +inf with -inf; `-0.0` only when every element is `-0.0`; `+0.0` for an empty buffer.
-    /// The block and grid overrides of [`Reducer::with_overrides`] apply.
-    pub fn sum_exact<T: ExactFloat>(&mut self, input: &Buffer<T>) -> Result<T> {
-        self.sum_exact_range(input, 0, input.len())
-    }
-
-    /// [`Reducer::sum_exact`] of `input[offset..offset + len]`.
-    pub fn sum_exact_range<T: ExactFloat>(
-        &mut self,
-        input: &Buffer<T>,
-        offset: usize,
-        len: usize,
-    ) -> Result<T> {
+    /// The **correctly rounded** sum of `x` (a buffer or a view of one): the exact real sum of
+    /// its elements rounded once to the nearest `T` (ties to even) — bit-identical on every GPU,
+    /// grid, block size and on the emulator. IEEE edge cases: ±inf past the largest finite
+    /// value; NaN for any NaN or for +inf with -inf; `-0.0` only when every element is `-0.0`;
+    /// `+0.0` for no elements. The block and grid overrides of [`Reducer::with_overrides`]
+    /// apply.
+    pub fn sum_exact<'a, T: ExactFloat>(&mut self, x: impl Into<View<'a, T>>) -> Result<T> {
+        let x = x.into();
         let backend = self.backend();
-        input.check_owner(backend.id(), "the input buffer")?;
-        input.check_range(offset, len)?;
-        let overrides = self.overrides();
+        x.buffer().check_owner(backend.id(), "the input buffer")?;
+        let (len, overrides) = (x.len(), self.overrides());
         let prepared =
             self.exact_cached::<T, _>(len, || PreparedExact::<T>::new(backend, len, overrides))?;
-        prepared.run(backend, input, offset)
+        prepared.run(backend, x.buffer(), x.offset())
     }
 
     /// The mean from the exact sum: [`Reducer::sum_exact`] as `f64` divided by the length
-    /// (deterministic like the sum; an error for an empty buffer).
-    pub fn mean_exact<T: ExactFloat>(&mut self, input: &Buffer<T>) -> Result<f64> {
-        if input.is_empty() {
+    /// (deterministic like the sum).
+    ///
+    /// # Errors
+    /// [`ReduceError::EmptyInput`] for no elements.
+    pub fn mean_exact<'a, T: ExactFloat>(&mut self, x: impl Into<View<'a, T>>) -> Result<f64> {
+        let x = x.into();
+        if x.is_empty() {
             return Err(ReduceError::EmptyInput { op: Op::Mean });
         }
-        Ok(self.sum_exact(input)?.to_f64() / input.len() as f64)
+        Ok(self.sum_exact(x)?.to_f64() / x.len() as f64)
     }
 }

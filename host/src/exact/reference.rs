@@ -16,7 +16,7 @@ use crate::types::Scalar;
 const LIMBS: usize = 36;
 
 /// A float type the exact sums support (`f32`, `f64`).
-pub trait ExactFloat: Scalar {
+pub trait ExactFloat: Scalar<Acc = Self, Sum = Self> {
     /// Significand bits with the hidden bit.
     const PRECISION: u32;
     /// The bit (in units of 2^-1074) of this type's smallest subnormal.

@@ -1,8 +1,8 @@
 //! [`MultiReducer::count`] and [`MultiReducer::nanmean`]: ops whose result type is not the
 //! element type. A count is a `u64` whatever `T` is (a count kept in `f32` stops being exact at
 //! 2^24), so the partial each rank contributes, the all-gather and the combine are `u64`:
-//! every rank counts its shard exactly (the single-GPU [`Reducer::count_range`]: one device
-//! count per [`crate::COUNT_CHUNK`] elements), leaves that count in a one-element `u64` buffer
+//! every rank counts its shard exactly (the single-GPU [`Reducer::count`]: one device
+//! count per [`Reducer::COUNT_CHUNK`] elements), leaves that count in a one-element `u64` buffer
 //! on its device, and the `u64` partials take the same deterministic path as any integer sum
 //! ([`MultiReducer::reduce`]: all-gather, then the same stage-8 sum over rank order on every
 //! rank). `nanmean` is the multi-rank `nansum` over that count.
@@ -28,7 +28,7 @@ impl<C: Collective> MultiReducer<C> {
             .enumerate()
             .map(|(r, s)| {
                 self.with_rank(r, |b| {
-                    let c = Reducer::new(b).count_range(s, 0, s.len())?;
+                    let c = Reducer::new(b).count(*s)?;
                     b.upload(&[c])
                 })
             })

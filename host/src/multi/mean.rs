@@ -3,7 +3,7 @@
 use super::{Collective, MultiReducer, MultiResult};
 use crate::buffer::Buffer;
 use crate::error::{ReduceError, Result};
-use crate::reducer::MEAN_CHUNK;
+use crate::reducer::Reducer;
 use crate::types::{Op, Scalar};
 use std::borrow::Borrow;
 
@@ -36,7 +36,7 @@ impl<C: Collective> MultiReducer<C> {
             let s = s.borrow();
             let mut done = 0;
             while done < s.len() {
-                let chunk = MEAN_CHUNK.min(s.len() - done);
+                let chunk = Reducer::MEAN_CHUNK.min(s.len() - done);
                 let part = self.with_rank(r, |b| b.download_range(s, done, chunk))?;
                 sum += part.iter().filter_map(|x| x.to_i128()).sum::<i128>();
                 done += chunk;

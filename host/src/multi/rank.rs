@@ -14,7 +14,7 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::time::Instant;
 
-/// How many prepared plans a rank keeps before it starts over (as [`crate::MAX_CACHED_PLANS`]).
+/// How many prepared plans a rank keeps before it starts over (as [`crate::Reducer::MAX_CACHED_PLANS`]).
 const MAX_PLANS: usize = 32;
 
 /// Which plan: a shard's local reduction (result left in device memory, where the all-gather

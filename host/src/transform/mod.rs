@@ -12,7 +12,7 @@
 //! * [`Moments`] — count, mean, M2 and what follows from them (population and sample variance,
 //!   standard deviations);
 //! * the [`crate::Reducer`] methods in [`api`]: `sumsq`, `l1`, `norm2`, `dot`, `moments`, `var`,
-//!   `std` (and `_range` forms for sub-slices);
+//!   `std`, each over a buffer or a [`crate::View`] of one;
 //! * [`reference`](mod@reference) — the CPU references they are tested against (compensated and two-pass).
 //!
 //! Semantics (`docs/semantics.md`, "Norms, dot products, mean and variance"): empty input

@@ -4,6 +4,8 @@
 //! and the typed error for an empty input.
 #![allow(dead_code)]
 
+use reduce_host::argreduce::reference_arg;
+use reduce_host::reference::XorShift64;
 use reduce_host::*;
 
 /// Few distinct values (many ties), deterministic.
@@ -29,7 +31,9 @@ fn check_one<T: Scalar>(
 ) -> Result<(), String> {
     let mut r = Reducer::new(b);
     for op in ArgOp::ALL {
-        let got = r.arg_range(op, input, offset, len);
+        let got = input
+            .slice(offset..offset.saturating_add(len))
+            .and_then(|view| r.arg(op, view));
         let Some(want) = reference_arg(op, &data[offset..offset + len]) else {
             // Only an all-NaN input skipping NaN has no answer: the typed error.
             match got {
@@ -164,7 +168,7 @@ pub fn empty_is_an_error(b: &Backend) -> Result<(), String> {
     let input = b.upload::<f32>(&[1.0, 2.0]).map_err(|e| e.to_string())?;
     let mut r = Reducer::new(b);
     for op in ArgOp::ALL {
-        match r.arg_range(op, &input, 1, 0) {
+        match input.slice(1..1).and_then(|view| r.arg(op, view)) {
             Err(ReduceError::EmptyArgInput { op: name }) if name == op.name() => {}
             other => return Err(format!("{op} of nothing: {other:?}")),
         }
@@ -174,7 +178,10 @@ pub fn empty_is_an_error(b: &Backend) -> Result<(), String> {
         Err(ReduceError::EmptyArgInput { .. }) => {}
         other => return Err(format!("argmax of an empty buffer: {other:?}")),
     }
-    match r.arg_range(ArgOp::ArgMin, &input, 1, 2) {
+    match input
+        .slice(1..1 + 2)
+        .and_then(|view| r.arg(ArgOp::ArgMin, view))
+    {
         Err(ReduceError::OutOfBounds { arg: "range", .. }) => Ok(()),
         other => Err(format!("a range past the end: {other:?}")),
     }

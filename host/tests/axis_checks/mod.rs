@@ -3,6 +3,8 @@
 //! through `reduce_host::reference`, the identities of empty runs spelled out by hand).
 #![allow(dead_code)]
 
+use reduce_host::plan::PolicySettings;
+use reduce_host::reference::XorShift64;
 use reduce_host::*;
 
 mod once;

@@ -5,6 +5,7 @@
 use crate::common::*;
 use crate::{axis_checks, gpu, host_stream, Test};
 use libtest_mimic::Failed;
+use reduce_host::plan::PolicySettings;
 use reduce_host::*;
 
 /// This module's tests, in the order they run.
@@ -96,8 +97,8 @@ pub fn axis_results_are_bit_identical() -> Result<(), Failed> {
     for axis in [AxisKind::Rows, AxisKind::Cols] {
         let run = |r: &mut Reducer| -> Result<Vec<u32>, Failed> {
             let out = match axis {
-                AxisKind::Rows => r.sum_rows(&input, rows, cols)?,
-                _ => r.sum_cols(&input, rows, cols)?,
+                AxisKind::Rows => r.reduce_rows(Op::Sum, &input, rows, cols)?,
+                _ => r.reduce_cols(Op::Sum, &input, rows, cols)?,
             };
             Ok(b.download(&out, 1 << 12)?
                 .iter()

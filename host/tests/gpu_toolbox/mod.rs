@@ -12,6 +12,8 @@ use crate::exact_checks::{
 use crate::{gpu, Test};
 use libtest_mimic::Failed;
 use multi_exact::multi_gpu_exact_sum_count_and_nanmean;
+use reduce_host::argreduce::reference_arg;
+use reduce_host::multi::Nccl;
 use reduce_host::*;
 
 /// This module's tests (and the exact sums' GPU tests, kept in `exact_checks/`), in the order

@@ -4,7 +4,8 @@
 use super::multi_gpus;
 use crate::multi_checks::exact::{check_exact, counts, exact_sums, split};
 use libtest_mimic::Failed;
-use reduce_host::exact::{generate, ExactData};
+use reduce_host::exact::generate;
+use reduce_host::exact::ExactData;
 use reduce_host::*;
 
 /// Adversarial exact sums (every family, uneven and empty shards, IEEE cases) bit-identical to

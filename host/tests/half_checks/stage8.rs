@@ -4,6 +4,7 @@
 //! empty input; results rounded back to the input type.
 
 use crate::transform_checks::signed;
+use reduce_host::halves::{matches_half_reference, reference_half};
 use reduce_host::*;
 
 /// The stage-8 operators built for halves.
@@ -28,7 +29,10 @@ pub fn check_op<H: HalfFloat>(
     n: usize,
 ) -> Option<f32> {
     let mut r = Reducer::new(b);
-    let got = r.reduce_half_range(op, d, off, n).unwrap();
+    let got = d
+        .slice(off..off.saturating_add(n))
+        .and_then(|view| r.reduce(op, view))
+        .unwrap();
     let want = reference_half(op, &h[off..off + n]);
     let (got_v, want) = match (got, want) {
         (None, None) => return None,
@@ -100,18 +104,18 @@ pub fn special_values<H: HalfFloat>(b: &Backend) {
     let mut x = vec![h(2.0); 37];
     x[20] = h(f64::NAN);
     let d = b.upload(&x).unwrap();
-    assert!(r.min_half(&d).unwrap().unwrap().is_nan());
-    assert!(r.max_half(&d).unwrap().unwrap().is_nan());
-    assert_eq!(r.nanmin_half(&d).unwrap(), Some(2.0));
-    assert_eq!(r.nanmax_half(&d).unwrap(), Some(2.0));
-    assert_eq!(r.nansum_half(&d).unwrap(), 72.0);
-    assert_eq!(r.count_half(&d).unwrap(), 36);
-    assert_eq!(r.nanmean_half(&d).unwrap(), 2.0);
-    assert!(r.sum_half(&d).unwrap().is_nan());
+    assert!(r.min(&d).unwrap().unwrap().is_nan());
+    assert!(r.max(&d).unwrap().unwrap().is_nan());
+    assert_eq!(r.nanmin(&d).unwrap(), Some(2.0));
+    assert_eq!(r.nanmax(&d).unwrap(), Some(2.0));
+    assert_eq!(r.nansum(&d).unwrap(), 72.0);
+    assert_eq!(r.count(&d).unwrap(), 36);
+    assert_eq!(r.nanmean(&d).unwrap(), 2.0);
+    assert!(r.sum(&d).unwrap().is_nan());
     let nans = b.upload(&[h(f64::NAN); 9]).unwrap();
-    assert!(r.nanmax_half(&nans).unwrap().unwrap().is_nan());
-    assert!(r.nanmean_half(&nans).unwrap().is_nan());
-    assert_eq!(r.nansum_half(&nans).unwrap(), 0.0);
+    assert!(r.nanmax(&nans).unwrap().unwrap().is_nan());
+    assert!(r.nanmean(&nans).unwrap().is_nan());
+    assert_eq!(r.nansum(&nans).unwrap(), 0.0);
     // -0.0 and subnormals.
     check_all(&[h(-0.0); 33]);
     let tiny = H::from_bits64(1);
@@ -126,8 +130,8 @@ pub fn special_values<H: HalfFloat>(b: &Backend) {
         .collect();
     check_all(&tinies);
     let d = b.upload(&[tiny; 1000]).unwrap();
-    assert_eq!(r.sum_half(&d).unwrap() as f64, 1000.0 * tiny.to_f64());
-    assert_eq!(r.min_half(&d).unwrap().unwrap() as f64, tiny.to_f64());
+    assert_eq!(r.sum(&d).unwrap() as f64, 1000.0 * tiny.to_f64());
+    assert_eq!(r.min(&d).unwrap().unwrap() as f64, tiny.to_f64());
     // The largest finite half, 1000 times: for f16 far past the half range and finite in f32
     // (65504 · 1000); for bf16 (f32's exponent range) past f32's too: +inf, as any f32
     // accumulator gives.
@@ -138,14 +142,14 @@ pub fn special_values<H: HalfFloat>(b: &Backend) {
     let bigs = vec![big; 1000];
     check_all(&bigs);
     let d = b.upload(&bigs).unwrap();
-    let sum = r.sum_half(&d).unwrap();
+    let sum = r.sum(&d).unwrap();
     if H::TYPE == ElemType::F16 {
         assert!((sum as f64 - 1000.0 * big.to_f64()).abs() <= 1e-6 * sum as f64);
         assert!(H::from_std(H::round(sum as f64)).to_f64().is_infinite()); // in f16: inf
     } else {
         assert_eq!(sum, f32::INFINITY);
     }
-    assert_eq!(r.max_half(&d).unwrap().unwrap() as f64, big.to_f64());
+    assert_eq!(r.max(&d).unwrap().unwrap() as f64, big.to_f64());
     if H::TYPE == ElemType::F16 {
         // Partial sums of ±65504 in any order stay far inside f32's range (for bf16 an order
         // could overflow and give NaN: order-dependent, as in every f32 accumulator).
@@ -163,16 +167,16 @@ pub fn special_values<H: HalfFloat>(b: &Backend) {
     // 2^20 + 3 ones: a half accumulator stops at 2048 (f16) or 256 (bf16); f32 counts them all.
     let n = (1 << 20) + 3;
     let ones = b.upload(&vec![h(1.0); n]).unwrap();
-    assert_eq!(r.sum_half(&ones).unwrap(), n as f32);
-    assert_eq!(r.count_half(&ones).unwrap(), n as u64);
-    assert_eq!(r.prod_half(&ones).unwrap(), 1.0);
-    assert_eq!(r.nanmean_half(&ones).unwrap(), 1.0);
+    assert_eq!(r.sum(&ones).unwrap(), n as f32);
+    assert_eq!(r.count(&ones).unwrap(), n as u64);
+    assert_eq!(r.prod(&ones).unwrap(), 1.0);
+    assert_eq!(r.nanmean(&ones).unwrap(), 1.0);
     // Rounding a result back to the input type (min/max: the input element itself).
     let x: Vec<H> = (0..1000).map(|i| h(0.1 * (i % 7) as f64 - 0.2)).collect();
     let d = b.upload(&x).unwrap();
-    let lo = r.min_half(&d).unwrap().unwrap();
+    let lo = r.min(&d).unwrap().unwrap();
     assert_eq!(H::from_std(H::round(lo as f64)), x[0]);
-    let sum = r.sum_half(&d).unwrap();
+    let sum = r.sum(&d).unwrap();
     let exact: f64 = x.iter().map(|v| v.to_f64()).sum();
     assert_eq!(
         H::from_std(H::round(sum as f64)).to_f64(),
@@ -180,27 +184,41 @@ pub fn special_values<H: HalfFloat>(b: &Backend) {
     );
     // Empty input: identities, None for the extremes, typed errors for the means.
     let empty = b.upload::<H>(&[]).unwrap();
-    assert_eq!(r.sum_half(&empty).unwrap(), 0.0);
-    assert_eq!(r.prod_half(&empty).unwrap(), 1.0);
-    assert_eq!(r.count_half(&empty).unwrap(), 0);
-    assert_eq!(r.min_half(&empty).unwrap(), None);
-    assert_eq!(r.nanmax_half(&empty).unwrap(), None);
+    assert_eq!(r.sum(&empty).unwrap(), 0.0);
+    assert_eq!(r.prod(&empty).unwrap(), 1.0);
+    assert_eq!(r.count(&empty).unwrap(), 0);
+    assert_eq!(r.min(&empty).unwrap(), None);
+    assert_eq!(r.nanmax(&empty).unwrap(), None);
     assert!(matches!(
-        r.nanmean_half(&empty),
+        r.nanmean(&empty),
         Err(ReduceError::EmptyInput { .. })
     ));
     assert!(matches!(
-        r.reduce_half_range(Op::Mean, &d, 0, 10),
+        d.slice(..10).and_then(|view| r.reduce(Op::Mean, view)),
         Err(ReduceError::InvalidArgument(_))
     ));
     assert!(matches!(
-        r.reduce_half_range(Op::Sum, &d, 990, 11),
+        d.slice(990..990 + 11)
+            .and_then(|view| r.reduce(Op::Sum, view)),
         Err(ReduceError::OutOfBounds { arg: "range", .. })
     ));
-    // The same-type API names the half methods.
-    let e = r.sum(&d).unwrap_err();
+    // `sum` of halves is the half kernels' f32 sum; a same-type (half) result is a typed error
+    // naming the f32 API.
+    assert_eq!(
+        r.sum(&d).unwrap().to_bits(),
+        r.reduce(Op::Sum, &d).unwrap().unwrap().to_bits()
+    );
+    let e = run_stage(
+        b,
+        Stage::S8,
+        Op::Sum,
+        &d,
+        d.len(),
+        LaunchOverrides::default(),
+    )
+    .unwrap_err();
     assert!(matches!(e, ReduceError::HalfResultIsF32 { .. }), "{e}");
-    assert!(e.to_string().contains("sum_half"), "{e}");
+    assert!(e.to_string().contains("return f32"), "{e}");
 }
 
 /// The same input gives the same bits, run after run.
@@ -209,9 +227,17 @@ pub fn bit_identical<H: HalfFloat>(b: &Backend, n: usize) {
     let d = b.upload(&h).unwrap();
     let mut r = Reducer::new(b);
     for op in [Op::Sum, Op::Prod, Op::NanSum] {
-        let first = r.reduce_half_range(op, &d, 1, n - 1).unwrap().unwrap();
+        let first = d
+            .slice(1..1 + n - 1)
+            .and_then(|view| r.reduce(op, view))
+            .unwrap()
+            .unwrap();
         for _ in 0..3 {
-            let again = r.reduce_half_range(op, &d, 1, n - 1).unwrap().unwrap();
+            let again = d
+                .slice(1..1 + n - 1)
+                .and_then(|view| r.reduce(op, view))
+                .unwrap()
+                .unwrap();
             assert_eq!(first.to_bits(), again.to_bits(), "{op} of {n} {}", H::TYPE);
         }
     }

@@ -2,7 +2,10 @@
 //! (`tests/streaming.rs`) and the GPU suite (`tests/gpu.rs`).
 #![allow(dead_code)]
 
+use reduce_host::reference::reference_mean;
+use reduce_host::streaming::Route;
 use reduce_host::*;
+use reduce_kernels::Element;
 
 /// A policy with chunks of at most `max_chunk_bytes`, so that small inputs cross many chunk
 /// boundaries.
@@ -103,13 +106,15 @@ pub fn chunked_reference<T: Scalar>(
         // stage 8's order depends on the 16-byte alignment of its input, so a chunk reduced in
         // place inside one big buffer (at a misaligned offset) may differ in the last bit.
         let input = b.upload(&data[lo..lo + len]).map_err(e)?;
-        partials.push(r.reduce_range(op, &input, 0, len).map_err(e)?.unwrap());
+        let partial = r.reduce(op, &input).map_err(e)?.unwrap();
+        partials.push(T::from_bits64(partial.to_bits64())); // `T::Acc` is `T` here
     }
     if partials.len() == 1 {
         return Ok(Some(partials[0]));
     }
     let p = b.upload(&partials).map_err(e)?;
-    r.reduce_range(op, &p, 0, partials.len()).map_err(e)
+    let whole = r.reduce(op, &p).map_err(e)?;
+    Ok(whole.map(|v| T::from_bits64(v.to_bits64())))
 }
 
 fn same<T: Scalar>(a: Option<T>, b: Option<T>) -> bool {
@@ -145,9 +150,10 @@ pub fn check_streamed<T: Scalar>(
     // The zero-copy route is one stage-8 launch over the whole input: Reducer's bits.
     let whole = match slice.len() {
         0 => (op == Op::Sum).then(T::default),
-        n => Reducer::new(b)
-            .reduce_range(op, &b.upload(slice).map_err(e)?, 0, n)
-            .map_err(e)?,
+        _ => Reducer::new(b)
+            .reduce(op, &b.upload(slice).map_err(e)?)
+            .map_err(e)?
+            .map(|v| T::from_bits64(v.to_bits64())), // `T::Acc` is `T` here
     };
     // A pinned input small enough for the policy's zero-copy route takes it.
     let want_pinned = if policy.zero_copy(std::mem::size_of_val(slice)) {

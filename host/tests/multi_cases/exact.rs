@@ -3,6 +3,7 @@
 
 use crate::multi_checks::exact::{check_exact, counts, exact_sums};
 use reduce_host::exact::{words_len, ExactCombine, MAX_EXACT_RANKS};
+use reduce_host::multi::{AnyShard, AnyValue};
 use reduce_host::*;
 
 #[test]

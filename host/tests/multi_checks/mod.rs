@@ -5,7 +5,9 @@
 
 pub mod exact;
 
+use reduce_host::reference::{reference_mean, XorShift64};
 use reduce_host::*;
+use reduce_kernels::Element;
 
 /// The same bits, or both NaN.
 pub fn same<T: Scalar>(a: T, b: T) -> bool {
@@ -81,7 +83,8 @@ pub fn check_shards<T: Scalar, C: Collective>(
     let want = m
         .with_rank(0, |b| {
             let input = b.upload(&all)?;
-            Reducer::new(b).reduce_range(op, &input, 0, all.len())
+            let v = Reducer::new(b).reduce(op, &input)?;
+            Ok(v.map(|v| T::from_bits64(v.to_bits64()))) // `T::Acc` is `T` here
         })
         .map_err(e)?;
     if got.per_rank.windows(2).any(|w| !same(w[0], w[1])) {

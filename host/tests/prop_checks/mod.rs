@@ -9,6 +9,12 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use reduce_host::argreduce::reference_arg;
+use reduce_host::exact::exact_sum;
+use reduce_host::halves::{matches_half_reference, reference_half};
+use reduce_host::plan::Plan;
+use reduce_host::reference::{reference_mean, XorShift64};
+use reduce_host::transform::plan_transform_on;
 use reduce_host::*;
 use std::cell::Cell;
 

@@ -1,4 +1,4 @@
-//! Stage 8 through `Reducer` (every op, its `_range` form and the whole-buffer methods, counts
+//! Stage 8 through `Reducer` (every op over a view and the whole-buffer methods, counts
 //! and means), the wide sums, the half ops in `f32`, and `run_stage` for every stage.
 
 use super::*;
@@ -73,8 +73,8 @@ fn s8_case(max: usize) -> BoxedStrategy<S8Case> {
         .boxed()
 }
 
-/// Every op through `Reducer::reduce_range` and its whole-buffer twin (`sum`, `min` … `mean`,
-/// `nanmean`), `count_range`, `mean_range`, `nanmean_range`, on one reducer whose overrides
+/// Every op through `Reducer::reduce` of a view and the whole-buffer methods (`sum`, `min` …
+/// `mean`, `nanmean`), `count`, `mean`, `nanmean` of views, on one reducer whose overrides
 /// change from case to case.
 pub fn stage8_ops(b: &Backend, cases: u32) -> Result<Ran, String> {
     let slot = RefCell::new(Some(Reducer::new(b)));
@@ -96,6 +96,10 @@ impl Drop for Kept<'_, '_> {
 }
 
 fn s8_check<T: Scalar>(b: &Backend, r: &mut Reducer, c: &S8Case) -> Check {
+    if ElemType::HALVES.contains(&T::TYPE) {
+        // Halves combine in f32 (`T::Acc`): `wide_and_half_ops` checks them.
+        return Ok(());
+    }
     let values = pad(c.data.values::<T>(), c.span);
     let input = b.upload(&values).map_err(|e| e.to_string())?;
     let (offset, len, inside) = if c.whole {
@@ -115,8 +119,12 @@ fn s8_check<T: Scalar>(b: &Backend, r: &mut Reducer, c: &S8Case) -> Check {
             let got = match (c.whole, op) {
                 (true, Op::Mean) => r.mean(&input),
                 (true, _) => r.nanmean(&input),
-                (false, Op::Mean) => r.mean_range(&input, offset, len),
-                (false, _) => r.nanmean_range(&input, offset, len),
+                (false, Op::Mean) => input
+                    .slice(offset..offset.saturating_add(len))
+                    .and_then(|view| r.mean(view)),
+                (false, _) => input
+                    .slice(offset..offset.saturating_add(len))
+                    .and_then(|view| r.nanmean(view)),
             };
             if !inside {
                 return expect_bounds(&got);
@@ -135,7 +143,10 @@ fn s8_check<T: Scalar>(b: &Backend, r: &mut Reducer, c: &S8Case) -> Check {
             let got = if c.whole {
                 whole::<T>(r, op, &input)
             } else {
-                r.reduce_range(op, &input, offset, len)
+                input
+                    .slice(offset..offset.saturating_add(len))
+                    .and_then(|view| r.reduce(op, view))
+                    .map(|v| v.map(as_t::<T, _>))
             };
             if !inside {
                 return expect_bounds(&got);
@@ -172,21 +183,31 @@ pub fn pad<T: Scalar>(values: Vec<T>, span: Span) -> Vec<T> {
     v
 }
 
-/// The whole-buffer method of `op` (not a mean).
+/// A result of `T::Acc` or `T::Sum` as `T`, for the types where they are `T` (stage 8's
+/// same-type kernels: every type here but the halves; `i32`/`u32` sums go through `reduce`).
+fn as_t<T: Scalar, A: Scalar>(a: A) -> T {
+    assert_eq!(A::TYPE, T::TYPE, "a same-type result");
+    T::from_bits64(a.to_bits64())
+}
+
+/// The whole-buffer method of `op` (not a mean); the wrapping same-type sum for `i32`/`u32`
+/// (their `sum` is the 64-bit one, checked by `wide_check`).
 fn whole<T: Scalar>(r: &mut Reducer, op: Op, input: &Buffer<T>) -> Result<Option<T>> {
-    match op {
-        Op::Sum => r.sum(input).map(Some),
+    let same_sum = !matches!(T::TYPE, ElemType::I32 | ElemType::U32);
+    let got = match op {
+        Op::Sum if same_sum => return r.sum(input).map(|v| Some(as_t(v))),
         Op::Min => r.min(input),
         Op::Max => r.max(input),
         Op::Prod => r.prod(input).map(Some),
         Op::NanMin => r.nanmin(input),
         Op::NanMax => r.nanmax(input),
         Op::NanSum => r.nansum(input).map(Some),
-        _ => r.reduce_range(op, input, 0, input.len()),
-    }
+        _ => r.reduce(op, input),
+    };
+    got.map(|v| v.map(as_t))
 }
 
-/// `count_range`: the exact count of non-NaN elements, or a typed error of the plan.
+/// `count` of a view: the exact count of non-NaN elements, or a typed error of the plan.
 fn count_check<T: Scalar>(
     r: &mut Reducer,
     input: &Buffer<T>,
@@ -197,9 +218,12 @@ fn count_check<T: Scalar>(
     b: &Backend,
 ) -> Check {
     let want = slice.iter().filter(|x| !x.to_f64().is_nan()).count() as u64;
-    match r.count_range(input, offset, len) {
+    match input
+        .slice(offset..offset.saturating_add(len))
+        .and_then(|view| r.count(view))
+    {
         Ok(n) if n == want => Ok(()),
-        Err(e) => match s8_plan::<T>(b, Op::Count, len.min(COUNT_CHUNK), o) {
+        Err(e) => match s8_plan::<T>(b, Op::Count, len.min(Reducer::COUNT_CHUNK), o) {
             Err(p) if same_kind(&e, &p) && T::TYPE.is_float() => Ok(()),
             p => Err(format!("count_range: {e}, a fresh plan {p:?}")),
         },
@@ -217,8 +241,8 @@ pub struct WideCase {
     o: LaunchOverrides,
 }
 
-/// `Reducer::sum_wide_range` (every type: the wide kernel for `i32`/`u32`, stage 8 for the
-/// others) and `Reducer::reduce_half_range` with every op, against the references and the
+/// `Reducer::sum` of a view (every type: the wide kernel for `i32`/`u32`, stage 8 for the
+/// others) and `Reducer::reduce` of a view of halves with every op, against the references and the
 /// errors of a fresh plan.
 pub fn wide_and_half_ops(b: &Backend, cases: u32) -> Result<Ran, String> {
     let strategy = (
@@ -250,21 +274,20 @@ pub fn wide_and_half_ops(b: &Backend, cases: u32) -> Result<Ran, String> {
     })
 }
 
-fn wide_check<T: Scalar>(b: &Backend, r: &mut Reducer, c: &WideCase) -> Check
-where
-    reduce_host::wide::Wide<T>: Scalar,
-{
+fn wide_check<T: Scalar>(b: &Backend, r: &mut Reducer, c: &WideCase) -> Check {
     let values = pad(c.data.values::<T>(), c.span);
     let input = b.upload(&values).map_err(|e| e.to_string())?;
     let (offset, len, inside) = c.span.request(c.data.len);
-    let got = r.sum_wide_range(&input, offset, len);
+    let got = input
+        .slice(offset..offset.saturating_add(len))
+        .and_then(|view| r.sum(view));
     if !inside {
         return expect_bounds(&got);
     }
     let slice = &values[offset..offset + len];
     let built = matches!(T::TYPE, ElemType::I32 | ElemType::U32);
     let fresh = if built {
-        PreparedWide::<T>::new(b, len, c.o).map(|p| p.depth())
+        wide_depth::<T>(b, len, c.o)
     } else {
         s8_plan::<T>(b, Op::Sum, len, c.o)
     };
@@ -277,7 +300,7 @@ where
         }
         (Ok(v), Ok(depth)) => {
             let want = reference(Op::Sum, slice).expect("a sum");
-            let v = T::from_bits64(v.to_bits64()); // `Wide<T>` is `T` here
+            let v = T::from_bits64(v.to_bits64()); // `T::Sum` is `T` here
             matches_reference(Op::Sum, v, &want, depth)
                 .then_some(())
                 .ok_or(format!("sum_wide {v}, want {}", want.value))
@@ -292,7 +315,14 @@ fn half_check<H: HalfFloat>(b: &Backend, r: &mut Reducer, c: &WideCase) -> Check
     let input = b.upload(&values).map_err(|e| e.to_string())?;
     let (offset, len, inside) = c.span.request(c.data.len);
     let op = c.op;
-    let got = r.reduce_half_range(op, &input, offset, len);
+    let got = if op.is_mean() {
+        // A mean is refused before the range is looked at.
+        r.reduce(op, &input)
+    } else {
+        input
+            .slice(offset..offset.saturating_add(len))
+            .and_then(|view| r.reduce(op, view))
+    };
     if op.is_mean() {
         return expect_err(&got, &ReduceError::InvalidArgument(String::new()));
     }
@@ -396,5 +426,13 @@ fn stage_check<T: Scalar>(b: &Backend, c: &StageCase) -> Check {
             "{stage}: {got:?}, a fresh plan {:?}",
             p.map(|p| p.depth)
         )),
+    }
+}
+
+/// The depth of the wide sum of `len` elements of `T` (`i32` or `u32`).
+fn wide_depth<T: Scalar>(b: &Backend, len: usize, o: LaunchOverrides) -> Result<usize> {
+    match T::TYPE {
+        ElemType::I32 => PreparedWide::<i32>::new(b, len, o).map(|p| p.depth()),
+        _ => PreparedWide::<u32>::new(b, len, o).map(|p| p.depth()),
     }
 }

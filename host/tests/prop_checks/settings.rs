@@ -67,10 +67,10 @@ fn call(r: &mut Reducer, b: &Backend, s: &Step) -> Outcome {
         0 => outcome(r.sum(&up(b, d.values::<f32>())).map(Some)),
         1 => outcome(r.max(&up(b, d.values::<i64>()))),
         2 => outcome(r.nansum(&up(b, d.values::<f64>())).map(Some)),
-        3 => outcome(r.sum_wide(&up(b, d.values::<i32>())).map(Some)),
+        3 => outcome(r.sum(&up(b, d.values::<i32>())).map(Some)),
         4 => outcome(r.sum_exact(&up(b, d.values::<f32>())).map(Some)),
         5 => outcome(r.sum_exact(&up(b, d.values::<f64>())).map(Some)),
-        6 => outcome(r.sum_half(&up(b, d.values::<F16>())).map(Some)),
+        6 => outcome(r.sum(&up(b, d.values::<F16>())).map(Some)),
         _ => match r.prepared::<f32>(Op::Sum, s.n) {
             Ok(p) => Outcome::Plan(p.plan.clone()),
             Err(e) => Outcome::Error(std::mem::discriminant(&e)),

@@ -1,5 +1,5 @@
 //! The transform-reduces (`sumsq`, `l1`, `norm2`, `dot`, `moments`, `var`, `std`, `total`,
-//! `count_half`, `nanmean_half`, `mean_half`) and the arg-reductions.
+//! `count`, `nanmean`, `mean` of halves) and the arg-reductions.
 
 use super::reduce::pad;
 use super::*;
@@ -88,10 +88,19 @@ fn transform_check<T: Scalar>(b: &Backend, c: &TransformCase) -> Check {
     match c.call {
         "sumsq" | "l1" | "total" | "norm2" => {
             let got = match c.call {
-                "sumsq" => r.sumsq_range(&input, offset, len),
-                "l1" => r.l1_range(&input, offset, len),
-                "total" => r.total_range(&input, offset, len),
-                _ => r.norm2_range(&input, offset, len).map(|v| v * v),
+                "sumsq" => input
+                    .slice(offset..offset.saturating_add(len))
+                    .and_then(|view| r.sumsq(view)),
+                "l1" => input
+                    .slice(offset..offset.saturating_add(len))
+                    .and_then(|view| r.l1(view)),
+                "total" => input
+                    .slice(offset..offset.saturating_add(len))
+                    .and_then(|view| total_of(b, view)),
+                _ => input
+                    .slice(offset..offset.saturating_add(len))
+                    .and_then(|view| r.norm2(view))
+                    .map(|v| v * v),
             };
             if !inside {
                 return expect_bounds(&got);
@@ -99,8 +108,9 @@ fn transform_check<T: Scalar>(b: &Backend, c: &TransformCase) -> Check {
             if c.call == "norm2" {
                 // √ then squared again: one rounding each, relative.
                 if let (Ok(v), Ok(_)) = (&got, &planned) {
-                    let want = r
-                        .sumsq_range(&input, offset, len)
+                    let want = input
+                        .slice(offset..offset.saturating_add(len))
+                        .and_then(|view| r.sumsq(view))
                         .map_err(|e| e.to_string())?;
                     let close = (v - want).abs() <= 4.0 * f64::EPSILON * want.abs();
                     return (close || (v.is_nan() && want.is_nan()) || v == &want)
@@ -123,14 +133,19 @@ fn transform_check<T: Scalar>(b: &Backend, c: &TransformCase) -> Check {
                 return check(got.map(|v| [v, 0.0, 0.0]), Some(&other));
             }
             let b_off = c.b_span.offset;
-            let got = r.dot_range(&input, offset, &second, b_off, len);
+            let got = input
+                .slice(offset..offset.saturating_add(len))
+                .and_then(|a| Ok((a, second.slice(b_off..b_off.saturating_add(len))?)))
+                .and_then(|(a, bv)| r.dot(a, bv));
             if !inside || b_off + len > second.len() {
                 return expect_bounds(&got);
             }
             check(got.map(|v| [v, 0.0, 0.0]), Some(&other[b_off..b_off + len]))
         }
         "moments" => {
-            let got = r.moments_range(&input, offset, len);
+            let got = input
+                .slice(offset..offset.saturating_add(len))
+                .and_then(|view| r.moments(view));
             if !inside {
                 return expect_bounds(&got);
             }
@@ -182,7 +197,7 @@ fn transform_check<T: Scalar>(b: &Backend, c: &TransformCase) -> Check {
     }
 }
 
-/// `count_half_range`, `nanmean_half`, `mean_half` (halves only: other types are not
+/// `count`, `nanmean`, `mean` of halves (halves only: other types are not
 /// `HalfFloat` and have their own count and means).
 fn half_transform<T: Scalar>(
     r: &mut Reducer,
@@ -201,7 +216,9 @@ fn half_transform<T: Scalar>(
             let n = values.len();
             match c.call {
                 "count" => {
-                    let got = r.count_half_range(input, offset, len);
+                    let got = input
+                        .slice(offset..offset.saturating_add(len))
+                        .and_then(|view| r.count(view));
                     if !inside {
                         return expect_bounds(&got);
                     }
@@ -215,7 +232,7 @@ fn half_transform<T: Scalar>(
                     }
                 }
                 "nanmean" => {
-                    let got = r.nanmean_half(input);
+                    let got = r.nanmean(input);
                     if n == 0 {
                         return expect_err(&got, &ReduceError::EmptyInput { op: Op::NanMean });
                     }
@@ -244,7 +261,7 @@ fn half_transform<T: Scalar>(
                     }
                 }
                 _ => {
-                    let got = r.mean_half(input);
+                    let got = r.mean(input);
                     if n == 0 {
                         return expect_err(&got, &ReduceError::EmptyInput { op: Op::Mean });
                     }
@@ -328,7 +345,9 @@ fn arg_check<T: Scalar>(b: &Backend, c: &ArgCase) -> Check {
     let got = match (c.whole, c.op) {
         (true, ArgOp::ArgMax) => r.argmax(&input),
         (true, ArgOp::ArgMin) => r.argmin(&input),
-        _ => r.arg_range(c.op, &input, offset, len),
+        _ => input
+            .slice(offset..offset.saturating_add(len))
+            .and_then(|view| r.arg(c.op, view)),
     };
     if !inside {
         return expect_bounds(&got);
@@ -344,4 +363,18 @@ fn arg_check<T: Scalar>(b: &Backend, c: &ArgCase) -> Check {
         (Err(ReduceError::AllNanArg { .. }), None) => typed_ok(),
         (got, want) => Err(format!("{:?}: {got:?}, want {want:?}", c.op)),
     }
+}
+
+/// Σx in `f64` over `x`: one launch of [`TransformKind::Total`], its result in device memory (as
+/// the `Reducer` transform methods read theirs).
+fn total_of<T: Scalar>(b: &Backend, x: View<'_, T>) -> reduce_host::Result<f64> {
+    PreparedTransform::<T>::with_result_in(
+        b,
+        TransformKind::Total,
+        x.len(),
+        LaunchOverrides::default(),
+        reduce_host::plan::ResultIn::DeviceMemory,
+    )?
+    .run(b, x.buffer(), x.offset(), None)
+    .map(|w| w[0])
 }

@@ -101,7 +101,10 @@ pub fn nanmean_counts(b: &Backend, n: usize) -> Result<(), String> {
     let numbers = (n - n.div_ceil(1000)) as u64;
     let input = b.upload(&d).map_err(|e| e.to_string())?;
     let mut r = Reducer::new(b);
-    let count = r.count_range(&input, 0, n).map_err(|e| e.to_string())?;
+    let count = input
+        .slice(..n)
+        .and_then(|view| r.count(view))
+        .map_err(|e| e.to_string())?;
     if count != numbers {
         return Err(format!("count of {n}: got {count}, want {numbers}"));
     }
@@ -132,8 +135,9 @@ pub fn wide_sums(b: &Backend, sizes: &[usize], o: LaunchOverrides) -> Result<(),
         let mut r = Reducer::new(b).with_overrides(o);
         for offset in [0, 3] {
             let len = n + 3 - offset;
-            let got = r
-                .sum_wide_range(&di, offset, len)
+            let got = di
+                .slice(offset..offset.saturating_add(len))
+                .and_then(|view| r.sum(view))
                 .map_err(|e| e.to_string())?;
             let want: i64 = d[offset..].iter().map(|&x| x as i64).sum();
             if got != want {
@@ -141,8 +145,9 @@ pub fn wide_sums(b: &Backend, sizes: &[usize], o: LaunchOverrides) -> Result<(),
                     "i32 wide sum n={len} +{offset} {o:?}: {got} != {want}"
                 ));
             }
-            let got = r
-                .sum_wide_range(&du, offset, len)
+            let got = du
+                .slice(offset..offset.saturating_add(len))
+                .and_then(|view| r.sum(view))
                 .map_err(|e| e.to_string())?;
             let want: u64 = u[offset..].iter().map(|&x| x as u64).sum();
             if got != want {

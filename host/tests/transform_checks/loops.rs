@@ -1,6 +1,8 @@
 //! The transform kernels' forced loops: `shifted` (the `f16`/`bf16` moments about one shift for
 //! the whole grid, rolling loads) against its bound and against `plain` (Chan's merges).
 
+use reduce_host::plan::ResultIn;
+use reduce_host::transform::{plan_transform_on, TransformLoop};
 use reduce_host::*;
 
 /// The moments with the grid-wide shift (`shifted`, built for `f16`/`bf16`): other arithmetic

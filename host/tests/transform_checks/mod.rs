@@ -6,6 +6,9 @@
 
 pub mod loops;
 
+use reduce_host::reference::XorShift64;
+use reduce_host::transform::plan_transform_on;
+use reduce_host::transform::reference::TransformReference;
 use reduce_host::transform::reference::{compensated_sum, reference_transform, U64};
 use reduce_host::*;
 
@@ -86,13 +89,18 @@ pub fn misaligned_ranges<T: Scalar>(b: &Backend, n: usize) {
     // The Reducer's range methods agree with the prepared plans.
     let mut r = Reducer::new(b);
     let want = compensated_sum(ha[1..n].iter().map(|x| x.to_f64() * x.to_f64()));
-    let got = r.norm2_range(&da, 1, n - 1).unwrap();
+    let got = da
+        .slice(1..1 + n - 1)
+        .and_then(|view| r.norm2(view))
+        .unwrap();
     assert!(
         (got - want.sqrt()).abs() <= 1e-12 * want.sqrt(),
         "{got} vs {}",
         want.sqrt()
     );
-    let d = r.dot_range(&da, 1, &db, 2, n - 2).unwrap();
+    let d = r
+        .dot(da.slice(1..n - 1).unwrap(), db.slice(2..n).unwrap())
+        .unwrap();
     let want = compensated_sum(
         ha[1..n - 1]
             .iter()
@@ -261,15 +269,16 @@ pub fn semantics_and_errors(b: &Backend) {
         Err(ReduceError::LengthMismatch { a: 8, b: 7 })
     ));
     assert!(matches!(
-        r.sumsq_range(&x, 5, 4),
+        x.slice(5..5 + 4).and_then(|view| r.sumsq(view)),
         Err(ReduceError::OutOfBounds { arg: "range", .. })
     ));
     assert!(matches!(
-        r.dot_range(&x, 0, &y, 1, 7),
-        Err(ReduceError::OutOfBounds {
-            arg: "b_offset",
-            ..
-        })
+        y.slice(1..8),
+        Err(ReduceError::OutOfBounds { arg: "range", .. })
+    ));
+    assert!(matches!(
+        r.dot(x.slice(0..7).unwrap(), y.slice(1..7).unwrap()),
+        Err(ReduceError::LengthMismatch { a: 7, b: 6 })
     ));
     let ints = b.upload(&[1i32, 2, 3]).unwrap();
     let e = r.sumsq(&ints).unwrap_err();

@@ -5,10 +5,10 @@
 use crate::args::{Data, Format};
 use crate::data::make_data;
 use crate::output::verdict;
+use reduce_host::argreduce::reference_arg;
 use reduce_host::measure::{time_queued, TimingSpec};
 use reduce_host::{
-    reference_arg, with_elem_type, ArgOp, ArgPolicy, Backend, ElemType, PreparedArg, ReduceError,
-    Scalar,
+    with_elem_type, ArgOp, ArgPolicy, Backend, ElemType, PreparedArg, ReduceError, Scalar,
 };
 
 /// What `reduce arg` runs.

@@ -5,12 +5,15 @@
 use crate::args::{count, Data, Format};
 use crate::data::make_data;
 use crate::output::verdict;
-use reduce_host::log_uniform_segments;
+
+use reduce_host::axis_plan::log_uniform_segments;
 use reduce_host::measure::{time_queued, TimingSpec};
-use reduce_host::PolicySettings;
+use reduce_host::plan::PolicySettings;
+use reduce_host::reference::reference_mean;
+
 use reduce_host::{
-    matches_reference, reference, reference_mean, with_elem_type, AxisKind, AxisPolicy, Backend,
-    ElemType, Op, PreparedAxis, ReduceError, Reducer, Reference, Scalar, Segments,
+    matches_reference, reference, with_elem_type, AxisKind, AxisPolicy, Backend, ElemType, Op,
+    PreparedAxis, ReduceError, Reducer, Reference, Scalar, Segments,
 };
 use std::cell::RefCell;
 use std::collections::HashMap;

@@ -93,5 +93,5 @@ fn check_one<T: Scalar>(
     let input = backend.upload(&data)?;
     let plan = reduce_host::plan(stage, T::TYPE, op, n, o, backend.caps())?;
     let got = Prepared::<T>::new(backend, plan.clone())?.run(backend, &input, 0)?;
-    Ok(reduce_host::verify(op, &data, got, &plan))
+    Ok(reduce_host::reference::verify(op, &data, got, &plan))
 }

@@ -11,17 +11,18 @@ use crate::args::{exponent, Data, Format};
 use crate::data::{generated, make_data};
 use crate::output::verdict;
 use reduce_host::measure::{time_queued, Timing, TimingSpec};
+use reduce_host::reference::reference_nanmean;
 use reduce_host::transform::reference::reference_transform;
 use reduce_host::{
-    matches_reference, reference, reference_nanmean, Backend, Bf16, Buffer, ElemType, HalfFloat,
-    LaunchOverrides, Op, PreparedTransform, PreparedWide, ReduceError, TransformKind, F16,
+    matches_reference, reference, Backend, Bf16, Buffer, ElemType, HalfFloat, LaunchOverrides, Op,
+    PreparedTransform, PreparedWide, ReduceError, TransformKind, F16,
 };
 use reduce_kernels::table::KernelId;
 
 #[derive(clap::Args, Clone)]
 pub struct HalfArgs {
     /// Operators: sum, min, max, prod, nansum, nanmin, nanmax, count, nanmean (the NaN-ignoring
-    /// sum and its count, in f64, in one launch: `Reducer::nanmean_half`).
+    /// sum and its count, in f64, in one launch: `Reducer::nanmean` of halves).
     #[arg(
         long,
         value_delimiter = ',',
@@ -140,7 +141,7 @@ fn one<H: HalfFloat>(backend: &Backend, a: &HalfArgs, n: usize) -> Result<bool, 
         let wide: &[f32] =
             widened[k].get_or_insert_with(|| host.iter().map(|h| h.to_f64() as f32).collect());
         if op == Op::NanMean {
-            // One launch: the NaN-ignoring sum and its count, in f64 (`Reducer::nanmean_half`).
+            // One launch: the NaN-ignoring sum and its count, in f64 (`Reducer::nanmean` of halves).
             let p = PreparedTransform::<H>::with_overrides(backend, TransformKind::NanTotal, n, o)?;
             let words = p.run(backend, input, 0, None)?;
             let good = reference_transform(TransformKind::NanTotal, host, None)

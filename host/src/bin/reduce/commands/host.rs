@@ -5,11 +5,14 @@
 use crate::args::{Data, Format, HostInputArg};
 use crate::data::make_data;
 use crate::output::{banner, text_table, verdict, Column};
+use reduce_host::plan::PolicySettings;
+use reduce_host::reference::reference_mean;
 use reduce_host::streaming::link::link_seconds;
-use reduce_host::PolicySettings;
+use reduce_host::streaming::timeline::Timeline;
+
 use reduce_host::{
-    matches_reference, reference, reference_mean, with_elem_type, Backend, HostInput, HostReducer,
-    Op, PinnedBuffer, ReduceError, Scalar, StreamPolicy, Timeline,
+    matches_reference, reference, with_elem_type, Backend, HostInput, HostReducer, Op,
+    PinnedBuffer, ReduceError, Scalar, StreamPolicy,
 };
 use std::path::Path;
 use std::time::Instant;
@@ -51,7 +54,7 @@ struct Row {
     chunks: usize,
     copy_threads: usize,
     /// How the last timed call moved the data (staged, registered, pinned, zero-copy, emulated).
-    route: Option<reduce_host::Route>,
+    route: Option<reduce_host::streaming::Route>,
     /// The `--policy` settings (empty: the default policy) and the whole policy they give.
     policy: String,
     policy_settings: StreamPolicy,

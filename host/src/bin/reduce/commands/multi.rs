@@ -5,10 +5,11 @@
 use crate::args::{count, Data, Format};
 use crate::data::make_data;
 use reduce_host::measure::{time_single_pass, Protocol};
+use reduce_host::multi::{InMemory, MultiResult, Nccl};
+use reduce_host::reference::reference_mean;
 use reduce_host::{
-    reference, reference_mean, with_elem_type, Backend, BackendChoice, Buffer, Collective,
-    ElemType, Gpu, InMemory, LaunchOverrides, MultiReducer, MultiResult, Nccl, Op, ReduceError,
-    Reducer, Reference, Scalar,
+    reference, with_elem_type, Backend, BackendChoice, Buffer, Collective, ElemType, Gpu,
+    LaunchOverrides, MultiReducer, Op, ReduceError, Reducer, Reference, Scalar,
 };
 use std::time::{Duration, Instant};
 
@@ -63,7 +64,7 @@ pub struct MultiArgs {
     /// With `--exact`: an exact-sum input family (uniform, cancellation, binades, subnormals,
     /// ties, overflow) instead of `--data`.
     #[arg(long)]
-    pub exact_data: Option<reduce_host::ExactData>,
+    pub exact_data: Option<reduce_host::exact::ExactData>,
 }
 
 /// `--exact` for the element type `ty`.
@@ -138,7 +139,7 @@ fn make_shards<T: Scalar, C: Collective>(
 ) -> Result<Shards<T>, ReduceError> {
     if a.on_device {
         let one = T::from_f64(1.0);
-        let shards = reduce_host::split_even(n, m.ranks())
+        let shards = reduce_host::multi::split_even(n, m.ranks())
             .into_iter()
             .enumerate()
             .map(|(r, range)| m.with_rank(r, |b| b.filled(range.len(), one)))
@@ -359,7 +360,7 @@ fn single_gpu<T: Scalar>(
     let mut value = None;
     for i in 0..a.warmup + a.runs {
         let t = Instant::now();
-        value = reducer.reduce_range(a.op, &input, 0, n)?;
+        value = reducer.reduce(a.op, &input)?;
         if i >= a.warmup {
             times.push(t.elapsed().as_secs_f64() * 1e3);
         }

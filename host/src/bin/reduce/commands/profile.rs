@@ -6,9 +6,10 @@ use crate::args::{Common, Format};
 use crate::data::{default_n, make_data, stages_of};
 use crate::output::{banner, csv, text_table, verdict, Column};
 use reduce_host::measure::{self, ProfileRow};
+use reduce_host::streaming::timeline::{Lane, Timeline};
 use reduce_host::{
-    matches_reference, reference, with_elem_type, Backend, HostInput, HostReducer, Lane, Op,
-    PinnedBuffer, ReduceError, Scalar, Timeline,
+    matches_reference, reference, with_elem_type, Backend, HostInput, HostReducer, Op,
+    PinnedBuffer, ReduceError, Scalar,
 };
 
 const COLUMNS: [Column; 8] = [

@@ -3,9 +3,11 @@
 use crate::args::Common;
 use crate::data::{default_n, make_data, stages_of};
 use crate::output::verdict;
+use reduce_host::plan::Plan;
+use reduce_host::reference::{reference_mean, reference_nanmean, Expected};
 use reduce_host::{
-    reference_mean, reference_nanmean, with_elem_type, Backend, Buffer, Expected, LaunchOverrides,
-    Op, Plan, ReduceError, Reducer, Reference, Scalar, Stage,
+    with_elem_type, Backend, Buffer, LaunchOverrides, Op, ReduceError, Reducer, Reference, Scalar,
+    Stage,
 };
 
 pub fn run(backend: &Backend, common: &Common, op: Op) -> Result<bool, ReduceError> {
@@ -45,7 +47,7 @@ fn run_typed<T: Scalar>(backend: &Backend, c: &Common, op: Op) -> Result<bool, R
 }
 
 /// The mean with `stage` and whether it is right: a float mean is the device sum (judged by the
-/// sum's error bound) over `n`; an integer mean is [`Reducer::mean_range`]'s exact one, which must
+/// sum's error bound) over `n`; an integer mean is [`Reducer::mean`]'s exact one, which must
 /// equal NumPy's to the last bit.
 fn mean_of<T: Scalar>(
     backend: &Backend,
@@ -69,12 +71,12 @@ fn mean_of<T: Scalar>(
     }
     let got = Reducer::new(backend)
         .with_overrides(overrides)
-        .mean_range(input, 0, n)?;
+        .mean(input)?;
     Ok((Some(got) == reference_mean(data), format!("{got}")))
 }
 
 /// `nanmean` with stage 8 and whether it is right: the device's `nansum` (judged by the sum's
-/// error bound) over the exact count of numbers ([`Reducer::nanmean_range`]).
+/// error bound) over the exact count of numbers ([`Reducer::nanmean`]).
 fn nanmean_of<T: Scalar>(
     backend: &Backend,
     stage: Stage,
@@ -91,9 +93,10 @@ fn nanmean_of<T: Scalar>(
     }
     let n = data.len();
     let mut r = Reducer::new(backend).with_overrides(overrides);
-    let got = r.nanmean_range(input, 0, n)?;
-    let sum = r.reduce_range(Op::NanSum, input, 0, n)?.unwrap_or_default();
-    let count = r.count_range(input, 0, n)?;
+    let got = r.nanmean(input)?;
+    // Stage 8's `nansum` in `T`: the kernel and plan `nanmean` ran.
+    let sum = reduce_host::run_stage(backend, Stage::S8, Op::NanSum, input, n, overrides)?;
+    let count = r.count(input)?;
     let numbers = data.iter().filter(|x| !x.to_f64().is_nan()).count() as u64;
     let good = Expected::of(Op::NanSum, data).matches(sum, plan) && count == numbers;
     Ok((good, format!("{got}")))

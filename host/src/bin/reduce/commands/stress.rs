@@ -3,9 +3,10 @@
 
 use crate::args::Data;
 use crate::data::make_data;
+use reduce_host::plan::Plan;
+use reduce_host::reference::Expected;
 use reduce_host::{
-    Backend, ElemType, Expected, Gpu, LaunchOverrides, Op, Plan, Prepared, ReduceError, Reducer,
-    Stage,
+    Backend, ElemType, Gpu, LaunchOverrides, Op, Prepared, ReduceError, Reducer, Stage,
 };
 
 /// Fresh reducers created (and dropped) in the leak test, at most.

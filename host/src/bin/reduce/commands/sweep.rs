@@ -4,9 +4,12 @@
 use crate::args::Data;
 use crate::data::make_data;
 use reduce_host::measure::{self, Protocol, Scope, Timing, TimingSpec};
+use reduce_host::measure::{Record, TimingRecord};
+use reduce_host::plan::{Plan, ResultIn};
+use reduce_host::reference::Expected;
 use reduce_host::{
-    with_elem_type, Backend, Buffer, ElemType, Expected, LaunchOverrides, Op, Plan, Prepared,
-    PreparedWide, Record, ReduceError, ResultIn, Scalar, Stage, TimingRecord, Wide,
+    with_elem_type, Backend, Buffer, ElemType, LaunchOverrides, Op, Prepared, PreparedWide,
+    ReduceError, Scalar, Stage, Wide,
 };
 
 /// What to sweep besides the sizes and types.

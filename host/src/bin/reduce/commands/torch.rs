@@ -4,7 +4,8 @@
 //! the PyTorch timing code, built into this binary and run with `python3 -c`.
 
 use crate::args::Data;
-use reduce_host::{ElemType, Record};
+use reduce_host::measure::Record;
+use reduce_host::ElemType;
 
 /// `benches/python/baselines.py`.
 const BASELINES_PY: &str = include_str!("../../../../../benches/python/baselines.py");

@@ -7,11 +7,13 @@ use crate::args::{count, Data, Format};
 use crate::data::{generated, make_data};
 use crate::output::verdict;
 use reduce_host::measure::{time_queued, TimingSpec};
+use reduce_host::plan::ResultIn;
 use reduce_host::transform::reference::reference_transform;
+use reduce_host::transform::reference::TransformReference;
+use reduce_host::transform::TransformLoop;
 use reduce_host::{
     matches_reference, reference, with_elem_type, Backend, ElemType, LaunchOverrides, Moments, Op,
-    PreparedTransform, ReduceError, Reducer, ResultIn, Scalar, TransformKind, TransformLoop,
-    TransformReference,
+    PreparedTransform, ReduceError, Reducer, Scalar, TransformKind,
 };
 use std::collections::HashMap;
 
@@ -213,7 +215,7 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &TransformArgs) -> Result<bool, Re
     let mut all_ok = true;
     for &op in &a.op {
         if op == TransformArg::Nanmean && n == 0 {
-            // As `Reducer::nanmean_half` (NumPy: NaN and "Mean of empty slice").
+            // As `Reducer::nanmean` of halves (NumPy: NaN and "Mean of empty slice").
             return Err(ReduceError::EmptyInput { op: Op::NanMean });
         }
         let row = if op == TransformArg::Sum {

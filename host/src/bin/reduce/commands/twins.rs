@@ -4,9 +4,11 @@ use crate::args::{Data, Format};
 use crate::data::make_data;
 use crate::output::{banner, text_table, verdict, Column};
 use reduce_host::measure::{self, Timing, TimingSpec};
+use reduce_host::measure::{Record, TwinRecord};
+use reduce_host::reference::Expected;
 use reduce_host::{
-    with_elem_type, Backend, ElemType, Expected, Gpu, LaunchOverrides, Op, Prepared, Record,
-    ReduceError, Scalar, Stage, TwinRecord,
+    with_elem_type, Backend, ElemType, Gpu, LaunchOverrides, Op, Prepared, ReduceError, Scalar,
+    Stage,
 };
 use std::path::Path;
 

@@ -43,7 +43,7 @@ pub fn run<T: Scalar, C: Collective>(
             want == 0 && g.is_nan()
                 || matches_reference(Op::NanSum, T::from_f64(g * want as f64), &r, depth)
         } else {
-            Some(g) == reduce_host::reference_mean(&data)
+            Some(g) == reduce_host::reference::reference_mean(&data)
         };
         (ok, g.to_string())
     };

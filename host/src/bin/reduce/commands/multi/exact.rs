@@ -6,7 +6,8 @@
 use super::{Format, MultiArgs};
 use crate::data::make_data;
 use reduce_host::exact::{exact_sum_parallel, generate, ExactFloat};
-use reduce_host::{split_even, Buffer, Collective, MultiReducer, Op, ReduceError, Reducer};
+use reduce_host::multi::split_even;
+use reduce_host::{Buffer, Collective, MultiReducer, Op, ReduceError, Reducer};
 use std::time::Instant;
 
 /// The median of `v` (NaN for none).
