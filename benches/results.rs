@@ -1,4 +1,4 @@
-//! Reading results: the rows of one results directory, as [`reduce_host::Record`] lines.
+//! Reading results: the rows of one results directory, as [`reduce_host::measure::Record`] lines.
 
 use crate::registry::{implementation, is_ceiling};
 use reduce_host::measure::Protocol;
