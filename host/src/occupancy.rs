@@ -6,7 +6,7 @@
 //! device's thread limit alone it is wrong for any kernel above 32 registers per thread: the
 //! transform kernels' `nantotal` takes 40, so an SM holds three 512-thread blocks, not four, and
 //! a grid of four per SM runs in one and a third waves — `f16` `nanmean` at 2^26 took 44.8 µs
-//! against 37.8 for the `f16` sum (session 12, `benches/results/h200-2026-12-02-regcap/call4`).
+//! against 37.8 for the `f16` sum (round 12, `benches/results/h200-2026-12-02-regcap/call4`).
 //! The emulator has no registers: it answers `None`, and plans keep their static estimate.
 
 use crate::backend::Backend;

@@ -14,7 +14,7 @@
 //! effects and hoists it out of a branch into a select, so `if equal { 0.5 } else { a / b }` ran
 //! the whole double-precision division sequence (`MUFU.RCP64H`, eight dependent `DFMA`/`DMUL`, a
 //! slow-path test) on every Chan merge of the moments kernels' warp and block trees, where the
-//! counts are almost always equal (session 18, `benches/results/h200-2026-12-03-div/`: calls 2
+//! counts are almost always equal (round 18, `benches/results/h200-2026-12-03-div/`: calls 2
 //! and 3).
 
 /// `a · b + c` with a single rounding to nearest even (`fma.rn.f32`).

@@ -198,7 +198,7 @@ pub fn load_item<I: Item>(mem: &impl WordStore, slot: usize) -> I {
     let mut w = [0; MAX_WORDS];
     let base = slot.saturating_mul(I::WORDS);
     // Written out ([`unrolled`]): as an iterator loop the compiler kept `w` in local memory —
-    // every argmin/argmax kernel had a 32-byte stack for it (ptxas 12.9, session 8).
+    // every argmin/argmax kernel had a 32-byte stack for it (ptxas 12.9, round 8).
     unrolled::<MAX_WORDS>(|k| {
         if k < I::WORDS {
             w[k] = mem.read(base.saturating_add(k));

@@ -101,7 +101,7 @@ pub trait TransformOp: Copy + Send + Sync + 'static {
     /// 16-byte vectors before widening them (one AND per 32-bit word: two halves, one `f32`, or
     /// the high half of an `f64`), on the scalar head and tail it takes `f64::abs`. An `f64`
     /// abs per element after widening cost the halves' `l1` a `LOP3` and an `IMAD.MOV` per
-    /// element: 43.8 µs at 2^26 against `sumsq`'s 36.9 (session 11, call 3).
+    /// element: 43.8 µs at 2^26 against `sumsq`'s 36.9 (round 11, call 3).
     ///
     /// [`item`]: TransformOp::item
     /// [`chunk`]: TransformOp::chunk

@@ -3,7 +3,7 @@
 //! [`super::Moments`] merges the threads' `(n, mean, M2)` triples by Chan's update in the warp,
 //! block and grid trees: three `f64` words per shuffle and, per merge, a difference of means, its
 //! square, four multiplies and — where the counts differ — a division, all on the trees' dependent
-//! chains. Measured on the H200 (session 18, call 2, `f16` var at 2^26 on 396 × 256): the thread
+//! chains. Measured on the H200 (round 18, call 2, `f16` var at 2^26 on 396 × 256): the thread
 //! fold's finish and the block merge took 2.35 µs per block against 1.09 for `total` (a plain
 //! sum), the last block's grid merge 2.61 against 0.88; the same kernel with the merges turned
 //! into additions (a wrong result, timing only) ran at `total`'s speed.

@@ -81,7 +81,7 @@ pub fn two_pass_f32(a: &[f32]) -> Welford {
 /// ([`S2_LO`]`..=`[`S2_HI`]: since `D² ≤ S₂ ≤ k·D²`, that keeps `D` inside `[2⁻⁵², 2⁶⁰]`, the
 /// `f32` window of the two-pass tile's `[2⁻⁵⁰, 2⁶⁰]` test up to the factor `k`), and a tile
 /// whose `S₂` is 0 takes the `f32` form only if every value equals `c` — one test per tile
-/// where the `max|dᵢ|` test cost one per element (session 19: `bf16` var at 2^26 ran about
+/// where the `max|dᵢ|` test cost one per element (round 19: `bf16` var at 2^26 ran about
 /// 1 µs behind `f16`'s).
 #[inline(always)]
 pub fn one_pass_f32(a: &[f32], f16: bool) -> Welford {

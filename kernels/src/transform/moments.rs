@@ -44,7 +44,7 @@
 //! `benches/results/h200-2026-12-02-moments/call3/s10-var`):
 //! `dᵢ = xᵢ − c`, `centre = Σdᵢ / k`, `M2 = Σ(dᵢ − centre)²`, and only `c + centre` and `M2` go to
 //! `f64` for the merge. Both sums are balanced trees (`log₂ k` dependent additions instead of
-//! `k − 1`) and the squares are added by `fma.rn.f32` (session 12: measured neutral for speed on
+//! `k − 1`) and the squares are added by `fma.rn.f32` (round 12: measured neutral for speed on
 //! the H200, slightly tighter in error); the bounds below assume a running sum, which the tree
 //! only improves on. With `u₃₂ = 2⁻²⁴`, `k` the tile's length (16, for `f32` and halves alike) and
 //! `D = max|xᵢ − c|` — so that the tile's exact `M2* ≥ D²/2` — the rounding errors are relative
@@ -129,7 +129,7 @@ impl Accumulator for Welford {
         // below 2^53), so this is the division's own result, one long-latency `div.rn.f64` fewer
         // on the trees' dependent chains — provided the division stays in its branch, which
         // `later.n / n` did not (the compiler computed it on every merge and selected):
-        // [`div_f64`] does. Measured on the H200 (session 18, call 3): `f16` var at 2^24
+        // [`div_f64`] does. Measured on the H200 (round 18, call 3): `f16` var at 2^24
         // 15.6 µs against 16.7, `bf16` 16.4 against 17.2; level from 2^26 (the same bits).
         let r = if later.n == self.n {
             0.5
@@ -162,7 +162,7 @@ impl Accumulator for Welford {
 }
 
 /// A thread's fold of its own chunks' triples: sums of deviations from a **shift** `k` — the
-/// first chunk's mean — instead of one Chan update per chunk (session 14: that update, with its
+/// first chunk's mean — instead of one Chan update per chunk (round 14: that update, with its
 /// `div.rn.f64`, was about 40 of the `f16` loop's ~280 instructions per tile):
 ///
 /// ```text
