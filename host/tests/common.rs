@@ -98,11 +98,8 @@ pub fn check_reducer<T: Scalar>(
     let mut r = Reducer::new(b).with_overrides(o);
     let len = data.len() - offset;
     let slice = &data[offset..];
-    if op == Op::Mean {
-        return check_mean(&mut r, &input, slice, offset, o);
-    }
-    if op == Op::NanMean {
-        return check_nanmean(&mut r, &input, slice, offset, o);
+    if op == Op::Mean || op == Op::NanMean {
+        return check_mean(&mut r, op, &input, slice, offset, o);
     }
     let got = input
         .slice(offset..offset.saturating_add(len))
@@ -141,75 +138,42 @@ pub fn check_reducer<T: Scalar>(
     }
 }
 
-/// [`Reducer::mean_range`] against [`reference_mean`]: exact for integers; for floats within the
-/// sum's error bound divided by the length.
+/// `op` ([`Op::Mean`] or [`Op::NanMean`]) of a view, against [`reference_mean`] or
+/// [`reference_nanmean`]: exact for integers; for floats within the (nan)sum's error bound
+/// divided by the count.
 fn check_mean<T: Scalar>(
     r: &mut Reducer,
+    op: Op,
     input: &Buffer<T>,
     slice: &[T],
     offset: usize,
     o: LaunchOverrides,
 ) -> Result<(), String> {
+    let nan = op == Op::NanMean;
     let len = slice.len();
-    let got = input
-        .slice(offset..offset.saturating_add(len))
-        .and_then(|view| r.mean(view));
-    let Some(want) = reference_mean(slice) else {
+    let view = input.slice(offset..offset.saturating_add(len));
+    let got = view.and_then(|v| if nan { r.nanmean(v) } else { r.mean(v) });
+    let want = if nan {
+        reference_nanmean(slice)
+    } else {
+        reference_mean(slice)
+    };
+    let Some(want) = want else {
         return match got {
-            Err(ReduceError::EmptyInput { .. }) => Ok(()),
-            other => Err(format!("mean of nothing: got {other:?}")),
+            Err(ReduceError::EmptyInput { op: got_op }) if got_op == op || !nan => Ok(()),
+            other => Err(format!("{op:?} of nothing: got {other:?}")),
         };
     };
     let got = got.map_err(|e| e.to_string())?;
     let ok = if T::TYPE.is_float() {
-        let sum = reference(Op::Sum, slice).expect("non-empty");
-        let depth = plan(Stage::S8, T::TYPE, Op::Sum, len, o, r.backend().caps())
-            .map_err(|e| e.to_string())?
-            .depth;
-        let u = if T::TYPE == ElemType::F32 {
-            2f64.powi(-24)
+        let sum_op = if nan { Op::NanSum } else { Op::Sum };
+        let sum = reference(sum_op, slice).expect("non-empty");
+        let count = if nan {
+            slice.iter().filter(|x| !x.to_f64().is_nan()).count() as f64
         } else {
-            2f64.powi(-53)
+            len as f64
         };
-        let bound = (depth as f64 * u * sum.sum_abs + 2.0 * u * sum.sum_f64.abs()) / len as f64;
-        (got - want).abs() <= bound + f64::EPSILON * want.abs()
-    } else {
-        got == want
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "s8 mean {} n={len} offset={offset}: got {got}, want {want}",
-            T::TYPE
-        ))
-    }
-}
-
-/// [`Reducer::nanmean_range`] against [`reference_nanmean`]: for floats within the `nansum`'s error
-/// bound divided by the count (exact); for integers (no NaN) exactly the mean.
-fn check_nanmean<T: Scalar>(
-    r: &mut Reducer,
-    input: &Buffer<T>,
-    slice: &[T],
-    offset: usize,
-    o: LaunchOverrides,
-) -> Result<(), String> {
-    let len = slice.len();
-    let got = input
-        .slice(offset..offset.saturating_add(len))
-        .and_then(|view| r.nanmean(view));
-    let Some(want) = reference_nanmean(slice) else {
-        return match got {
-            Err(ReduceError::EmptyInput { op: Op::NanMean }) => Ok(()),
-            other => Err(format!("nanmean of nothing: got {other:?}")),
-        };
-    };
-    let got = got.map_err(|e| e.to_string())?;
-    let ok = if T::TYPE.is_float() {
-        let sum = reference(Op::NanSum, slice).expect("non-empty");
-        let count = slice.iter().filter(|x| !x.to_f64().is_nan()).count() as f64;
-        let depth = plan(Stage::S8, T::TYPE, Op::NanSum, len, o, r.backend().caps())
+        let depth = plan(Stage::S8, T::TYPE, sum_op, len, o, r.backend().caps())
             .map_err(|e| e.to_string())?
             .depth;
         let u = if T::TYPE == ElemType::F32 {
@@ -218,7 +182,8 @@ fn check_nanmean<T: Scalar>(
             2f64.powi(-53)
         };
         let bound = (depth as f64 * u * sum.sum_abs + 2.0 * u * sum.sum_f64.abs()) / count;
-        (want.is_nan() && got.is_nan()) || (got - want).abs() <= bound + f64::EPSILON * want.abs()
+        (nan && want.is_nan() && got.is_nan())
+            || (got - want).abs() <= bound + f64::EPSILON * want.abs()
     } else {
         got == want
     };
@@ -226,7 +191,7 @@ fn check_nanmean<T: Scalar>(
         Ok(())
     } else {
         Err(format!(
-            "s8 nanmean {} n={len} offset={offset}: got {got}, want {want}",
+            "s8 {op:?} {} n={len} offset={offset}: got {got}, want {want}",
             T::TYPE
         ))
     }

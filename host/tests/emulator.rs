@@ -41,33 +41,25 @@ fn multi_pass_edges(stage: Stage) {
     );
 }
 
-#[test]
-fn stage1_interleaved_divergent_edges() {
-    multi_pass_edges(Stage::S1);
+/// One test per multi-pass stage (they run in parallel): [`multi_pass_edges`].
+macro_rules! edge_tests {
+    ($($name:ident => $stage:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                multi_pass_edges(Stage::$stage);
+            }
+        )*
+    };
 }
-#[test]
-fn stage2_interleaved_strided_edges() {
-    multi_pass_edges(Stage::S2);
-}
-#[test]
-fn stage3_sequential_edges() {
-    multi_pass_edges(Stage::S3);
-}
-#[test]
-fn stage4_first_add_during_load_edges() {
-    multi_pass_edges(Stage::S4);
-}
-#[test]
-fn stage5_unroll_last_warp_edges() {
-    multi_pass_edges(Stage::S5);
-}
-#[test]
-fn stage6_complete_unroll_edges() {
-    multi_pass_edges(Stage::S6);
-}
-#[test]
-fn stage7_grid_stride_edges() {
-    multi_pass_edges(Stage::S7);
+edge_tests! {
+    stage1_interleaved_divergent_edges => S1,
+    stage2_interleaved_strided_edges => S2,
+    stage3_sequential_edges => S3,
+    stage4_first_add_during_load_edges => S4,
+    stage5_unroll_last_warp_edges => S5,
+    stage6_complete_unroll_edges => S6,
+    stage7_grid_stride_edges => S7,
 }
 
 #[test]

@@ -106,150 +106,63 @@ fn cli(args: &[&str]) -> (i32, String) {
 
 #[test]
 fn cli_reports_out_of_range_arguments() {
-    let cases: &[(&[&str], &str)] = &[
+    // Each case: the arguments (split at spaces), and what the error must say.
+    let cases: &[(&str, &str)] = &[
+        ("--backend emu table --block 100 --n 1000", "block size 100"),
+        ("--backend emu table --type f8", "unknown element type `f8`"),
         (
-            &["--backend", "emu", "table", "--block", "100", "--n", "1000"],
-            "block size 100",
-        ),
-        (
-            &["--backend", "emu", "table", "--type", "f8"],
-            "unknown element type `f8`",
-        ),
-        (
-            &["--backend", "emu", "table", "--type", "f16"],
+            "--backend emu table --type f16",
             "f16 and bf16 inputs are reduced by the transform kernels",
         ),
         (
-            &[
-                "--backend",
-                "emu",
-                "transform",
-                "--type",
-                "bf16",
-                "--op",
-                "nanmean",
-                "--n",
-                "0",
-                "--runs",
-                "0",
-            ],
+            "--backend emu transform --type bf16 --op nanmean --n 0 --runs 0",
             "nanmean of an empty input",
         ),
         (
-            &[
-                "--backend",
-                "emu",
-                "transform",
-                "--type",
-                "bf16",
-                "--op",
-                "sum",
-            ],
+            "--backend emu transform --type bf16 --op sum",
             "f16 and bf16 inputs are reduced by the transform kernels",
         ),
         (
-            &[
-                "--backend",
-                "emu",
-                "transform",
-                "--n",
-                "4096",
-                "--block",
-                "128",
-            ],
+            "--backend emu transform --n 4096 --block 128",
             "block size 128 is not built for the transform kernels",
         ),
         (
-            &[
-                "--backend",
-                "emu",
-                "transform",
-                "--n",
-                "4096",
-                "--grid",
-                "0",
-            ],
+            "--backend emu transform --n 4096 --grid 0",
             "the transform kernels take 1..=",
         ),
+        ("--backend emu table --stages 9", "no stage 9"),
+        ("--backend emu table --runs 0", "0 is not in 1..=100000"),
+        // More bytes than a 64-bit address space holds: an error, not an aborted process.
         (
-            &["--backend", "emu", "table", "--stages", "9"],
-            "no stage 9",
-        ),
-        (
-            &["--backend", "emu", "table", "--runs", "0"],
-            "0 is not in 1..=100000",
-        ),
-        (
-            // More bytes than a 64-bit address space holds: an error, not an aborted process.
-            &["--backend", "emu", "host", "--n", "100000000000000"],
+            "--backend emu host --n 100000000000000",
             "could not be allocated",
         ),
         (
-            &[
-                "--backend",
-                "emu",
-                "table",
-                "--type",
-                "f64",
-                "--stages",
-                "3",
-            ],
+            "--backend emu table --type f64 --stages 3",
             "no kernel for f64",
         ),
+        ("--backend emu run --op min --stages 3", "sums only"),
+        ("--backend emu run --op max --stages 8 --n 0", "empty input"),
+        ("--backend emu run --stages 8 --grid 0", "grid size 0"),
+        ("--backend emu sweep --exps 40", "beyond any GPU"),
         (
-            &["--backend", "emu", "run", "--op", "min", "--stages", "3"],
-            "sums only",
-        ),
-        (
-            &[
-                "--backend",
-                "emu",
-                "run",
-                "--op",
-                "max",
-                "--stages",
-                "8",
-                "--n",
-                "0",
-            ],
-            "empty input",
-        ),
-        (
-            &["--backend", "emu", "run", "--stages", "8", "--grid", "0"],
-            "grid size 0",
-        ),
-        (
-            &["--backend", "emu", "sweep", "--exps", "40"],
-            "beyond any GPU",
-        ),
-        (
-            &["--backend", "emu", "--ptx", "/nonexistent.ptx", "info"],
+            "--backend emu --ptx /nonexistent.ptx info",
             "only applies to the GPU",
         ),
-        (
-            &["--backend", "warp-drive", "info"],
-            "invalid value 'warp-drive'",
-        ),
+        ("--backend warp-drive info", "invalid value 'warp-drive'"),
         // Deleted choices: stage 8's PDL combine, the transform loops no default reached.
         (
-            &[
-                "--backend",
-                "emu",
-                "run",
-                "--stages",
-                "8",
-                "--combine",
-                "pdl",
-            ],
+            "--backend emu run --stages 8 --combine pdl",
             "unexpected argument '--combine'",
         ),
         (
-            &["--backend", "emu", "transform", "--loop", "rolling"],
+            "--backend emu transform --loop rolling",
             "there is no transform loop `rolling`",
         ),
     ];
     for (args, want) in cases {
-        let (code, out) = cli(args);
+        let args: Vec<&str> = args.split_whitespace().collect();
+        let (code, out) = cli(&args);
         assert_eq!(code, 2, "{args:?} should fail with exit code 2: {out}");
         assert!(out.contains(want), "{args:?}: expected `{want}` in:\n{out}");
         assert!(!out.contains("panicked"), "{args:?} panicked:\n{out}");
