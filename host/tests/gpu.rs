@@ -149,11 +149,15 @@ fn indexing_past_2e32_elements() -> Result<(), Failed> {
     let n = (1usize << 32) + 5;
     let ones = b.filled::<u32>(n, 1)?;
     let mut r = Reducer::new(&b);
-    let sum = r.sum(&ones)?;
+    let sum: u64 = r.sum(&ones)?;
+    let wrapped: Option<u32> = r.reduce(Op::Sum, &ones)?;
     let max = r.max(&ones)?;
-    println!("2^32+5 u32 ones: sum (mod 2^32) = {sum}, max = {max:?}");
-    if sum != 5 || max != Some(1) {
-        return Err(format!("expected sum 5 (wrapped) and max 1, got {sum} and {max:?}").into());
+    println!("2^32+5 u32 ones: sum = {sum}, in u32 (mod 2^32) = {wrapped:?}, max = {max:?}");
+    if sum != n as u64 || wrapped != Some(5) || max != Some(1) {
+        return Err(format!(
+            "expected sum {n}, 5 in u32 (wrapped) and max 1, got {sum}, {wrapped:?} and {max:?}"
+        )
+        .into());
     }
     drop(ones);
     let ones = b.filled::<i32>(n, 1)?;
