@@ -1,5 +1,6 @@
 //! `ARCHITECTURE.md` stays true to the tree: every path it names exists, and it stays short
-//! (at most [`MAX_LINES`] lines of at most [`MAX_COLUMNS`] columns). A test-only module: it runs
+//! (at most [`MAX_LINES`] lines of at most [`MAX_COLUMNS`] columns); and one of its import rules
+//! holds: nothing but the kernel table names the ladder (`kernels/src/stages/`). A test-only module: it runs
 //! with `cargo test`.
 
 use std::path::Path;
@@ -44,6 +45,39 @@ fn missing(root: &Path, text: &str) -> Vec<String> {
         .into_iter()
         .filter(|p| !root.join(p).exists())
         .collect()
+}
+
+/// The code lines (not comments) of the `.rs` files below `dir` that name `stages::`, as
+/// `path:line`, leaving out `dir/stages/` and `dir/table/` (the ladder itself and the kernel table
+/// that exports it).
+fn stage_imports(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            let rel = path.strip_prefix(dir).unwrap_or(&path);
+            if rel.starts_with("stages") || rel.starts_with("table") {
+                continue;
+            }
+            if path.is_dir() {
+                todo.push(path);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                for (i, line) in text.lines().enumerate() {
+                    let code = line.split("//").next().unwrap_or("");
+                    if code.contains("stages::") {
+                        out.push(format!("{}:{}", path.display(), i + 1));
+                    }
+                }
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 mod tests {
@@ -100,5 +134,32 @@ mod tests {
                 i + 1
             );
         }
+    }
+
+    #[test]
+    fn only_the_kernel_table_imports_the_ladder() {
+        let root = workspace_root();
+        for dir in ["kernels/src", "host/src"] {
+            let found = stage_imports(&root.join(dir));
+            assert!(
+                found.is_empty(),
+                "code outside the ladder and the kernel table names `stages::`: {found:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_stage_import_is_found() {
+        let dir = std::env::temp_dir().join(format!("arch-test-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("axis")).unwrap();
+        std::fs::write(
+            dir.join("axis/rows.rs"),
+            "// stages:: in a comment\nuse crate::stages::s3_sequential;\n",
+        )
+        .unwrap();
+        let found = stage_imports(&dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].ends_with("rows.rs:2"), "{found:?}");
     }
 }
