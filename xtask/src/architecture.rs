@@ -1,7 +1,7 @@
 //! `ARCHITECTURE.md` stays true to the tree: every path it names exists, and it stays short
 //! (at most [`MAX_LINES`] lines of at most [`MAX_COLUMNS`] columns); and one of its import rules
-//! holds: nothing but the kernel table names the ladder (`kernels/src/stages/`). A test-only module: it runs
-//! with `cargo test`.
+//! holds: nothing but the kernel table names the ladder (`kernels/src/stages/`). A test-only
+//! module: it runs with `cargo test`.
 
 use std::path::Path;
 
