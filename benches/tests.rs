@@ -33,6 +33,13 @@ fn all() -> Results {
     r
 }
 
+/// Every one of `wants` is in `md` (which a failure prints).
+fn assert_has_all(md: &str, wants: &[&str]) {
+    for want in wants {
+        assert!(md.contains(want), "`{want}` is missing from:\n{md}");
+    }
+}
+
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * b.abs().max(1.0)
 }
@@ -162,33 +169,22 @@ fn series_cover_f32_sums_and_ceilings_only() {
 fn markdown_has_the_tables_and_numbers() {
     let md = markdown(&all(), &["time_vs_n.png"]);
     // Stage 8 vs CUB: 20 µs / 10 µs at 2^22 and 0.95 / 0.9 at 2^30.
-    assert!(md.contains("## f32 sum: stage 8 vs CUB"));
-    assert!(
-        md.contains("| 2^22 | 10.00 | 12.00 | 20.00 | 24.00 | copy | 2.00× | 2.00× | 1678 | 839 |"),
-        "{md}"
-    );
-    assert!(
-        md.contains(
-            "| 2^30 | 900.0 | 950.0 | 950.0 | 960.0 | copy | 1.06× | 1.01× | 4772 | 4521 |"
-        ),
-        "{md}"
+    assert_has_all(
+        &md,
+        &[
+            "## f32 sum: stage 8 vs CUB",
+            "| 2^22 | 10.00 | 12.00 | 20.00 | 24.00 | copy | 2.00× | 2.00× | 1678 | 839 |",
+            "| 2^30 | 900.0 | 950.0 | 950.0 | 960.0 | copy | 1.06× | 1.01× | 4772 | 4521 |",
+        ],
     );
     // Long table: one row per implementation and N, with the timing scope and vs CUB.
-    assert!(
-        md.contains("| 2^22 | stage 1 (Rust) | kernels | 200.0 | 210.0 | 84 | 0.10× |"),
-        "{md}"
-    );
-    assert!(
-        md.contains(
-            "| 2^22 | PyTorch sum() | kernel + result copy | 25.00 | 40.00 | 671 | 0.80× |"
-        ),
-        "{md}"
-    );
-    assert!(
-        md.contains(
-            "| 2^22 | D2D memcpy (ceiling, R+W) | copy only (R+W bytes) | 8.00 | 9.00 | 4194 | – |"
-        ),
-        "{md}"
+    assert_has_all(
+        &md,
+        &[
+            "| 2^22 | stage 1 (Rust) | kernels | 200.0 | 210.0 | 84 | 0.10× |",
+            "| 2^22 | PyTorch sum() | kernel + result copy | 25.00 | 40.00 | 671 | 0.80× |",
+            "| 2^22 | D2D memcpy (ceiling, R+W) | copy only (R+W bytes) | 8.00 | 9.00 | 4194 | – |",
+        ],
     );
     assert!(md.contains("stage 7 (Rust) **(WRONG RESULT)**"));
     // The empty launch is a note, not a table row.
@@ -260,19 +256,13 @@ fn gated_rows_get_their_own_table_and_stay_out_of_the_plain_ones() {
     let imps: Vec<&str> = gated.iter().map(|s| s.imp.as_str()).collect();
     assert_eq!(imps, ["rust_s8", "cub", "read_kernel"]);
     let md = markdown(&r, &[]);
-    assert!(
-        md.contains("## f32 sum: stage 8 vs CUB, GPU time only (gated protocol)"),
-        "{md}"
-    );
-    assert!(
-        md.contains("Fixed costs in this protocol (min): an empty kernel 2.70 µs."),
-        "{md}"
-    );
-    assert!(
-        md.contains(
-            "| 2^22 | 7.00 | 7.50 | 14.00 | 15.00 | copy | 2.00× | 2.00× | 2397 | 1198 | 5.80 |"
-        ),
-        "{md}"
+    assert_has_all(
+        &md,
+        &[
+            "## f32 sum: stage 8 vs CUB, GPU time only (gated protocol)",
+            "Fixed costs in this protocol (min): an empty kernel 2.70 µs.",
+            "| 2^22 | 7.00 | 7.50 | 14.00 | 15.00 | copy | 2.00× | 2.00× | 2397 | 1198 | 5.80 |",
+        ],
     );
     // The gated rows are not in the plain long table.
     assert!(
@@ -294,18 +284,14 @@ fn the_cub_column_takes_the_faster_form_per_size() {
     assert_eq!(best.at(1 << 22).unwrap().imp, "cub_mapped");
     assert_eq!(best.at(1 << 30).unwrap().imp, "cub");
     let md = markdown(&r, &[]);
-    assert!(
-        md.contains("| 2^22 | 10.00 | 12.00 | 15.00 | 16.00 | mapped | 1.50× |"),
-        "{md}"
-    );
-    assert!(
-        md.contains("| 2^30 | 900.0 | 950.0 | 950.0 | 960.0 | copy |"),
-        "{md}"
-    );
-    // The long table's "vs CUB" uses the faster form too.
-    assert!(
-        md.contains("| 2^22 | stage 8 (Rust) | kernel + result in host memory | 10.00 | 12.00 | 1678 | 1.50× |"),
-        "{md}"
+    assert_has_all(
+        &md,
+        &[
+            "| 2^22 | 10.00 | 12.00 | 15.00 | 16.00 | mapped | 1.50× |",
+            "| 2^30 | 900.0 | 950.0 | 950.0 | 960.0 | copy |",
+            // The long table's "vs CUB" uses the faster form too.
+            "| 2^22 | stage 8 (Rust) | kernel + result in host memory | 10.00 | 12.00 | 1678 | 1.50× |",
+        ],
     );
 }
 

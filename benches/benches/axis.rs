@@ -9,13 +9,11 @@
 //! No GPU: one line says so and the binary exits 0. `REDUCE_BENCH_BACKEND=emu` runs a tiny smoke
 //! run on the CPU emulator (wall clock; it checks the code, not performance).
 
+mod common;
+
 use criterion::{BenchmarkId, Criterion, Throughput};
 use reduce_host::axis_plan::log_uniform_segments;
-use reduce_host::measure::{time_queued, TimingSpec};
-use reduce_host::{
-    AxisKind, AxisPolicy, Backend, BackendChoice, Op, PreparedAxis, ReduceError, Segments,
-};
-use std::time::Duration;
+use reduce_host::{AxisKind, AxisPolicy, Backend, Op, PreparedAxis, Segments};
 
 #[allow(clippy::too_many_arguments)] // one benchmark's whole description
 fn time(
@@ -42,32 +40,14 @@ fn time(
     let mut g = c.benchmark_group(group);
     g.throughput(Throughput::BytesDecimal((n * 4) as u64));
     g.bench_function(BenchmarkId::from_parameter(id), |bench| {
-        bench.iter_custom(|iters| {
-            let spec = TimingSpec::kernels(0, usize::try_from(iters).unwrap_or(1).max(1));
-            let t = time_queued(b, &spec, || p.enqueue(b, &input, segs, &mut out)).expect("timing");
-            Duration::from_secs_f64(t.total() / 1e3)
-        })
+        bench.iter_custom(|iters| common::queued(b, iters, || p.enqueue(b, &input, segs, &mut out)))
     });
     g.finish();
 }
 
 fn main() {
-    let emulate = std::env::var("REDUCE_BENCH_BACKEND").is_ok_and(|v| v == "emu");
-    let choice = if emulate {
-        BackendChoice::Emu
-    } else {
-        BackendChoice::Gpu
-    };
-    let b = match Backend::open(choice) {
-        Ok(b) => b,
-        Err(e @ (ReduceError::NoDriver(_) | ReduceError::NoDevice)) => {
-            println!("reduce-benches (axis): no CUDA GPU ({e}): skipping (REDUCE_BENCH_BACKEND=emu runs a smoke test)");
-            return;
-        }
-        Err(e) => {
-            eprintln!("reduce-benches (axis): cannot open the GPU: {e}");
-            std::process::exit(1);
-        }
+    let Some(b) = common::open_backend("axis") else {
+        return;
     };
     let (shapes, segments, max_len): (Vec<(usize, usize)>, usize, usize) = if b.is_emulator() {
         (vec![(64, 16), (4, 1000)], 8, 1000)
@@ -80,17 +60,7 @@ fn main() {
         )
     };
     // Plots need a font (plotters with `ab_glyph`): without one they are off, as in reduce.rs.
-    let mut c = Criterion::default().configure_from_args();
-    if let Err(why) = reduce_benches::plot::register_system_font() {
-        eprintln!("reduce-benches (axis): {why}: criterion's plots are off");
-        c = c.without_plots();
-    }
-    if b.is_emulator() {
-        c = c
-            .warm_up_time(Duration::from_millis(50))
-            .measurement_time(Duration::from_millis(200))
-            .sample_size(10);
-    }
+    let mut c = common::criterion("axis", &b);
     let policy = AxisPolicy::default();
     for &(rows, cols) in &shapes {
         for (axis, group) in [(AxisKind::Rows, "axis_rows"), (AxisKind::Cols, "axis_cols")] {

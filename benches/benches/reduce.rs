@@ -22,13 +22,15 @@
 //! tiny smoke run (N = 2^12) on the CPU emulator, timed by the wall clock: it checks the
 //! benchmark code, not performance.
 
+mod common;
+
 use criterion::measurement::WallTime;
 use criterion::{
     AxisScale, BenchmarkGroup, BenchmarkId, Criterion, PlotConfiguration, SamplingMode, Throughput,
 };
 use reduce_host::measure::{self, Scope, Timing, TimingSpec};
 use reduce_host::transfer::copy_device_to_device_async;
-use reduce_host::{Backend, BackendChoice, Buffer, Op, Prepared, ReduceError, Scalar, Stage};
+use reduce_host::{Backend, Buffer, Op, Prepared, ReduceError, Scalar, Stage};
 use std::time::Duration;
 
 /// Times `iters` runs for criterion with the library's timing engine ([`measure`]): CUDA events
@@ -302,14 +304,8 @@ fn configure_plots(c: Criterion) -> Criterion {
 }
 
 fn main() {
-    let emulate = std::env::var("REDUCE_BENCH_BACKEND").is_ok_and(|v| v == "emu");
     let batched = std::env::var("REDUCE_BENCH_BATCHED").is_ok_and(|v| v == "1");
-    let choice = if emulate {
-        BackendChoice::Emu
-    } else {
-        BackendChoice::Gpu
-    };
-    let backend = match Backend::open(choice) {
+    let backend = match Backend::open(common::backend_choice()) {
         Ok(b) => b,
         Err(ReduceError::NoDriver(e)) => {
             println!(

@@ -9,45 +9,21 @@
 //! No GPU: one line says so and the binary exits 0. `REDUCE_BENCH_BACKEND=emu` runs a tiny smoke
 //! run on the CPU emulator (wall clock; it checks the code, not performance).
 
-use criterion::{BenchmarkId, Criterion, Throughput};
-use reduce_host::measure::{time_queued, TimingSpec};
-use reduce_host::{Backend, BackendChoice, PreparedTransform, ReduceError, TransformKind};
-use std::time::Duration;
+mod common;
+
+use criterion::{BenchmarkId, Throughput};
+use reduce_host::{PreparedTransform, TransformKind};
 
 fn main() {
-    let emulate = std::env::var("REDUCE_BENCH_BACKEND").is_ok_and(|v| v == "emu");
-    let choice = if emulate {
-        BackendChoice::Emu
-    } else {
-        BackendChoice::Gpu
-    };
-    let b = match Backend::open(choice) {
-        Ok(b) => b,
-        Err(e @ (ReduceError::NoDriver(_) | ReduceError::NoDevice)) => {
-            println!("reduce-benches (transform): no CUDA GPU ({e}): skipping (REDUCE_BENCH_BACKEND=emu runs a smoke test)");
-            return;
-        }
-        Err(e) => {
-            eprintln!("reduce-benches (transform): cannot open the GPU: {e}");
-            std::process::exit(1);
-        }
+    let Some(b) = common::open_backend("transform") else {
+        return;
     };
     let exps: &[u32] = if b.is_emulator() {
         &[12]
     } else {
         &[20, 26, 30]
     };
-    let mut c = Criterion::default().configure_from_args();
-    if let Err(why) = reduce_benches::plot::register_system_font() {
-        eprintln!("reduce-benches (transform): {why}: criterion's plots are off");
-        c = c.without_plots();
-    }
-    if b.is_emulator() {
-        c = c
-            .warm_up_time(Duration::from_millis(50))
-            .measurement_time(Duration::from_millis(200))
-            .sample_size(10);
-    }
+    let mut c = common::criterion("transform", &b);
     for &e in exps {
         let n = 1usize << e;
         let x = b.filled(n, 1.0f32).expect("input");
@@ -64,11 +40,7 @@ fn main() {
             let mut g = c.benchmark_group(format!("transform_{}", op.name()));
             g.throughput(Throughput::BytesDecimal((n * 4 * op.inputs()) as u64));
             g.bench_function(BenchmarkId::from_parameter(format!("2^{e}")), |bench| {
-                bench.iter_custom(|iters| {
-                    let spec = TimingSpec::kernels(0, usize::try_from(iters).unwrap_or(1).max(1));
-                    let t = time_queued(&b, &spec, || p.enqueue(&b, &x, 0, other)).expect("timing");
-                    Duration::from_secs_f64(t.total() / 1e3)
-                })
+                bench.iter_custom(|iters| common::queued(&b, iters, || p.enqueue(&b, &x, 0, other)))
             });
             g.finish();
         }

@@ -39,14 +39,12 @@ fn stage8(run: &Run) -> Option<Table> {
         rows[1].push(c.map_or_else(|| "–".into(), us2));
         rows[2].push(c.map_or_else(|| "–".into(), |c| format!("{:.2}×", c / t)));
     }
-    Some(Table {
-        caption: "`f32` sum, gated protocol (GPU time only), result in host memory for both (CUB: \
-                  the faster of copied and mapped), min µs"
-            .into(),
-        device: None,
+    Some(Table::of_run(
+        "`f32` sum, gated protocol (GPU time only), result in host memory for both (CUB: \
+         the faster of copied and mapped), min µs",
         header,
         rows,
-    })
+    ))
 }
 
 /// µs with two decimals below 100, else one.
@@ -176,12 +174,17 @@ fn axis(run: &Run) -> Option<Table> {
     })
 }
 
-/// Rows of `label` and `(N → cells joined by " / ")`, one column per N.
+/// A table of the run's device with `caption`: rows of `label` and `(N → cells joined by " / ")`,
+/// one column per N, under a header of `first` and the sizes; `None` without rows.
 fn grid(
+    caption: &str,
     ns: &BTreeSet<u64>,
     first: &str,
     rows: Vec<(String, Vec<std::collections::BTreeMap<u64, f64>>)>,
-) -> (Vec<String>, Vec<Vec<String>>) {
+) -> Option<Table> {
+    if rows.is_empty() {
+        return None;
+    }
     let header = std::iter::once(first.to_string())
         .chain(ns.iter().map(|&n| size(n)))
         .collect();
@@ -199,7 +202,7 @@ fn grid(
             std::iter::once(label).chain(cells).collect()
         })
         .collect();
-    (header, rows)
+    Some(Table::of_run(caption, header, rows))
 }
 
 /// Norms, dot products and moments against torch (`toolbox` suite, transform part).
@@ -237,16 +240,7 @@ fn transform(run: &Run) -> Option<Table> {
         ns.extend(ours.keys());
         rows.push((format!("`{op}`, `{ty}`"), vec![ours, of("torch", op, ty)]));
     }
-    if rows.is_empty() {
-        return None;
-    }
-    let (header, rows) = grid(&ns, "op", rows);
-    Some(Table {
-        caption: "min µs, ours / torch (its fastest call)".into(),
-        device: None,
-        header,
-        rows,
-    })
+    grid("min µs, ours / torch (its fastest call)", &ns, "op", rows)
 }
 
 /// Argmax against CUB and torch (`toolbox` suite, arg part).
@@ -278,16 +272,12 @@ fn arg(run: &Run) -> Option<Table> {
             vec![ours, of("cub_argmax", ty), of("torch_argmax", ty)],
         ));
     }
-    if rows.is_empty() {
-        return None;
-    }
-    let (header, rows) = grid(&ns, "type", rows);
-    Some(Table {
-        caption: "min µs, ours / CUB / torch, result copied to the host included".into(),
-        device: None,
-        header,
+    grid(
+        "min µs, ours / CUB / torch, result copied to the host included",
+        &ns,
+        "type",
         rows,
-    })
+    )
 }
 
 /// Stage 8's other operators, and the halves' sums, against torch (`toolbox` suite, ops part).
@@ -342,16 +332,11 @@ fn ops(run: &Run) -> Option<Table> {
         );
         rows.push((label.to_string(), vec![ours, torch]));
     }
-    if rows.is_empty() {
-        return None;
-    }
-    let (header, rows) = grid(&ns, "op", rows);
-    Some(Table {
-        caption: "min µs, ours / torch; ours = stage 8, kernel only, result in device memory \
-                  (halves: the transform kernel `total`, `f64` accumulator)"
-            .into(),
-        device: None,
-        header,
+    grid(
+        "min µs, ours / torch; ours = stage 8, kernel only, result in device memory \
+         (halves: the transform kernel `total`, `f64` accumulator)",
+        &ns,
+        "op",
         rows,
-    })
+    )
 }

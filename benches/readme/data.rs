@@ -58,12 +58,11 @@ fn exact(run: &Run) -> Option<Table> {
                 .collect()
         })
         .collect();
-    Some(Table {
-        caption: "uniform data, gated protocol, min µs".into(),
-        device: None,
+    Some(Table::of_run(
+        "uniform data, gated protocol, min µs",
         header,
         rows,
-    })
+    ))
 }
 
 /// Sums of data in host memory, pageable and pinned, against torch (`host` suite).

@@ -120,6 +120,18 @@ pub struct Table {
     pub rows: Vec<Vec<String>>,
 }
 
+impl Table {
+    /// A table of the run's device: `caption`, then `header` and `rows`.
+    pub fn of_run(caption: impl Into<String>, header: Vec<String>, rows: Vec<Vec<String>>) -> Self {
+        Table {
+            caption: caption.into(),
+            device: None,
+            header,
+            rows,
+        }
+    }
+}
+
 /// A family of the README: its title, the files it reads and how it makes its table (`None`:
 /// the run has no records for it).
 pub struct Family {

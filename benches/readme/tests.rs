@@ -16,12 +16,12 @@ fn table(run: &Run, title: &str) -> Option<Table> {
     (f.table)(run)
 }
 
-/// The row whose first cell is `label`.
-fn row<'a>(t: &'a Table, label: &str) -> &'a [String] {
-    t.rows
+/// The cells after the label of the row whose first cell is `label`.
+fn cells<'a>(t: &'a Table, label: &str) -> &'a [String] {
+    &t.rows
         .iter()
         .find(|r| r[0] == label)
-        .unwrap_or_else(|| panic!("no row {label} in {:?}", t.rows))
+        .unwrap_or_else(|| panic!("no row {label} in {:?}", t.rows))[1..]
 }
 
 #[test]
@@ -40,13 +40,10 @@ fn stage8_against_the_faster_cub_gated() {
     let t = table(&fixture(), "Stage 8 against CUB").unwrap();
     assert_eq!(t.header, ["N", "2^12", "2^30"]);
     // The faster of two gated runs; the plain one and other ops/types are not in it.
-    assert_eq!(row(&t, "stage 8, µs"), ["stage 8, µs", "3.87", "940.2"]);
+    assert_eq!(cells(&t, "stage 8, µs"), ["3.87", "940.2"]);
     // CUB mapped at 2^12, CUB copied at 2^30.
-    assert_eq!(row(&t, "CUB, µs"), ["CUB, µs", "3.42", "941.5"]);
-    assert_eq!(
-        row(&t, "CUB / stage 8"),
-        ["CUB / stage 8", "0.88×", "1.00×"]
-    );
+    assert_eq!(cells(&t, "CUB, µs"), ["3.42", "941.5"]);
+    assert_eq!(cells(&t, "CUB / stage 8"), ["0.88×", "1.00×"]);
 }
 
 #[test]
@@ -54,17 +51,10 @@ fn axis_with_its_share_of_the_roof() {
     let t = table(&fixture(), "Along an axis").unwrap();
     assert_eq!(t.rows.len(), 2);
     assert_eq!(
-        row(&t, "2^20 × 16"),
-        [
-            "2^20 × 16",
-            "23.8 (95%) / 134.5 / 1225.6",
-            "23.0 (93%) / 51.2"
-        ]
+        cells(&t, "2^20 × 16"),
+        ["23.8 (95%) / 134.5 / 1225.6", "23.0 (93%) / 51.2"]
     );
-    assert_eq!(
-        row(&t, "2000 segments"),
-        ["2000 segments", "152.4 (85%) / – / 280.5", "–"]
-    );
+    assert_eq!(cells(&t, "2000 segments"), ["152.4 (85%) / – / 280.5", "–"]);
 }
 
 #[test]
@@ -73,25 +63,19 @@ fn transform_arg_and_ops_ours_against_theirs() {
     let t = table(&run, "Norms, dot products, variance").unwrap();
     assert_eq!(t.header, ["op", "2^20", "2^26"]);
     // torch's fastest call; no dot or f32 var in the fixture: no rows for them.
-    assert_eq!(
-        row(&t, "`norm2`, `f32`"),
-        ["`norm2`, `f32`", "8.0 / 25.2", "65.9 / –"]
-    );
-    assert_eq!(row(&t, "`var`, `f16`"), ["`var`, `f16`", "7.8 / 18.8", "–"]);
+    assert_eq!(cells(&t, "`norm2`, `f32`"), ["8.0 / 25.2", "65.9 / –"]);
+    assert_eq!(cells(&t, "`var`, `f16`"), ["7.8 / 18.8", "–"]);
     assert_eq!(t.rows.len(), 2);
 
     let t = table(&run, "Argmax").unwrap();
-    assert_eq!(row(&t, "`f32`"), ["`f32`", "9.0 / 11.9 / 18.2"]);
-    assert_eq!(row(&t, "`bf16`"), ["`bf16`", "8.9 / 11.5 / –"]);
+    assert_eq!(cells(&t, "`f32`"), ["9.0 / 11.9 / 18.2"]);
+    assert_eq!(cells(&t, "`bf16`"), ["8.9 / 11.5 / –"]);
     assert_eq!(t.rows.len(), 2);
 
     let t = table(&run, "Other operators and types").unwrap();
-    assert_eq!(row(&t, "`f32` sum"), ["`f32` sum", "7.6 / 27.6"]);
-    assert_eq!(
-        row(&t, "`i32` sum into `i64`"),
-        ["`i32` sum into `i64`", "8.3 / 38.9"]
-    );
-    assert_eq!(row(&t, "`bf16` sum"), ["`bf16` sum", "37.9 / 49.4"]);
+    assert_eq!(cells(&t, "`f32` sum"), ["7.6 / 27.6"]);
+    assert_eq!(cells(&t, "`i32` sum into `i64`"), ["8.3 / 38.9"]);
+    assert_eq!(cells(&t, "`bf16` sum"), ["37.9 / 49.4"]);
     assert_eq!(t.rows.len(), 3);
 }
 
@@ -100,22 +84,16 @@ fn exact_and_host() {
     let run = fixture();
     let t = table(&run, "Exact sums").unwrap();
     assert_eq!(t.header, ["", "2^20", "2^24"]);
-    assert_eq!(
-        row(&t, "exact (ours), `f32`"),
-        ["exact (ours), `f32`", "9.2", "25.9"]
-    );
-    assert_eq!(row(&t, "stage 8, `f32`"), ["stage 8, `f32`", "5.9", "20.4"]);
-    assert_eq!(
-        row(&t, "CUB `gpu_to_gpu`, `f32`"),
-        ["CUB `gpu_to_gpu`, `f32`", "16.6", "51.5"]
-    );
+    assert_eq!(cells(&t, "exact (ours), `f32`"), ["9.2", "25.9"]);
+    assert_eq!(cells(&t, "stage 8, `f32`"), ["5.9", "20.4"]);
+    assert_eq!(cells(&t, "CUB `gpu_to_gpu`, `f32`"), ["16.6", "51.5"]);
     assert_eq!(t.rows.len(), 3, "no f64 records: no f64 rows");
 
     let t = table(&run, "From host memory").unwrap();
     assert!(t.caption.contains("55.0 GB/s"), "{}", t.caption);
     assert_eq!(
-        row(&t, "2^22"),
-        ["2^22", "743 µs, 41%", "341 µs, 89%", "1,241 µs", "347 µs"]
+        cells(&t, "2^22"),
+        ["743 µs, 41%", "341 µs, 89%", "1,241 µs", "347 µs"]
     );
 }
 
@@ -138,7 +116,7 @@ fn multi_across_two_gpus() {
     assert!(t.caption.starts_with("2^31 `f32` in all"), "{}", t.caption);
     assert_eq!(t.rows[0][1..], ["2", "0.987", "8,702", "1.91"]);
     assert_eq!(t.rows[1][1..], ["2", "1.013", "8,484", "1.87"]);
-    assert_eq!(row(&t, "ours, 1 GPU")[1..], ["1", "1.889", "4,547", "1.00"]);
+    assert_eq!(cells(&t, "ours, 1 GPU"), ["1", "1.889", "4,547", "1.00"]);
     assert_eq!(t.rows.len(), 4);
     let md = tables(&run);
     assert!(md.contains("**Across GPUs**, 2^31 `f32` in all"), "{md}");

@@ -1,6 +1,8 @@
 //! Reductions along an axis and over segments, on the emulator, against the CPU reference of
 //! `axis_checks` (which `tests/gpu.rs` holds the GPU to as well).
 
+#[macro_use]
+mod common;
 mod axis_checks;
 
 use axis_checks::*;
@@ -11,29 +13,13 @@ fn emu() -> Backend {
     Backend::open(BackendChoice::Emu).unwrap()
 }
 
-#[test]
-fn rows_and_cols_f32() {
-    every_shape::<f32>(&emu())
-}
-#[test]
-fn rows_and_cols_f64() {
-    every_shape::<f64>(&emu())
-}
-#[test]
-fn rows_and_cols_i32() {
-    every_shape::<i32>(&emu())
-}
-#[test]
-fn rows_and_cols_u32() {
-    every_shape::<u32>(&emu())
-}
-#[test]
-fn rows_and_cols_i64() {
-    every_shape::<i64>(&emu())
-}
-#[test]
-fn rows_and_cols_u64() {
-    every_shape::<u64>(&emu())
+test_each! {
+    rows_and_cols_f32 => every_shape::<f32>(&emu()),
+    rows_and_cols_f64 => every_shape::<f64>(&emu()),
+    rows_and_cols_i32 => every_shape::<i32>(&emu()),
+    rows_and_cols_u32 => every_shape::<u32>(&emu()),
+    rows_and_cols_i64 => every_shape::<i64>(&emu()),
+    rows_and_cols_u64 => every_shape::<u64>(&emu()),
 }
 
 #[test]
@@ -271,7 +257,7 @@ fn short_column_kernel_agrees_bit_for_bit() {
 fn one_launch_columns_match_the_reference_and_the_two_launch_plan() {
     let b = emu();
     let mut compared = 0;
-    for &(r, c) in ONCE_SHAPES {
+    for (r, c) in once_shapes() {
         for extra in [
             "",
             "col_tile=3",

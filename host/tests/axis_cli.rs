@@ -80,10 +80,7 @@ fn each_policy_gets_a_checked_record_and_bad_settings_are_named() {
         "col_tile=4,finish_piece_rows=2,min_piece_rows=2",
     ]);
     assert_eq!(code, 0, "{err}");
-    let recs: Vec<serde_json::Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a JSON object per line"))
-        .collect();
+    let recs = cli_run::json_lines(&out);
     assert_eq!(recs.len(), 2, "{out}");
     assert_eq!(recs[0]["policy"], "");
     assert_eq!(recs[1]["policy_settings"]["col_tile"], 4);

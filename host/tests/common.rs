@@ -5,6 +5,20 @@
 use reduce_host::reference::{reference_mean, reference_nanmean, XorShift64};
 use reduce_host::*;
 
+/// `#[test] fn NAME() { BODY; }` for each `NAME => BODY`: a test a case, so that each runs (and
+/// fails) on its own. Where a suite declares `#[macro_use] mod common;`.
+#[allow(unused_macros)]
+macro_rules! test_each {
+    ($($name:ident => $body:expr),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                $body;
+            }
+        )*
+    };
+}
+
 /// A stage-8 result (`T::Acc`) as `T`, for the six types where they are the same type.
 pub fn as_t<T: Scalar, A: Scalar>(a: A) -> T {
     assert_eq!(
@@ -41,6 +55,25 @@ pub fn edge_sizes(block: usize) -> Vec<usize> {
     v.sort();
     v.dedup();
     v
+}
+
+/// Panic with how many checks failed and each failure, one a line, unless none did.
+pub fn assert_no_failures(failures: &[String]) {
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// `Ok` when no check failed, else an error of every failure, one a line.
+pub fn all_passed<E: From<String>>(failures: &[String]) -> Result<(), E> {
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n").into())
+    }
 }
 
 /// Deterministic pseudo-random data of any type (no zeros: they hide unwritten results).
@@ -196,4 +229,23 @@ fn check_mean<T: Scalar>(
             T::TYPE
         ))
     }
+}
+
+/// The IEEE edge cases of an exact sum, as `f64` (the tests round each to `f32` too): signed
+/// zeros, cancellation, overflow, infinities, NaN, subnormals and a half-ulp tail; `zeros`,
+/// `maxes` and `subnormals` are the lengths of the runs of -0.0, `f64::MAX` and 2^-1074.
+pub fn exact_edge_inputs(zeros: usize, maxes: usize, subnormals: usize) -> Vec<Vec<f64>> {
+    vec![
+        vec![],
+        vec![-0.0; zeros],
+        vec![0.0, -0.0],
+        vec![1e300, 1.0, -1e300],
+        vec![f64::MAX, f64::MAX, -f64::MAX],
+        vec![f64::MAX; maxes],
+        vec![f64::INFINITY, 1.0],
+        vec![f64::NEG_INFINITY, 5.0, f64::INFINITY],
+        vec![f64::NAN; 3],
+        vec![f64::from_bits(1); subnormals],
+        vec![1.0, 2f64.powi(-53)],
+    ]
 }

@@ -1,6 +1,7 @@
 //! Every stage × element type on the CPU emulator, at every edge size, plus property tests and
 //! proof that the emulator catches real kernel bugs. These run in CI, which has no GPU.
 
+#[macro_use]
 mod common;
 
 use common::*;
@@ -22,44 +23,25 @@ fn multi_pass_edges(stage: Stage) {
                     grid: None,
                 };
                 let r = with_elem_type!(ty, T => check::<T>(&b, stage, Op::Sum, &data::<T>(n, n as u64), o));
-                if let Err(e) = r {
-                    failures.push(e);
-                }
+                failures.extend(r.err());
             }
         }
         // A few hundred thousand elements: many blocks and (for stages 1–6) three passes.
         let r = with_elem_type!(ty, T => check::<T>(&b, stage, Op::Sum, &data::<T>(200_003, 9), LaunchOverrides::default()));
-        if let Err(e) = r {
-            failures.push(e);
-        }
+        failures.extend(r.err());
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures);
 }
 
-/// One test per multi-pass stage (they run in parallel): [`multi_pass_edges`].
-macro_rules! edge_tests {
-    ($($name:ident => $stage:ident),* $(,)?) => {
-        $(
-            #[test]
-            fn $name() {
-                multi_pass_edges(Stage::$stage);
-            }
-        )*
-    };
-}
-edge_tests! {
-    stage1_interleaved_divergent_edges => S1,
-    stage2_interleaved_strided_edges => S2,
-    stage3_sequential_edges => S3,
-    stage4_first_add_during_load_edges => S4,
-    stage5_unroll_last_warp_edges => S5,
-    stage6_complete_unroll_edges => S6,
-    stage7_grid_stride_edges => S7,
+// One test per multi-pass stage (they run in parallel): [`multi_pass_edges`].
+test_each! {
+    stage1_interleaved_divergent_edges => multi_pass_edges(Stage::S1),
+    stage2_interleaved_strided_edges => multi_pass_edges(Stage::S2),
+    stage3_sequential_edges => multi_pass_edges(Stage::S3),
+    stage4_first_add_during_load_edges => multi_pass_edges(Stage::S4),
+    stage5_unroll_last_warp_edges => multi_pass_edges(Stage::S5),
+    stage6_complete_unroll_edges => multi_pass_edges(Stage::S6),
+    stage7_grid_stride_edges => multi_pass_edges(Stage::S7),
 }
 
 #[test]
@@ -105,18 +87,11 @@ fn stage8_every_op_and_type_edges() {
         for op in Op::ALL {
             for n in edge_sizes(512).into_iter().chain([200_003]) {
                 let r = with_elem_type!(ty, T => check_reducer::<T>(&b, op, &data::<T>(n + 3, n as u64), 3.min(n), LaunchOverrides::default()));
-                if let Err(e) = r {
-                    failures.push(e);
-                }
+                failures.extend(r.err());
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures);
 }
 
 #[test]

@@ -23,18 +23,21 @@ fn f32_sum(family: Family) -> KernelId {
     }
 }
 
-fn launch_broken(kernel: KernelId, n: usize) -> Result<(), ReduceError> {
+/// Launch `kernel` as one block of 256 threads with `shared_bytes` of shared memory on `n`
+/// inputs (the multi-pass ABI, one partial out).
+fn launch_one_block(kernel: KernelId, n: usize, shared_bytes: usize) -> Result<(), ReduceError> {
     let b = emu();
     let input = b.upload(&data::<f32>(n, 4)).unwrap();
     let out = b.zeroed::<f32>(1).unwrap();
-    // SAFETY: live f32 buffers of `b`: `n` inputs and one partial for one block of 256 threads
-    // with 256 floats of shared memory (the multi-pass ABI); the emulator runs synchronously.
+    // SAFETY: live f32 buffers of `b`: `n` inputs and one partial for one block of 256 threads.
+    // The emulator runs synchronously and checks every shared and global access, so a shared
+    // memory too small for the stage (tested on purpose) or a read past `n` is a typed error.
     unsafe {
         b.launch::<f32>(&Launch {
             kernel,
             grid: 1,
             block: 256,
-            shared_bytes: 256 * 4,
+            shared_bytes,
             args: KernelArgs::MultiPass {
                 input: input.addr(0),
                 n,
@@ -42,6 +45,11 @@ fn launch_broken(kernel: KernelId, n: usize) -> Result<(), ReduceError> {
             },
         })
     }
+}
+
+/// [`launch_one_block`] with the 256 floats of shared memory the stage needs.
+fn launch_broken(kernel: KernelId, n: usize) -> Result<(), ReduceError> {
+    launch_one_block(kernel, n, 256 * 4)
 }
 
 #[test]
@@ -61,25 +69,9 @@ fn emulator_catches_the_seeds_racy_last_warp() {
     launch_ok(f32_sum(Family::S5));
 }
 
+/// A clean launch of `kernel` on 512 inputs.
 fn launch_ok(kernel: KernelId) {
-    let b = emu();
-    let input = b.upload(&data::<f32>(512, 4)).unwrap();
-    let out = b.zeroed::<f32>(1).unwrap();
-    // SAFETY: as in `launch_broken`, with 512 inputs.
-    unsafe {
-        b.launch::<f32>(&Launch {
-            kernel,
-            grid: 1,
-            block: 256,
-            shared_bytes: 256 * 4,
-            args: KernelArgs::MultiPass {
-                input: input.addr(0),
-                n: 512,
-                partials: out.addr(0),
-            },
-        })
-    }
-    .unwrap();
+    launch_broken(kernel, 512).unwrap();
 }
 
 #[test]
@@ -101,24 +93,8 @@ fn emulator_catches_a_missing_barrier() {
 
 #[test]
 fn emulator_reports_too_little_shared_memory() {
-    let b = emu();
-    let input = b.upload(&data::<f32>(256, 4)).unwrap();
-    let out = b.zeroed::<f32>(1).unwrap();
-    // SAFETY: live buffers of `b` for one block; the shared memory is too small on purpose, which
-    // the emulator checks (this is the emulator's own test of that check, not a GPU launch).
-    let r = unsafe {
-        b.launch::<f32>(&Launch {
-            kernel: f32_sum(Family::S3),
-            grid: 1,
-            block: 256,
-            shared_bytes: 128 * 4, // half of what the stage needs
-            args: KernelArgs::MultiPass {
-                input: input.addr(0),
-                n: 256,
-                partials: out.addr(0),
-            },
-        })
-    };
+    // Half of what the stage needs: the emulator's own test of its shared-memory check.
+    let r = launch_one_block(f32_sum(Family::S3), 256, 128 * 4);
     match r {
         Err(ReduceError::Emulator {
             source: EmuError::SharedOutOfBounds { reserved: 512, .. },
@@ -130,24 +106,9 @@ fn emulator_reports_too_little_shared_memory() {
 
 #[test]
 fn emulator_launch_of_a_short_input_reads_only_n() {
-    let b = emu();
-    let input = b.upload(&data::<f32>(100, 4)).unwrap();
-    let out = b.zeroed::<f32>(1).unwrap();
-    // SAFETY: 100 inputs (n = 100) and one partial for one block: the kernel's guards keep every
-    // read below 100 (the checked accessors would report any other read).
-    let r = unsafe {
-        b.launch::<f32>(&Launch {
-            kernel: f32_sum(Family::S3),
-            grid: 1,
-            block: 256,
-            shared_bytes: 256 * 4,
-            args: KernelArgs::MultiPass {
-                input: input.addr(0),
-                n: 100,
-                partials: out.addr(0),
-            },
-        })
-    };
+    // The kernel's guards keep every read below 100 (the checked accessors would report any
+    // other read).
+    let r = launch_broken(f32_sum(Family::S3), 100);
     assert!(r.is_ok(), "{r:?}");
 }
 

@@ -2,6 +2,7 @@
 //! wrong answer. (GPU-only cases — no device, N beyond device memory, PTX the driver rejects — are
 //! in tests/gpu.rs.)
 
+use cli_run::{assert_usage_error, code_and_output as cli, words};
 use reduce_host::*;
 mod cli_run;
 
@@ -98,12 +99,6 @@ fn missing_or_non_ptx_files_name_the_file_and_the_fix() {
     assert!(m.contains("only applies to the GPU"), "{m}");
 }
 
-/// Exit status and stdout followed by stderr.
-fn cli(args: &[&str]) -> (i32, String) {
-    let r = cli_run::reduce(args);
-    (r.code, r.stdout + &r.stderr)
-}
-
 #[test]
 fn cli_reports_out_of_range_arguments() {
     // Each case: the arguments (split at spaces), and what the error must say.
@@ -161,27 +156,13 @@ fn cli_reports_out_of_range_arguments() {
         ),
     ];
     for (args, want) in cases {
-        let args: Vec<&str> = args.split_whitespace().collect();
-        let (code, out) = cli(&args);
-        assert_eq!(code, 2, "{args:?} should fail with exit code 2: {out}");
-        assert!(out.contains(want), "{args:?}: expected `{want}` in:\n{out}");
-        assert!(!out.contains("panicked"), "{args:?} panicked:\n{out}");
+        assert_usage_error(args, want);
     }
 }
 
 #[test]
 fn cli_main_job_runs_every_stage_on_the_emulator() {
-    let (code, out) = cli(&[
-        "--backend",
-        "emu",
-        "table",
-        "--n",
-        "3000",
-        "--runs",
-        "2",
-        "--warmup",
-        "1",
-    ]);
+    let (code, out) = cli(&words("--backend emu table --n 3000 --runs 2 --warmup 1"));
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("CPU EMULATION"), "{out}");
     for s in 1..=8 {
@@ -200,23 +181,10 @@ fn cli_main_job_runs_every_stage_on_the_emulator() {
 
 #[test]
 fn cli_transform_takes_a_forced_block_and_grid() {
-    let (code, out) = cli(&[
-        "--backend",
-        "emu",
-        "transform",
-        "--op",
-        "norm2,nanmean",
-        "--n",
-        "5000",
-        "--block",
-        "1024",
-        "--grid",
-        "3",
-        "--runs",
-        "1",
-        "--format",
-        "json",
-    ]);
+    let (code, out) = cli(&words(
+        "--backend emu transform --op norm2,nanmean --n 5000 --block 1024 --grid 3 --runs 1 \
+         --format json",
+    ));
     assert_eq!(code, 0, "{out}");
     assert_eq!(out.matches("<<<3, 1024>>>").count(), 2, "{out}");
     assert!(!out.contains("\"ok\":false"), "{out}");

@@ -2,6 +2,9 @@
 //! and the kernels on the CPU emulator — the same bits for every grid × block × input split, equal
 //! to the reference, on adversarial data. These run in CI, which has no GPU.
 
+mod common;
+
+use common::exact_edge_inputs;
 use proptest::prelude::*;
 use reduce_host::exact::exact_sum;
 use reduce_host::exact::{
@@ -163,20 +166,8 @@ fn emulator_same_bits_every_launch_f64() {
 fn emulator_edge_cases_match_the_reference() {
     let b = emu();
     let mut r = Reducer::new(&b);
-    let cases: Vec<Vec<f64>> = vec![
-        vec![],
-        vec![-0.0],
-        vec![-0.0; 70],
-        vec![0.0, -0.0],
-        vec![1e300, 1.0, -1e300],
-        vec![f64::MAX, f64::MAX, -f64::MAX],
-        vec![f64::MAX; 9],
-        vec![f64::INFINITY, 1.0],
-        vec![f64::NEG_INFINITY, 5.0, f64::INFINITY],
-        vec![f64::NAN; 3],
-        vec![f64::from_bits(1); 33],
-        vec![1.0, 2f64.powi(-53)],
-    ];
+    let mut cases = exact_edge_inputs(70, 9, 33);
+    cases.push(vec![-0.0]);
     for c in cases {
         let want = exact_sum(&c);
         let input = b.upload(&c).unwrap();

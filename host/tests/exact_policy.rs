@@ -2,6 +2,9 @@
 //! plans it gives (the fast-path kernels, fewer blocks at small N), and the fast-path kernels on
 //! the CPU emulator — the same bits as the reference on adversarial data, every launch shape.
 
+mod common;
+
+use common::exact_edge_inputs;
 use reduce_host::exact::ExactData;
 use reduce_host::exact::{exact_plan, generate, ExactFloat, ExactPolicy, PreparedExact};
 use reduce_host::*;
@@ -106,34 +109,22 @@ fn plans_pick_the_variant_and_fewer_blocks_at_small_n() {
     let o = LaunchOverrides::default();
     let d = ExactPolicy::default();
     // The defaults: the fast path for f32 (measured faster at every N), the plain kernel for
-    // f64, both with the lean publish.
-    let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, d).unwrap();
-    assert_eq!(
-        p.kernel,
-        exact_kernel(Family::ExactFastLean, ElemKind::F32, 256)
-    );
-    let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, d).unwrap();
-    assert_eq!(
-        p.kernel,
-        exact_kernel(Family::ExactLean, ElemKind::F64, 256)
-    );
+    // f64, both with the lean publish. `fast_f64=1` (in `FAST`): the fast path for f64 (data
+    // whose additions are exact).
+    let (fast, lean) = (Family::ExactFastLean, Family::ExactLean);
+    for (ty, kind, policy, family) in [
+        (ElemType::F32, ElemKind::F32, d, fast),
+        (ElemType::F64, ElemKind::F64, d, lean),
+        (ElemType::F32, ElemKind::F32, PLAIN, lean),
+        (ElemType::F32, ElemKind::F32, FAST, fast),
+        (ElemType::F64, ElemKind::F64, FAST, fast),
+    ] {
+        let p = exact_plan(ty, 1 << 20, o, &caps, policy).unwrap();
+        assert_eq!(p.kernel, exact_kernel(family, kind, 256), "{ty} {policy:?}");
+    }
     let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, PLAIN).unwrap();
-    assert_eq!(
-        p.kernel,
-        exact_kernel(Family::ExactLean, ElemKind::F32, 256)
-    );
     assert_eq!(p.shared_bytes, 16 * (11 + 4 + 256 / 32));
-    let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, FAST).unwrap();
-    assert_eq!(
-        p.kernel,
-        exact_kernel(Family::ExactFastLean, ElemKind::F32, 256)
-    );
-    // `fast_f64=1`: the fast path for f64 (data whose additions are exact).
     let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, FAST).unwrap();
-    assert_eq!(
-        p.kernel,
-        exact_kernel(Family::ExactFastLean, ElemKind::F64, 256)
-    );
     assert_eq!(p.shared_bytes, 16 * (68 + 4 + 256 / 32));
     assert_eq!(p.slots, 68 + 4);
     // An input of exactly one tile (2^12 f64 = 2048 vectors = 512 threads × 4) is one block: no
@@ -228,20 +219,7 @@ fn fast_kernels_on_inputs_that_defeat_the_fast_test() {
             check(&b, &d64, p, shape);
         }
     }
-    let cases: Vec<Vec<f64>> = vec![
-        vec![],
-        vec![-0.0; 70],
-        vec![0.0, -0.0],
-        vec![1e300, 1.0, -1e300],
-        vec![f64::MAX; 9],
-        vec![f64::MAX, f64::MAX, -f64::MAX],
-        vec![f64::INFINITY, 1.0],
-        vec![f64::NEG_INFINITY, 5.0, f64::INFINITY],
-        vec![f64::NAN; 3],
-        vec![f64::from_bits(1); 33],
-        vec![1.0, 2f64.powi(-53)],
-    ];
-    for c in cases {
+    for c in exact_edge_inputs(70, 9, 33) {
         let c32: Vec<f32> = c.iter().map(|&x| x as f32).collect();
         for p in [FAST, PLAIN] {
             check(&b, &c, p, o);

@@ -97,18 +97,12 @@ fn every_multi_pass_stage_at_edge_sizes() -> Result<(), Failed> {
                         grid: None,
                     };
                     let r = with_elem_type!(ty, T => check::<T>(&b, *stage, Op::Sum, &data::<T>(n, n as u64), o));
-                    if let Err(e) = r {
-                        failures.push(e);
-                    }
+                    failures.extend(r.err());
                 }
             }
         }
     }
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(failures.join("\n").into())
-    }
+    all_passed(&failures)
 }
 
 fn stage8_every_op_type_size_offset_grid() -> Result<(), Failed> {
@@ -124,9 +118,7 @@ fn stage8_every_op_type_size_offset_grid() -> Result<(), Failed> {
                             let o = LaunchOverrides { block, grid };
                             let r = with_elem_type!(ty, T => check_reducer::<T>(&b, op, &data::<T>(n + offset, n as u64 + 5), offset, o));
                             count += 1;
-                            if let Err(e) = r {
-                                failures.push(e);
-                            }
+                            failures.extend(r.err());
                         }
                     }
                 }
@@ -137,11 +129,7 @@ fn stage8_every_op_type_size_offset_grid() -> Result<(), Failed> {
         "stage 8: {count} (op, type, size, offset, grid, block) cases, {} failures",
         failures.len()
     );
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(failures.join("\n").into())
-    }
+    all_passed(&failures)
 }
 
 fn indexing_past_2e32_elements() -> Result<(), Failed> {

@@ -10,7 +10,7 @@ mod multi_cases;
 mod multi_checks;
 
 use common::data;
-use multi_checks::{distinct_sums, every_op_and_type};
+use multi_checks::{distinct_sums, every_op_and_type, on_emulated_ranks};
 use reduce_host::multi::{load_nccl, nccl_candidates};
 use reduce_host::multi::{split_even, AnyShard, AnyValue, InMemory};
 use reduce_host::reference::reference_mean;
@@ -21,11 +21,7 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn every_op_and_type_on_uneven_and_empty_shards() {
-    let mut failures = Vec::new();
-    for ranks in [1, 2, 3, 5] {
-        let mut m = MultiReducer::emulated(ranks).unwrap();
-        failures.extend(every_op_and_type(&mut m, 1));
-    }
+    let failures = on_emulated_ranks(|m| every_op_and_type(m, 1));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -157,10 +153,7 @@ fn bad_shards_are_typed_errors() {
         m.reduce(Op::Mean, &[&a, &c]),
         Err(ReduceError::InvalidArgument(_))
     ));
-    let empty: [Buffer<f32>; 2] = [
-        m.with_rank(0, |b| b.zeroed(0)).unwrap(),
-        m.with_rank(1, |b| b.zeroed(0)).unwrap(),
-    ];
+    let empty = multi_checks::empty_shards::<f32, _>(&m);
     assert!(matches!(
         m.mean(&empty),
         Err(ReduceError::EmptyInput { op: Op::Mean })

@@ -1,6 +1,7 @@
 //! The streamed host-input path ([`HostReducer`]) on the CPU emulator: the same chunking as on a
 //! GPU, with plain copies. `tests/gpu.rs` runs the same checks on a GPU.
 
+#[macro_use]
 mod common;
 mod host_stream;
 
@@ -12,29 +13,13 @@ fn emu() -> Backend {
     Backend::open(BackendChoice::Emu).unwrap()
 }
 
-#[test]
-fn every_op_and_boundary_f32() {
-    check_type::<f32>(&emu(), &small_chunks(1024), 1).unwrap();
-}
-#[test]
-fn every_op_and_boundary_f64() {
-    check_type::<f64>(&emu(), &small_chunks(1024), 2).unwrap();
-}
-#[test]
-fn every_op_and_boundary_i32() {
-    check_type::<i32>(&emu(), &small_chunks(1024), 3).unwrap();
-}
-#[test]
-fn every_op_and_boundary_u32() {
-    check_type::<u32>(&emu(), &small_chunks(1024), 4).unwrap();
-}
-#[test]
-fn every_op_and_boundary_i64() {
-    check_type::<i64>(&emu(), &small_chunks(1024), 5).unwrap();
-}
-#[test]
-fn every_op_and_boundary_u64() {
-    check_type::<u64>(&emu(), &small_chunks(1024), 6).unwrap();
+test_each! {
+    every_op_and_boundary_f32 => check_type::<f32>(&emu(), &small_chunks(1024), 1).unwrap(),
+    every_op_and_boundary_f64 => check_type::<f64>(&emu(), &small_chunks(1024), 2).unwrap(),
+    every_op_and_boundary_i32 => check_type::<i32>(&emu(), &small_chunks(1024), 3).unwrap(),
+    every_op_and_boundary_u32 => check_type::<u32>(&emu(), &small_chunks(1024), 4).unwrap(),
+    every_op_and_boundary_i64 => check_type::<i64>(&emu(), &small_chunks(1024), 5).unwrap(),
+    every_op_and_boundary_u64 => check_type::<u64>(&emu(), &small_chunks(1024), 6).unwrap(),
 }
 
 #[test]

@@ -12,20 +12,13 @@ use std::process::Command;
 pub(crate) fn bundle() -> Result<()> {
     let root = ptx::workspace_root();
     build_ptx(Prebuilt::Refresh, true)?;
-    status(cargo().current_dir(&root).args([
-        "build",
-        "--release",
-        "--package",
-        "reduce-host",
-        "--features",
-        "cli",
-        "--bin",
-        "reduce",
-        "--example",
-        "cold_open",
-        "--example",
-        "quickstart",
-    ]))?;
+    status(
+        cargo()
+            .current_dir(&root)
+            .args(["build", "--release"])
+            .args(crate::REDUCE_BIN)
+            .args(["--example", "cold_open", "--example", "quickstart"]),
+    )?;
     let out = String::from_utf8(
         cargo()
             .current_dir(&root)

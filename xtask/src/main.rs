@@ -241,18 +241,19 @@ fn cli(args: &[String]) -> Result<()> {
     status(
         cargo()
             .current_dir(ptx::workspace_root())
-            .args([
-                "run",
-                "--quiet",
-                "--release",
-                "--package",
-                "reduce-host",
-                "--features",
-                "cli",
-                "--bin",
-                "reduce",
-                "--",
-            ])
+            .args(["run", "--quiet", "--release"])
+            .args(REDUCE_BIN)
+            .arg("--")
             .args(args),
     )
 }
+
+/// Cargo's arguments that name the `reduce` binary (the CLI, with its feature).
+pub(crate) const REDUCE_BIN: [&str; 6] = [
+    "--package",
+    "reduce-host",
+    "--features",
+    "cli",
+    "--bin",
+    "reduce",
+];

@@ -189,19 +189,26 @@ pub fn cubin_path(ptx: &Path) -> PathBuf {
     ptx.with_extension("sm_90.cubin")
 }
 
-/// Assemble the PTX for `sm_90` with `ptxas -v` (into [`cubin_path`]) and parse its report.
-pub fn ptxas_check(ptxas: &Path, ptx: &Path) -> Result<Vec<KernelResources>> {
-    let cubin = cubin_path(ptx);
+/// Run `ptxas` with `args` on `ptx`, writing `cubin`: whether it succeeded, and its report
+/// (standard error, then standard output).
+pub fn run_ptxas(ptxas: &Path, args: &[&str], ptx: &Path, cubin: &Path) -> Result<(bool, String)> {
     let out = Command::new(ptxas)
-        .args(["-arch", TARGET_CPU, "-v", "-O3"])
+        .args(args)
         .arg(ptx)
         .arg("-o")
-        .arg(&cubin)
+        .arg(cubin)
         .output()
         .with_context(|| format!("running {}", ptxas.display()))?;
     let text =
         String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
+    Ok((out.status.success(), text))
+}
+
+/// Assemble the PTX for `sm_90` with `ptxas -v` (into [`cubin_path`]) and parse its report.
+pub fn ptxas_check(ptxas: &Path, ptx: &Path) -> Result<Vec<KernelResources>> {
+    let cubin = cubin_path(ptx);
+    let (ok, text) = run_ptxas(ptxas, &["-arch", TARGET_CPU, "-v", "-O3"], ptx, &cubin)?;
+    if !ok {
         bail!("ptxas rejected {} for {TARGET_CPU}:\n{text}", ptx.display());
     }
     let mut kernels: Vec<KernelResources> = Vec::new();

@@ -91,38 +91,29 @@ fn names<T: Copy>(items: &[T], name: impl Fn(T) -> String) -> String {
         .join(", ")
 }
 
+/// The one of `items` whose `name` is `want`, else an error: "`what` NAMES, not `want`".
+fn named<T: Copy>(items: &[T], name: fn(T) -> &'static str, want: &str, what: &str) -> Result<T> {
+    items
+        .iter()
+        .copied()
+        .find(|&i| name(i) == want)
+        .with_context(|| format!("{what} {}, not {want}", names(items, |i| name(i).into())))
+}
+
 /// The kernel that `args` names: the stage's row of the kernel table, with the type, operator and
 /// block size checked against what the row builds. The block size defaults to the host's (512 for
 /// stage 8, 256 otherwise); for the stages that read `blockDim.x` at run time one kernel serves
 /// every block size, and `--block` is refused as meaningless.
 pub fn kernel_for(args: &ShowArgs) -> Result<KernelId> {
     let row = stage_row(args.stage);
-    let ty = row
-        .types
-        .iter()
-        .copied()
-        .find(|t| t.name() == args.ty)
-        .with_context(|| {
-            format!(
-                "stage {} is built for {}, not {}",
-                args.stage,
-                names(row.types, |t: ElemKind| t.name().into()),
-                args.ty
-            )
-        })?;
-    let op = row
-        .ops
-        .iter()
-        .copied()
-        .find(|o| o.name() == args.op)
-        .with_context(|| {
-            format!(
-                "stage {} computes {}, not {}",
-                args.stage,
-                names(row.ops, |o: OpKind| o.name().into()),
-                args.op
-            )
-        })?;
+    let what = format!("stage {}", args.stage);
+    let ty = named(
+        row.types,
+        ElemKind::name,
+        &args.ty,
+        &format!("{what} is built for"),
+    )?;
+    let op = named(row.ops, OpKind::name, &args.op, &format!("{what} computes"))?;
     let default_block = if row.abi == Abi::SinglePass { 512 } else { 256 };
     let block = match (row.block_in_name, args.block) {
         (true, b) => b.unwrap_or(default_block),
@@ -280,16 +271,9 @@ pub fn render(
         return Ok(out);
     };
     let cubin = std::env::temp_dir().join(format!("xtask-ptx-{}-{name}.cubin", std::process::id()));
-    let run = Command::new(ptxas)
-        .args(["-arch", crate::ptx::TARGET_CPU, "-O3", "-v", "-e", name])
-        .arg(ptx)
-        .arg("-o")
-        .arg(&cubin)
-        .output()
-        .with_context(|| format!("running {}", ptxas.display()))?;
-    let report =
-        String::from_utf8_lossy(&run.stderr).to_string() + &String::from_utf8_lossy(&run.stdout);
-    if !run.status.success() {
+    let ptxas_args = ["-arch", crate::ptx::TARGET_CPU, "-O3", "-v", "-e", name];
+    let (ok, report) = crate::ptx::run_ptxas(ptxas, &ptxas_args, ptx, &cubin)?;
+    if !ok {
         let _ = std::fs::remove_file(&cubin);
         bail!("ptxas failed on {name}:\n{report}");
     }

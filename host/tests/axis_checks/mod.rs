@@ -78,9 +78,9 @@ pub fn check_matrix<T: Scalar>(b: &Backend, op: Op, rows: usize, cols: usize) {
     }
 }
 
-/// Shapes with every awkward edge: no rows, no columns, one row, one column, primes, rows
-/// shorter than a warp, a row long enough for a block.
-pub const SHAPES: &[(usize, usize)] = &[
+/// The awkward edges that every list of shapes has: no rows, no columns, neither, one element,
+/// one row, one column, primes.
+pub const EDGE_SHAPES: &[(usize, usize)] = &[
     (0, 7),
     (7, 0),
     (0, 0),
@@ -89,15 +89,21 @@ pub const SHAPES: &[(usize, usize)] = &[
     (1000, 1),
     (13, 17),
     (97, 5),
-    (3, 31),
-    (37, 300),
-    (5, 2053),
 ];
 
-/// [`check_matrix`] on every shape of [`SHAPES`] and every device operator.
+/// Shapes with every awkward edge ([`EDGE_SHAPES`]), rows shorter than a warp, a row long enough
+/// for a block.
+pub fn shapes() -> impl Iterator<Item = (usize, usize)> {
+    EDGE_SHAPES
+        .iter()
+        .chain(&[(3, 31), (37, 300), (5, 2053)])
+        .copied()
+}
+
+/// [`check_matrix`] on every shape of [`shapes`] and every device operator.
 pub fn every_shape<T: Scalar>(b: &Backend) {
     for op in [Op::Sum, Op::Min, Op::Max] {
-        for &(r, c) in SHAPES {
+        for (r, c) in shapes() {
             check_matrix::<T>(b, op, r, c);
         }
     }

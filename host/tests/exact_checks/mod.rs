@@ -36,11 +36,7 @@ fn families<T: ExactFloat + Sync>(b: &Backend) -> Result<(), Failed> {
             }
         }
     }
-    if bad.is_empty() {
-        Ok(())
-    } else {
-        Err(bad.join("\n").into())
-    }
+    crate::common::all_passed(&bad)
 }
 
 pub fn exact_sums_match_the_reference_on_every_family() -> Result<(), Failed> {
@@ -52,20 +48,7 @@ pub fn exact_sums_match_the_reference_on_every_family() -> Result<(), Failed> {
 pub fn exact_edge_cases() -> Result<(), Failed> {
     let b = gpu();
     let mut r = Reducer::new(&b);
-    let cases: Vec<Vec<f64>> = vec![
-        vec![],
-        vec![-0.0; 5000],
-        vec![0.0, -0.0],
-        vec![1e300, 1.0, -1e300],
-        vec![f64::MAX, f64::MAX, -f64::MAX],
-        vec![f64::MAX; 100_000],
-        vec![f64::INFINITY, 1.0],
-        vec![f64::NEG_INFINITY, 5.0, f64::INFINITY],
-        vec![f64::NAN; 3],
-        vec![f64::from_bits(1); 100_001],
-        vec![1.0, 2f64.powi(-53)],
-    ];
-    for c in cases {
+    for c in crate::common::exact_edge_inputs(5000, 100_000, 100_001) {
         let want = exact_sum(&c);
         let got = r.sum_exact(&b.upload(&c)?)?;
         if !same(got, want) {

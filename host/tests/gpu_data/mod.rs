@@ -158,7 +158,7 @@ pub fn axis_two_launch_columns() -> Result<(), Failed> {
 pub fn axis_one_launch_columns_and_finishing_tiles() -> Result<(), Failed> {
     let b = gpu();
     let mut compared = 0;
-    for &(r, c) in axis_checks::ONCE_SHAPES {
+    for (r, c) in axis_checks::once_shapes() {
         for op in [Op::Sum, Op::Min, Op::Max] {
             compared += axis_checks::check_once::<f32>(&b, op, r, c, "") as usize;
             axis_checks::check_once::<f64>(&b, op, r, c, "col_tile=3");

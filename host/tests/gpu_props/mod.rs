@@ -1,7 +1,7 @@
 //! The property tests of `prop_checks` on the GPU: the same generators as the emulator suite
 //! (`tests/props.rs`), [`GPU_CASES_FACTOR`] times the cases. Each prints the cases it ran.
 
-use crate::gpu_toolbox::{custom_op_ptx, multi_gpus};
+use crate::gpu_toolbox::{custom_minmaxabs_kernel, custom_op_ptx, multi_gpus};
 use crate::prop_checks;
 use crate::{gpu, Test};
 use libtest_mimic::Failed;
@@ -66,12 +66,7 @@ fn multi_ranks() -> Result<(), Failed> {
 fn custom_op() -> Result<(), Failed> {
     let b = gpu();
     let ptx = custom_op_ptx()?;
-    let kernel = CustomKernel::<f32> {
-        symbol: "custom_minmaxabs_f32",
-        ptx: &ptx,
-        emulated: None,
-        block: 256,
-    };
+    let kernel = custom_minmaxabs_kernel(&ptx);
     // SAFETY: examples/custom-op's `custom_minmaxabs_f32` is an item kernel for f32 whose item is
     // three f32 words (min, max, max |x|), `((f32, f32), f32)`'s layout, with 256 threads.
     let op = unsafe { CustomReduction::<f32, prop_checks::custom::MinMaxAbs>::load(&b, kernel) }?;

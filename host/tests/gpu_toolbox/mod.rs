@@ -16,6 +16,20 @@ use reduce_host::argreduce::reference_arg;
 use reduce_host::multi::Nccl;
 use reduce_host::*;
 
+/// Run the check `$f` on `F16` inputs, then on `Bf16` inputs, with the same arguments.
+macro_rules! halves {
+    ($($f:ident)::+ ($($arg:expr),*)) => {
+        $($f)::+::<F16>($($arg),*);
+        $($f)::+::<Bf16>($($arg),*);
+    };
+}
+
+/// `small` followed by the large awkward sizes of the toolbox's GPU tests: 2^16 + 1, 2^20 + 3
+/// and 2^24 + 1.
+fn with_large_sizes(small: &[usize]) -> Vec<usize> {
+    [small, &[65_537, (1 << 20) + 3, (1 << 24) + 1]].concat()
+}
+
 /// This module's tests (and the exact sums' GPU tests, kept in `exact_checks/`), in the order
 /// they run.
 pub fn tests() -> Vec<(&'static str, Test)> {
@@ -41,18 +55,7 @@ pub fn tests() -> Vec<(&'static str, Test)> {
 
 pub fn transform_every_op_type_size_offset() -> Result<(), Failed> {
     let b = gpu();
-    let sizes = [
-        0,
-        1,
-        2,
-        31,
-        33,
-        97,
-        1009,
-        65_537,
-        (1 << 20) + 3,
-        (1 << 24) + 1,
-    ];
+    let sizes = with_large_sizes(&[0, 1, 2, 31, 33, 97, 1009]);
     crate::transform_checks::every_op_at_sizes::<f32>(&b, &sizes);
     crate::transform_checks::every_op_at_sizes::<f64>(&b, &sizes);
     crate::transform_checks::misaligned_ranges::<f32>(&b, 1_000_003);
@@ -82,32 +85,17 @@ pub fn transform_results_are_bit_identical() -> Result<(), Failed> {
 /// 16-byte vector, special values, typed errors, determinism at 2^26 + 5.
 pub fn halves_every_op_size_offset_and_special_value() -> Result<(), Failed> {
     let b = gpu();
-    let sizes = [
-        0,
-        1,
-        7,
-        9,
-        33,
-        97,
-        1009,
-        65_537,
-        (1 << 20) + 3,
-        (1 << 24) + 1,
-    ];
-    crate::half_checks::every_op_and_offset::<F16>(&b, &sizes);
-    crate::half_checks::every_op_and_offset::<Bf16>(&b, &sizes);
-    crate::half_checks::special_values::<F16>(&b);
-    crate::half_checks::special_values::<Bf16>(&b);
-    crate::half_checks::unbuilt_ops_are_typed_errors::<F16>(&b);
-    crate::half_checks::unbuilt_ops_are_typed_errors::<Bf16>(&b);
+    let sizes = with_large_sizes(&[0, 1, 7, 9, 33, 97, 1009]);
+    halves!(crate::half_checks::every_op_and_offset(&b, &sizes));
+    halves!(crate::half_checks::special_values(&b));
+    halves!(crate::half_checks::unbuilt_ops_are_typed_errors(&b));
     crate::half_checks::upload_half_round_trips(&b);
     let mut h = crate::transform_checks::signed::<Bf16>((1 << 22) + 11, 98);
     h[77_777] = Bf16::from_f64(f64::NAN);
     crate::transform_checks::loops::shifted_meets_its_bound::<Bf16>(&b, &h);
     let h = crate::transform_checks::signed::<F16>((1 << 22) + 11, 97);
     crate::transform_checks::loops::shifted_meets_its_bound::<F16>(&b, &h);
-    crate::transform_checks::bit_identical::<F16>(&b, (1 << 26) + 5);
-    crate::transform_checks::bit_identical::<Bf16>(&b, (1 << 26) + 5);
+    halves!(crate::transform_checks::bit_identical(&b, (1 << 26) + 5));
     Ok(())
 }
 
@@ -182,18 +170,24 @@ pub fn custom_op_ptx() -> Result<String, Failed> {
     .into())
 }
 
+/// examples/custom-op's `custom_minmaxabs_f32` from its PTX text `ptx` (256 threads, no emulator
+/// function).
+pub fn custom_minmaxabs_kernel(ptx: &str) -> CustomKernel<'_, f32> {
+    CustomKernel {
+        symbol: "custom_minmaxabs_f32",
+        ptx,
+        emulated: None,
+        block: 256,
+    }
+}
+
 /// A user's own operator from its own PTX module (examples/custom-op's `(min, max, max |x|)` of
 /// f32, read back as the `((f32, f32), f32)` item it is word for word) through `CustomReduction`,
 /// against a CPU fold, at awkward sizes and offsets; a missing symbol is a typed error.
 pub fn custom_op_from_its_own_ptx() -> Result<(), Failed> {
     let b = gpu();
     let ptx = custom_op_ptx()?;
-    let kernel = CustomKernel::<f32> {
-        symbol: "custom_minmaxabs_f32",
-        ptx: &ptx,
-        emulated: None,
-        block: 256,
-    };
+    let kernel = custom_minmaxabs_kernel(&ptx);
     // SAFETY: examples/custom-op's `custom_minmaxabs_f32` is an item kernel for f32 whose item is
     // three f32 words (min, max, max |x|), which is `((f32, f32), f32)`'s layout, with 256 threads.
     let op = unsafe { CustomReduction::<f32, ((f32, f32), f32)>::load(&b, kernel) }?;
@@ -260,11 +254,7 @@ pub fn multi_gpu_every_op_and_type() -> Result<(), Failed> {
     let Some(mut m) = multi_gpus()? else {
         return Ok(());
     };
-    let failures = crate::multi_checks::every_op_and_type(&mut m, 100);
-    if !failures.is_empty() {
-        return Err(failures.join("\n").into());
-    }
-    Ok(())
+    all_passed(&crate::multi_checks::every_op_and_type(&mut m, 100))
 }
 
 pub fn multi_gpu_deterministic_and_typed_errors() -> Result<(), Failed> {
@@ -312,11 +302,7 @@ pub fn multi_gpu_deterministic_and_typed_errors() -> Result<(), Failed> {
         .enumerate()
         .map(|(r, &rows)| crate::multi_checks::axis_data::<i64>(rows * cols, r as u64))
         .collect();
-    let shards = parts
-        .iter()
-        .enumerate()
-        .map(|(r, p)| m.with_rank(r, |b| b.upload(p)))
-        .collect::<Result<Vec<_>>>()?;
+    let shards = crate::multi_checks::upload(&m, &parts)?;
     let all = parts.concat();
     let want: Vec<i64> = (0..cols)
         .map(|c| all.iter().skip(c).step_by(cols).sum())
@@ -344,23 +330,11 @@ pub fn multi_gpu_deterministic_and_typed_errors() -> Result<(), Failed> {
 /// edge), special values, determinism at 2^26 + 5.
 pub fn halves_stage8_every_op_size_offset_and_special_value() -> Result<(), Failed> {
     let b = gpu();
-    let sizes = [
-        0,
-        1,
-        7,
-        31,
-        8191,
-        8193,
-        16_385,
-        65_537,
-        (1 << 20) + 3,
-        (1 << 24) + 1,
-    ];
-    crate::half_checks::stage8::every_op_size_and_offset::<F16>(&b, &sizes);
-    crate::half_checks::stage8::every_op_size_and_offset::<Bf16>(&b, &sizes);
-    crate::half_checks::stage8::special_values::<F16>(&b);
-    crate::half_checks::stage8::special_values::<Bf16>(&b);
-    crate::half_checks::stage8::bit_identical::<F16>(&b, (1 << 26) + 5);
-    crate::half_checks::stage8::bit_identical::<Bf16>(&b, (1 << 26) + 5);
+    let sizes = with_large_sizes(&[0, 1, 7, 31, 8191, 8193, 16_385]);
+    halves!(crate::half_checks::stage8::every_op_size_and_offset(
+        &b, &sizes
+    ));
+    halves!(crate::half_checks::stage8::special_values(&b));
+    halves!(crate::half_checks::stage8::bit_identical(&b, (1 << 26) + 5));
     Ok(())
 }

@@ -6,7 +6,6 @@ use crate::multi_checks::exact::{check_exact, counts, exact_sums, split};
 use libtest_mimic::Failed;
 use reduce_host::exact::generate;
 use reduce_host::exact::ExactData;
-use reduce_host::*;
 
 /// Adversarial exact sums (every family, uneven and empty shards, IEEE cases) bit-identical to
 /// one GPU and the host; counts exact and nanmeans within bound for every type.
@@ -22,14 +21,8 @@ pub fn multi_gpu_exact_sum_count_and_nanmean() -> std::result::Result<(), Failed
     let sizes: Vec<usize> = (0..m.ranks()).map(|r| (1 << 24) + 3 * r).collect();
     let all = generate::<f64>(ExactData::Cancellation, sizes.iter().sum(), 5);
     let shards = split(&all, &sizes);
-    if let Err(f) = check_exact(&mut m, &shards, "cancellation, 2^24 per GPU") {
-        failures.push(f);
-    }
-    let bufs = shards
-        .iter()
-        .enumerate()
-        .map(|(r, s)| m.with_rank(r, |b| b.upload(s)))
-        .collect::<Result<Vec<_>>>()?;
+    failures.extend(check_exact(&mut m, &shards, "cancellation, 2^24 per GPU").err());
+    let bufs = crate::multi_checks::upload(&m, &shards)?;
     let mut bits: Vec<u64> = Vec::new();
     for _ in 0..20 {
         bits.extend(m.exact_sum(&bufs)?.per_rank.iter().map(|v| v.to_bits()));
@@ -44,9 +37,5 @@ pub fn multi_gpu_exact_sum_count_and_nanmean() -> std::result::Result<(), Failed
     if bits.len() != 1 {
         failures.push(format!("{} bit patterns in 20 exact sums", bits.len()));
     }
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(failures.join("\n").into())
-    }
+    crate::common::all_passed(&failures)
 }

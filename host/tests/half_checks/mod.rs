@@ -24,6 +24,16 @@ pub fn total<T: Scalar>(b: &Backend, x: &Buffer<T>) -> Result<f64> {
     .map(|w| w[0])
 }
 
+/// Where a slice of `n` halves starts in a 16-byte vector: all eight places, or (above 100,000
+/// halves, to keep the runs short) only those of `large`.
+pub fn offsets(n: usize, large: &'static [usize]) -> &'static [usize] {
+    if n > 100_000 {
+        large
+    } else {
+        &[0, 1, 2, 3, 4, 5, 6, 7]
+    }
+}
+
 /// Every op, whole buffers and the sub-slices `[off..off + len]` for `off` in `0..8` (all eight
 /// positions of a half within a 16-byte vector), dot products at equal and unequal offsets.
 pub fn every_op_and_offset<H: HalfFloat>(b: &Backend, sizes: &[usize]) {
@@ -33,12 +43,7 @@ pub fn every_op_and_offset<H: HalfFloat>(b: &Backend, sizes: &[usize]) {
             signed::<H>(n + 8, n as u64 + 7),
         );
         let (da, db) = (b.upload(&ha).unwrap(), b.upload(&hb).unwrap());
-        let offsets: &[usize] = if n > 100_000 {
-            &[0, 3]
-        } else {
-            &[0, 1, 2, 3, 4, 5, 6, 7]
-        };
-        for &off in offsets {
+        for &off in offsets(n, &[0, 3]) {
             for op in TransformKind::ALL {
                 if op == TransformKind::Dot {
                     for off_b in [off, (off + 1) % 8, 7 - off] {

@@ -60,12 +60,7 @@ pub fn every_op_size_and_offset<H: HalfFloat>(b: &Backend, sizes: &[usize]) {
             .map(|x| H::from_f64(1.0 + x.to_f64() / 64.0))
             .collect();
         let (d, d1) = (b.upload(&h).unwrap(), b.upload(&near_one).unwrap());
-        let offsets: &[usize] = if n > 100_000 {
-            &[0, 5]
-        } else {
-            &[0, 1, 2, 3, 4, 5, 6, 7]
-        };
-        for &off in offsets {
+        for &off in super::offsets(n, &[0, 5]) {
             for op in OPS {
                 check_op(b, op, (&d, &h), off, n);
             }

@@ -16,12 +16,7 @@ fn check_axis<T: Scalar>(op: Op) -> Result<(), String> {
         .map(|(r, &rows)| multi_checks::axis_data::<T>(rows * cols, r as u64))
         .collect();
     let all = parts.concat();
-    let shards = parts
-        .iter()
-        .enumerate()
-        .map(|(r, p)| m.with_rank(r, |b| b.upload(p)))
-        .collect::<Result<Vec<_>>>()
-        .map_err(e)?;
+    let shards = multi_checks::upload(&m, &parts).map_err(e)?;
     let single = Backend::open(BackendChoice::Emu).map_err(e)?;
     let x = single.upload(&all).map_err(e)?;
     let mut reducer = Reducer::new(&single);

@@ -2,18 +2,18 @@
 //! adversarial data), and their typed errors.
 
 use crate::multi_checks::exact::{check_exact, counts, exact_sums};
+use crate::multi_checks::on_emulated_ranks;
 use reduce_host::exact::{words_len, ExactCombine, MAX_EXACT_RANKS};
 use reduce_host::multi::{AnyShard, AnyValue};
 use reduce_host::*;
 
 #[test]
 fn exact_sums_are_bit_identical_to_one_device_for_any_rank_count() {
-    let mut failures = Vec::new();
-    for ranks in [1, 2, 3, 5] {
-        let mut m = MultiReducer::emulated(ranks).unwrap();
-        failures.extend(exact_sums::<f32, _>(&mut m, 1));
-        failures.extend(exact_sums::<f64, _>(&mut m, 1));
-    }
+    let failures = on_emulated_ranks(|m| {
+        let mut failures = exact_sums::<f32, _>(m, 1);
+        failures.extend(exact_sums::<f64, _>(m, 1));
+        failures
+    });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -37,11 +37,7 @@ fn every_split_of_one_input_gives_the_same_exact_bits() {
 
 #[test]
 fn counts_and_nanmeans_across_ranks_are_exact_u64_counts() {
-    let mut failures = Vec::new();
-    for ranks in [1, 2, 3, 5] {
-        let mut m = MultiReducer::emulated(ranks).unwrap();
-        failures.extend(counts(&mut m, 1));
-    }
+    let failures = on_emulated_ranks(|m| counts(m, 1));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // The run-time-typed forms: a count is a u64, a nanmean an f64.
     let mut m = MultiReducer::emulated(2).unwrap();
@@ -79,10 +75,7 @@ fn exact_and_count_errors_are_typed() {
         );
     }
     // Nothing to average.
-    let empty: [Buffer<f64>; 2] = [
-        m.with_rank(0, |b| b.zeroed(0)).unwrap(),
-        m.with_rank(1, |b| b.zeroed(0)).unwrap(),
-    ];
+    let empty = crate::multi_checks::empty_shards::<f64, _>(&m);
     assert!(matches!(
         m.exact_mean(&empty),
         Err(ReduceError::EmptyInput { op: Op::Mean })

@@ -1,7 +1,7 @@
 //! Exact sums, counts and nanmeans across ranks, shared by `tests/multi.rs` (emulated ranks)
 //! and `tests/gpu.rs` (GPUs through NCCL).
 
-use super::{layouts, same};
+use super::{layouts, over_shards, same, upload};
 use reduce_host::exact::{exact_sum, generate, ExactData};
 use reduce_host::*;
 
@@ -17,17 +17,6 @@ pub fn split<T: Clone>(all: &[T], sizes: &[usize]) -> Vec<Vec<T>> {
         .collect()
 }
 
-fn upload<T: Scalar, C: Collective>(
-    m: &MultiReducer<C>,
-    shards: &[Vec<T>],
-) -> Result<Vec<Buffer<T>>> {
-    shards
-        .iter()
-        .enumerate()
-        .map(|(r, s)| m.with_rank(r, |b| b.upload(s)))
-        .collect()
-}
-
 /// The exact sum across the ranks of `shards`: the same bits on every rank, equal to the
 /// single reducer's exact sum of the concatenation on rank 0 and to the host's exact reference
 /// (and the exact mean to the single reducer's).
@@ -37,12 +26,7 @@ pub fn check_exact<T: ExactFloat, C: Collective>(
     what: &str,
 ) -> Result<(), String> {
     let all: Vec<T> = shards.concat();
-    let what = format!(
-        "exact sum of {what} ({} {} over shards {:?})",
-        all.len(),
-        T::TYPE,
-        shards.iter().map(|s| s.len()).collect::<Vec<_>>()
-    );
+    let what = format!("exact sum of {what} ({})", over_shards(shards));
     let e = |e: ReduceError| format!("{what}: {e}");
     let bufs = upload(m, shards).map_err(e)?;
     let got = m.exact_sum(&bufs).map_err(e)?;
@@ -92,9 +76,7 @@ pub fn exact_sums<T: ExactFloat, C: Collective>(
         let n: usize = sizes.iter().sum();
         for data in ExactData::ALL {
             let all = generate::<T>(data, n, 7 + i as u64);
-            if let Err(f) = check_exact(m, &split(&all, sizes), data.name()) {
-                failures.push(f);
-            }
+            failures.extend(check_exact(m, &split(&all, sizes), data.name()).err());
         }
     }
     // The IEEE cases, each element on its own rank where there are enough (the rest empty).
@@ -111,17 +93,13 @@ pub fn exact_sums<T: ExactFloat, C: Collective>(
         for (k, v) in values.iter().enumerate() {
             shards[(k * 2 + 1) % ranks].push(T::from_f64(*v));
         }
-        if let Err(f) = check_exact(m, &shards, name) {
-            failures.push(f);
-        }
+        failures.extend(check_exact(m, &shards, name).err());
     }
     // An all -0.0 input with an empty shard stays -0.0.
     if ranks > 1 {
         let mut shards = vec![vec![z; 5]; ranks];
         shards[ranks - 1].clear();
-        if let Err(f) = check_exact(m, &shards, "-0.0 with an empty shard") {
-            failures.push(f);
-        }
+        failures.extend(check_exact(m, &shards, "-0.0 with an empty shard").err());
     }
     failures
 }
@@ -134,12 +112,7 @@ pub fn check_count<T: Scalar, C: Collective>(
     shards: &[Vec<T>],
 ) -> Result<(), String> {
     let all: Vec<T> = shards.concat();
-    let what = format!(
-        "count/nanmean of {} {} over shards {:?}",
-        all.len(),
-        T::TYPE,
-        shards.iter().map(|s| s.len()).collect::<Vec<_>>()
-    );
+    let what = format!("count/nanmean of {}", over_shards(shards));
     let e = |e: ReduceError| format!("{what}: {e}");
     let bufs = upload(m, shards).map_err(e)?;
     let want = all.iter().filter(|x| !x.to_f64().is_nan()).count() as u64;
@@ -215,9 +188,7 @@ pub fn counts<C: Collective>(m: &mut MultiReducer<C>, scale: usize) -> Vec<Strin
                     }
                 })
             });
-            if let Err(f) = r {
-                failures.push(f);
-            }
+            failures.extend(r.err());
         }
     }
     failures

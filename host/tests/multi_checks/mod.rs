@@ -5,6 +5,7 @@
 
 pub mod exact;
 
+use reduce_host::multi::InMemory;
 use reduce_host::reference::{reference_mean, XorShift64};
 use reduce_host::*;
 use reduce_kernels::Element;
@@ -41,6 +42,47 @@ pub fn shards_of<T: Scalar>(sizes: &[usize], seed: u64) -> Vec<Vec<T>> {
         .collect()
 }
 
+/// An empty buffer on each rank of `m`.
+pub fn empty_shards<T: Scalar, C: Collective>(m: &MultiReducer<C>) -> Vec<Buffer<T>> {
+    (0..m.ranks())
+        .map(|r| m.with_rank(r, |b| b.zeroed(0)).unwrap())
+        .collect()
+}
+
+/// `shards` uploaded to their ranks of `m`, shard `r` to rank `r`.
+pub fn upload<T: Scalar, C: Collective>(
+    m: &MultiReducer<C>,
+    shards: &[Vec<T>],
+) -> Result<Vec<Buffer<T>>> {
+    shards
+        .iter()
+        .enumerate()
+        .map(|(r, s)| m.with_rank(r, |b| b.upload(s)))
+        .collect()
+}
+
+/// What a check's messages say of `shards`: "N TYPE over shards [SIZES]".
+pub fn over_shards<T: Scalar>(shards: &[Vec<T>]) -> String {
+    let sizes: Vec<usize> = shards.iter().map(|s| s.len()).collect();
+    format!(
+        "{} {} over shards {sizes:?}",
+        sizes.iter().sum::<usize>(),
+        T::TYPE
+    )
+}
+
+/// The failures of `checks` on 1, 2, 3 and 5 emulated ranks.
+pub fn on_emulated_ranks(
+    mut checks: impl FnMut(&mut MultiReducer<InMemory>) -> Vec<String>,
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    for ranks in [1, 2, 3, 5] {
+        let mut m = MultiReducer::emulated(ranks).unwrap();
+        failures.extend(checks(&mut m));
+    }
+    failures
+}
+
 /// `op` over `shards` (host slices, one per rank of `m`), checked against the single reducer on
 /// rank 0 over the concatenation and the CPU reference; every rank must hold the same bits.
 pub fn check_shards<T: Scalar, C: Collective>(
@@ -49,19 +91,9 @@ pub fn check_shards<T: Scalar, C: Collective>(
     shards: &[Vec<T>],
 ) -> Result<(), String> {
     let all: Vec<T> = shards.concat();
-    let what = format!(
-        "{op} of {} {} over shards {:?}",
-        all.len(),
-        T::TYPE,
-        shards.iter().map(|s| s.len()).collect::<Vec<_>>()
-    );
+    let what = format!("{op} of {}", over_shards(shards));
     let e = |e: ReduceError| format!("{what}: {e}");
-    let bufs = shards
-        .iter()
-        .enumerate()
-        .map(|(r, s)| m.with_rank(r, |b| b.upload(s)))
-        .collect::<Result<Vec<_>>>()
-        .map_err(e)?;
+    let bufs = upload(m, shards).map_err(e)?;
     if op == Op::Mean {
         let got = m.mean(&bufs);
         return match (got, reference_mean(&all)) {
@@ -127,9 +159,7 @@ pub fn every_op_and_type<C: Collective>(m: &mut MultiReducer<C>, scale: usize) -
         {
             for (i, sizes) in layouts(m.ranks(), scale).iter().enumerate() {
                 let r = with_elem_type!(ty, T => check_shards::<T, C>(m, op, &shards_of::<T>(sizes, i as u64)));
-                if let Err(e) = r {
-                    failures.push(e);
-                }
+                failures.extend(r.err());
             }
         }
     }

@@ -67,24 +67,8 @@ pub fn matrix_ops(b: &Backend, cases: u32) -> Result<Ran, String> {
         .prop_filter("at most 40,000 elements", |(_, _, r, c, ..)| {
             r * c <= 40_000
         })
-        .prop_map(
-            |(ty, op, rows, cols, short, out_delta, into, data)| MatrixCase {
-                ty,
-                op,
-                rows,
-                cols,
-                short,
-                out_delta,
-                into,
-                data,
-            },
-        );
-    run(
-        "matrix_ops",
-        cases,
-        strategy,
-        |c| with_elem_type!(c.ty, T => matrix_check::<T>(b, &c)),
-    )
+        .prop_map(fields!(MatrixCase: ty, op, rows, cols, short, out_delta, into, data));
+    run_typed!("matrix_ops", cases, strategy, matrix_check(b))
 }
 
 fn matrix_check<T: Scalar>(b: &Backend, c: &MatrixCase) -> Check {
@@ -217,25 +201,10 @@ pub fn segment_ops(b: &Backend, cases: u32) -> Result<Ran, String> {
         prop_oneof![6 => Just(None), 1 => (any::<usize>(), 1u64..2000).prop_map(Some)],
         data_of(Just(0usize).boxed()),
     )
-        .prop_map(
-            |(ty, op, csr, bounds, input_len, shorter_input, piece, bad_host, data)| SegmentCase {
-                ty,
-                op,
-                csr,
-                bounds,
-                input_len,
-                shorter_input,
-                piece,
-                bad_host,
-                data,
-            },
-        );
-    run(
-        "segment_ops",
-        cases,
-        strategy,
-        |c| with_elem_type!(c.ty, T => segment_check::<T>(b, &c)),
-    )
+        .prop_map(fields!(
+            SegmentCase: ty, op, csr, bounds, input_len, shorter_input, piece, bad_host, data
+        ));
+    run_typed!("segment_ops", cases, strategy, segment_check(b))
 }
 
 fn segment_check<T: Scalar>(b: &Backend, c: &SegmentCase) -> Check {

@@ -42,11 +42,7 @@ pub fn custom_op(
         span(),
         prop_oneof![6 => Just(0i8), 1 => -3i8..=3],
     )
-        .prop_map(|(data, span, planned_delta)| CustomCase {
-            data,
-            span,
-            planned_delta,
-        });
+        .prop_map(fields!(CustomCase: data, span, planned_delta));
     run("custom_op", cases, strategy, |c| {
         let values = pad(c.data.values::<f32>(), c.span);
         let input = b.upload(&values).map_err(|e| e.to_string())?;

@@ -23,22 +23,9 @@ pub fn exact_sums(b: &Backend, cases: u32) -> Result<Ran, String> {
         grid: o.grid.map(|g| if g > 64 { (1 << 24) + 1 } else { g }),
         ..o
     });
-    let strategy = (any::<bool>(), any::<bool>(), data(4_100), span(), o).prop_map(
-        |(double, whole, data, span, o)| ExactCase {
-            double,
-            whole,
-            data,
-            span,
-            o,
-        },
-    );
-    run("exact_sums", cases, strategy, |c| {
-        if c.double {
-            exact_check::<f64>(b, &c)
-        } else {
-            exact_check::<f32>(b, &c)
-        }
-    })
+    let strategy = (any::<bool>(), any::<bool>(), data(4_100), span(), o)
+        .prop_map(fields!(ExactCase: double, whole, data, span, o));
+    run_float!("exact_sums", cases, strategy, exact_check(b))
 }
 
 fn exact_check<T: ExactFloat>(b: &Backend, c: &ExactCase) -> Check {

@@ -18,6 +18,37 @@ use reduce_host::transform::plan_transform_on;
 use reduce_host::*;
 use std::cell::Cell;
 
+/// A closure that makes a `$case` of a tuple of its fields' values, in the order named:
+/// `fields!(Case: a, b)` is `|(a, b)| Case { a, b }`.
+macro_rules! fields {
+    ($case:ident: $($field:ident),+ $(,)?) => {
+        |($($field),+)| $case { $($field),+ }
+    };
+}
+
+/// [`run`] the property `$name`, checking each case `c` with `$check::<T>(b, &c)`, `T` its `c.ty`.
+macro_rules! run_typed {
+    ($name:literal, $cases:expr, $strategy:expr, $check:ident($b:expr)) => {
+        run($name, $cases, $strategy, |c| {
+            reduce_host::with_elem_type!(c.ty, T => $check::<T>($b, &c))
+        })
+    };
+}
+
+/// [`run`] the property `$name`, checking each case `c` with `$check::<f64>(b, &c)` when
+/// `c.double`, else with `$check::<f32>(b, &c)`.
+macro_rules! run_float {
+    ($name:literal, $cases:expr, $strategy:expr, $check:ident($b:expr)) => {
+        run($name, $cases, $strategy, |c| {
+            if c.double {
+                $check::<f64>($b, &c)
+            } else {
+                $check::<f32>($b, &c)
+            }
+        })
+    };
+}
+
 pub mod axis;
 pub mod custom;
 pub mod exact;
@@ -201,12 +232,7 @@ pub fn data_of(len: BoxedStrategy<usize>) -> BoxedStrategy<Data> {
         0u8..3,
         prop::collection::vec((any::<usize>(), 0u8..8), 0..4),
     )
-        .prop_map(|(len, seed, scale, specials)| Data {
-            len,
-            seed,
-            scale,
-            specials,
-        })
+        .prop_map(fields!(Data: len, seed, scale, specials))
         .boxed()
 }
 
@@ -270,11 +296,7 @@ pub fn span() -> BoxedStrategy<Span> {
         0usize..3,
         prop_oneof![10 => Just(0u8), 1 => Just(1u8), 1 => Just(2u8)],
     )
-        .prop_map(|(offset, extra, past)| Span {
-            offset,
-            extra,
-            past,
-        })
+        .prop_map(fields!(Span: offset, extra, past))
         .boxed()
 }
 

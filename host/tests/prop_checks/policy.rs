@@ -67,14 +67,7 @@ pub fn axis_policies(b: &Backend, cases: u32) -> Result<Ran, String> {
         prop_oneof![1 => Just(0usize), 3 => 1usize..70, 1 => Just(513usize)],
         any::<u64>(),
     )
-        .prop_map(|(policy, axis, op, rows, cols, seed)| AxisPolicyCase {
-            policy,
-            axis,
-            op,
-            rows,
-            cols,
-            seed,
-        });
+        .prop_map(fields!(AxisPolicyCase: policy, axis, op, rows, cols, seed));
     run("axis_policies", cases, strategy, |c| {
         let x: Vec<f32> = Data {
             len: c.rows * c.cols,
@@ -149,33 +142,15 @@ pub fn arg_policies(b: &Backend, cases: u32) -> Result<Ran, String> {
         prop_oneof![4 => prop::sample::select(vec![4usize, 8]), 1 => knob(d.unroll)],
         any::<bool>(),
     )
-        .prop_map(
-            move |(block, blocks_per_sm, unroll, lane_in_loop)| ArgPolicy {
-                block,
-                blocks_per_sm,
-                unroll,
-                lane_in_loop,
-            },
-        );
+        .prop_map(fields!(ArgPolicy: block, blocks_per_sm, unroll, lane_in_loop));
     let strategy = (
         policy,
         prop::sample::select(ArgOp::ALL.to_vec()),
         any::<bool>(),
         data(20_000),
     )
-        .prop_map(|(policy, op, double, data)| ArgPolicyCase {
-            policy,
-            op,
-            double,
-            data,
-        });
-    run("arg_policies", cases, strategy, |c| {
-        if c.double {
-            arg_policy_check::<f64>(b, &c)
-        } else {
-            arg_policy_check::<f32>(b, &c)
-        }
-    })
+        .prop_map(fields!(ArgPolicyCase: policy, op, double, data));
+    run_float!("arg_policies", cases, strategy, arg_policy_check(b))
 }
 
 fn arg_policy_check<T: Scalar>(b: &Backend, c: &ArgPolicyCase) -> Check {
@@ -216,28 +191,10 @@ pub fn exact_policies(b: &Backend, cases: u32) -> Result<Ran, String> {
         any::<bool>(),
         any::<bool>(),
     )
-        .prop_map(
-            move |(block, blocks_per_sm, min_tiles, fast_f32, fast_f64)| ExactPolicy {
-                block,
-                blocks_per_sm,
-                min_tiles,
-                fast_f32,
-                fast_f64,
-            },
-        );
-    let strategy =
-        (policy, any::<bool>(), data(4_100)).prop_map(|(policy, double, data)| ExactPolicyCase {
-            policy,
-            double,
-            data,
-        });
-    run("exact_policies", cases, strategy, |c| {
-        if c.double {
-            exact_policy_check::<f64>(b, &c)
-        } else {
-            exact_policy_check::<f32>(b, &c)
-        }
-    })
+        .prop_map(fields!(ExactPolicy: block, blocks_per_sm, min_tiles, fast_f32, fast_f64));
+    let strategy = (policy, any::<bool>(), data(4_100))
+        .prop_map(fields!(ExactPolicyCase: policy, double, data));
+    run_float!("exact_policies", cases, strategy, exact_policy_check(b))
 }
 
 fn exact_policy_check<T: ExactFloat>(b: &Backend, c: &ExactPolicyCase) -> Check {

@@ -62,14 +62,7 @@ fn s8_case(max: usize) -> BoxedStrategy<S8Case> {
         span(),
         overrides(),
     )
-        .prop_map(|(ty, op, whole, data, span, o)| S8Case {
-            ty,
-            op,
-            whole,
-            data,
-            span,
-            o,
-        })
+        .prop_map(fields!(S8Case: ty, op, whole, data, span, o))
         .boxed()
 }
 
@@ -252,13 +245,7 @@ pub fn wide_and_half_ops(b: &Backend, cases: u32) -> Result<Ran, String> {
         span(),
         overrides(),
     )
-        .prop_map(|(ty, op, data, span, o)| WideCase {
-            ty,
-            op,
-            data,
-            span,
-            o,
-        });
+        .prop_map(fields!(WideCase: ty, op, data, span, o));
     run("wide_and_half_ops", cases, strategy, |c| {
         let mut r = Reducer::new(b).with_overrides(c.o);
         match c.ty {
@@ -391,12 +378,7 @@ pub fn every_stage(b: &Backend, cases: u32) -> Result<Ran, String> {
             n_past,
             o: LaunchOverrides { block, grid },
         });
-    run(
-        "every_stage",
-        cases,
-        strategy,
-        |c| with_elem_type!(c.ty, T => stage_check::<T>(b, &c)),
-    )
+    run_typed!("every_stage", cases, strategy, stage_check(b))
 }
 
 fn stage_check<T: Scalar>(b: &Backend, c: &StageCase) -> Check {

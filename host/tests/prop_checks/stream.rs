@@ -44,19 +44,8 @@ pub fn host_stream(b: &Backend, cases: u32) -> Result<Ran, String> {
         any::<bool>(),
         data(20_000),
     )
-        .prop_map(|(ty, op, policy, pinned, data)| StreamCase {
-            ty,
-            op,
-            policy,
-            pinned,
-            data,
-        });
-    run(
-        "host_stream",
-        cases,
-        strategy,
-        |c| with_elem_type!(c.ty, T => stream_check::<T>(b, &c)),
-    )
+        .prop_map(fields!(StreamCase: ty, op, policy, pinned, data));
+    run_typed!("host_stream", cases, strategy, stream_check(b))
 }
 
 fn stream_check<T: Scalar>(b: &Backend, c: &StreamCase) -> Check {
@@ -137,14 +126,7 @@ pub fn multi_ranks<C: Collective>(m: &mut MultiReducer<C>, cases: u32) -> Result
         prop_oneof![Just(0usize), 1usize..40],
         data(0),
     )
-        .prop_map(|(call, ty, op, lens, cols, data)| MultiCase {
-            call,
-            ty,
-            op,
-            lens,
-            cols,
-            data,
-        });
+        .prop_map(fields!(MultiCase: call, ty, op, lens, cols, data));
     let m = std::cell::RefCell::new(m);
     run("multi_ranks", cases, strategy, |c| {
         let mut m = m.borrow_mut();

@@ -34,23 +34,8 @@ pub fn transform_ops(b: &Backend, cases: u32) -> Result<Ran, String> {
         prop_oneof![6 => Just(0i8), 1 => -2i8..=2],
         0u64..3,
     )
-        .prop_map(
-            |(call, ty, data, span, b_span, b_len_delta, ddof)| TransformCase {
-                call,
-                ty,
-                data,
-                span,
-                b_span,
-                b_len_delta,
-                ddof,
-            },
-        );
-    run(
-        "transform_ops",
-        cases,
-        strategy,
-        |c| with_elem_type!(c.ty, T => transform_check::<T>(b, &c)),
-    )
+        .prop_map(fields!(TransformCase: call, ty, data, span, b_span, b_len_delta, ddof));
+    run_typed!("transform_ops", cases, strategy, transform_check(b))
 }
 
 fn transform_check<T: Scalar>(b: &Backend, c: &TransformCase) -> Check {
@@ -317,19 +302,8 @@ pub fn arg_ops(b: &Backend, cases: u32) -> Result<Ran, String> {
         data(20_000),
         span(),
     )
-        .prop_map(|(op, ty, whole, data, span)| ArgCase {
-            op,
-            ty,
-            whole,
-            data,
-            span,
-        });
-    run(
-        "arg_ops",
-        cases,
-        strategy,
-        |c| with_elem_type!(c.ty, T => arg_check::<T>(b, &c)),
-    )
+        .prop_map(fields!(ArgCase: op, ty, whole, data, span));
+    run_typed!("arg_ops", cases, strategy, arg_check(b))
 }
 
 fn arg_check<T: Scalar>(b: &Backend, c: &ArgCase) -> Check {

@@ -134,28 +134,33 @@ pub fn wide_sums(b: &Backend, sizes: &[usize], o: LaunchOverrides) -> Result<(),
         );
         let mut r = Reducer::new(b).with_overrides(o);
         for offset in [0, 3] {
-            let len = n + 3 - offset;
-            let got = di
-                .slice(offset..offset.saturating_add(len))
-                .and_then(|view| r.sum(view))
-                .map_err(|e| e.to_string())?;
             let want: i64 = d[offset..].iter().map(|&x| x as i64).sum();
-            if got != want {
-                return Err(format!(
-                    "i32 wide sum n={len} +{offset} {o:?}: {got} != {want}"
-                ));
-            }
-            let got = du
-                .slice(offset..offset.saturating_add(len))
-                .and_then(|view| r.sum(view))
-                .map_err(|e| e.to_string())?;
+            wide_sum_from(&mut r, &di, offset, want, o)?;
             let want: u64 = u[offset..].iter().map(|&x| x as u64).sum();
-            if got != want {
-                return Err(format!(
-                    "u32 wide sum n={len} +{offset} {o:?}: {got} != {want}"
-                ));
-            }
+            wide_sum_from(&mut r, &du, offset, want, o)?;
         }
+    }
+    Ok(())
+}
+
+/// The sum (in `T`'s wide type) of `x[offset..]` against `want`.
+fn wide_sum_from<T: Scalar>(
+    r: &mut Reducer,
+    x: &Buffer<T>,
+    offset: usize,
+    want: T::Sum,
+    o: LaunchOverrides,
+) -> Result<(), String> {
+    let len = x.len() - offset;
+    let got = x
+        .slice(offset..offset.saturating_add(len))
+        .and_then(|view| r.sum(view))
+        .map_err(|e| e.to_string())?;
+    if got != want {
+        return Err(format!(
+            "{} wide sum n={len} +{offset} {o:?}: {got} != {want}",
+            T::TYPE
+        ));
     }
     Ok(())
 }
