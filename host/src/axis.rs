@@ -151,11 +151,8 @@ impl<T: Scalar> PreparedAxis<T> {
         segments: Option<&Segments>,
         out: &mut Buffer<T>,
     ) -> Result<()> {
-        if backend.id() != self.owner {
-            return Err(ReduceError::ForeignBuffer {
-                what: "the prepared axis plan".into(),
-            });
-        }
+        self.owner
+            .check_same(backend.id(), "the prepared axis plan")?;
         input.check_owner(self.owner, "the input buffer")?;
         out.check_owner(self.owner, "the output buffer")?;
         if out.len() < self.plan.results {
