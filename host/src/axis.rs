@@ -13,6 +13,17 @@ use reduce_kernels::table::Family;
 mod segments;
 pub use segments::Segments;
 
+/// Does an input of `len` elements hold the row-major `rows × cols` matrix of `n` elements?
+pub(crate) fn check_matrix_input(rows: usize, cols: usize, n: usize, len: usize) -> Result<()> {
+    if len < n {
+        return Err(ReduceError::bounds(
+            "rows × cols",
+            format!("a {rows} × {cols} matrix needs {n} elements but the input holds {len}"),
+        ));
+    }
+    Ok(())
+}
+
 /// What a [`PreparedAxis`] reduces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
@@ -140,11 +151,8 @@ impl<T: Scalar> PreparedAxis<T> {
         segments: Option<&Segments>,
         out: &mut Buffer<T>,
     ) -> Result<()> {
-        if backend.id() != self.owner {
-            return Err(ReduceError::ForeignBuffer {
-                what: "the prepared axis plan".into(),
-            });
-        }
+        self.owner
+            .check_same(backend.id(), "the prepared axis plan")?;
         input.check_owner(self.owner, "the input buffer")?;
         out.check_owner(self.owner, "the output buffer")?;
         if out.len() < self.plan.results {
@@ -159,16 +167,8 @@ impl<T: Scalar> PreparedAxis<T> {
         }
         let segs = match (self.shape, segments) {
             (Shape::Matrix { rows, cols }, None) => {
-                let n = rows * cols; // checked by the plan
-                if input.len() < n {
-                    return Err(ReduceError::bounds(
-                        "rows × cols",
-                        format!(
-                            "a {rows} × {cols} matrix needs {n} elements but the input holds {}",
-                            input.len()
-                        ),
-                    ));
-                }
+                // `rows · cols` does not overflow: checked by the plan.
+                check_matrix_input(rows, cols, rows * cols, input.len())?;
                 None
             }
             (Shape::Segments { count, pieces, .. }, Some(s)) => {

@@ -13,89 +13,68 @@
 //! # Ok::<(), reduce_host::ReduceError>(())
 //! ```
 
-use crate::axis::{PreparedAxis, Segments};
+use crate::axis::{check_matrix_input, PreparedAxis, Segments};
 use crate::axis_plan::{AxisKind, AxisPolicy};
 use crate::buffer::Buffer;
 use crate::error::{ReduceError, Result};
 use crate::reducer::Reducer;
 use crate::types::{Op, Scalar};
 
+/// Writes the public reduction along one axis, `$name` (a new buffer of `rows` or `cols`
+/// results), and its `$into` form (into the caller's buffer), with `$axis` fixed: rows and
+/// columns share this one definition.
+macro_rules! axis_reductions {
+    ($axis:expr, $(#[$doc:meta])* $name:ident, $(#[$into_doc:meta])* $into:ident) => {
+        $(#[$doc])*
+        pub fn $name<T: Scalar>(
+            &mut self,
+            op: Op,
+            input: &Buffer<T>,
+            rows: usize,
+            cols: usize,
+        ) -> Result<Buffer<T>> {
+            crate::axis_plan::check_shape(rows, cols)?;
+            let len = if $axis == AxisKind::Rows { rows } else { cols };
+            let mut out = self.backend().zeroed(len)?;
+            self.$into(op, input, rows, cols, &mut out)?;
+            Ok(out)
+        }
+        $(#[$into_doc])*
+        pub fn $into<T: Scalar>(
+            &mut self,
+            op: Op,
+            input: &Buffer<T>,
+            rows: usize,
+            cols: usize,
+            out: &mut Buffer<T>,
+        ) -> Result<()> {
+            let backend = self.backend();
+            let policy = AxisPolicy::default();
+            let p = PreparedAxis::<T>::matrix(backend, &policy, $axis, op, rows, cols)?;
+            p.enqueue(backend, input, None, out)
+        }
+    };
+}
+
 impl Reducer<'_> {
-    fn axis_into<T: Scalar>(
-        &mut self,
-        axis: AxisKind,
-        op: Op,
-        input: &Buffer<T>,
-        rows: usize,
-        cols: usize,
-        out: &mut Buffer<T>,
-    ) -> Result<()> {
-        let backend = self.backend();
-        let p = PreparedAxis::<T>::matrix(backend, &AxisPolicy::default(), axis, op, rows, cols)?;
-        p.enqueue(backend, input, None, out)
-    }
-
-    fn axis_new<T: Scalar>(
-        &mut self,
-        axis: AxisKind,
-        op: Op,
-        input: &Buffer<T>,
-        rows: usize,
-        cols: usize,
-    ) -> Result<Buffer<T>> {
-        crate::axis_plan::check_shape(rows, cols)?;
-        let len = if axis == AxisKind::Rows { rows } else { cols };
-        let mut out = self.backend().zeroed(len)?;
-        self.axis_into(axis, op, input, rows, cols, &mut out)?;
-        Ok(out)
-    }
-
-    /// `op` (sum, min or max) of each row of the row-major `rows × cols` matrix in
-    /// `input[..rows·cols]`: `rows` results. A row of nothing (`cols == 0`) gives the identity:
-    /// 0 for a sum; the type's largest value for an integer min, its smallest for a max; +inf
-    /// / −inf for a float min / max (the identities of the NaN-propagating min and max).
-    pub fn reduce_rows<T: Scalar>(
-        &mut self,
-        op: Op,
-        input: &Buffer<T>,
-        rows: usize,
-        cols: usize,
-    ) -> Result<Buffer<T>> {
-        self.axis_new(AxisKind::Rows, op, input, rows, cols)
-    }
-    /// [`Reducer::reduce_rows`] into `out[..rows]`.
-    pub fn reduce_rows_into<T: Scalar>(
-        &mut self,
-        op: Op,
-        input: &Buffer<T>,
-        rows: usize,
-        cols: usize,
-        out: &mut Buffer<T>,
-    ) -> Result<()> {
-        self.axis_into(AxisKind::Rows, op, input, rows, cols, out)
-    }
-    /// `op` of each column of the row-major `rows × cols` matrix: `cols` results (the identity
-    /// when `rows == 0`).
-    pub fn reduce_cols<T: Scalar>(
-        &mut self,
-        op: Op,
-        input: &Buffer<T>,
-        rows: usize,
-        cols: usize,
-    ) -> Result<Buffer<T>> {
-        self.axis_new(AxisKind::Cols, op, input, rows, cols)
-    }
-    /// [`Reducer::reduce_cols`] into `out[..cols]`.
-    pub fn reduce_cols_into<T: Scalar>(
-        &mut self,
-        op: Op,
-        input: &Buffer<T>,
-        rows: usize,
-        cols: usize,
-        out: &mut Buffer<T>,
-    ) -> Result<()> {
-        self.axis_into(AxisKind::Cols, op, input, rows, cols, out)
-    }
+    axis_reductions!(
+        AxisKind::Rows,
+        /// `op` (sum, min or max) of each row of the row-major `rows × cols` matrix in
+        /// `input[..rows·cols]`: `rows` results. A row of nothing (`cols == 0`) gives the identity:
+        /// 0 for a sum; the type's largest value for an integer min, its smallest for a max; +inf
+        /// / −inf for a float min / max (the identities of the NaN-propagating min and max).
+        reduce_rows,
+        /// [`Reducer::reduce_rows`] into `out[..rows]`.
+        reduce_rows_into
+    );
+    axis_reductions!(
+        AxisKind::Cols,
+        /// `op` of each column of the row-major `rows × cols` matrix: `cols` results (the identity
+        /// when `rows == 0`).
+        reduce_cols,
+        /// [`Reducer::reduce_cols`] into `out[..cols]`.
+        reduce_cols_into
+    );
     /// `op` of each segment (CUB's `DeviceSegmentedReduce`): one result per segment, the
     /// identity for an empty one.
     pub fn reduce_segments<T: Scalar>(
@@ -152,20 +131,16 @@ impl Reducer<'_> {
             return Err(ReduceError::EmptyInput { op: Op::Mean });
         }
         if T::TYPE.is_float() {
-            let sums = self.axis_new(axis, Op::Sum, input, rows, cols)?;
+            let sums = if axis == AxisKind::Rows {
+                self.reduce_rows(Op::Sum, input, rows, cols)?
+            } else {
+                self.reduce_cols(Op::Sum, input, rows, cols)?
+            };
             let sums = self.backend().download(&sums, results)?;
             return Ok(sums.iter().map(|s| s.to_f64() / len as f64).collect());
         }
         input.check_owner(self.backend().id(), "the input buffer")?;
-        if input.len() < n {
-            return Err(ReduceError::bounds(
-                "rows × cols",
-                format!(
-                    "a {rows} × {cols} matrix needs {n} elements but the input holds {}",
-                    input.len()
-                ),
-            ));
-        }
+        check_matrix_input(rows, cols, n, input.len())?;
         let data = self.backend().download(input, n)?;
         let mut sums = vec![0i128; results];
         for (i, x) in data.iter().enumerate() {

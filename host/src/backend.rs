@@ -30,6 +30,21 @@ pub struct DeviceCaps {
     pub compute_capability: (u32, u32),
 }
 
+#[cfg(test)]
+impl DeviceCaps {
+    /// A pretend device of compute capability 9.0 with 2048 resident threads per SM, for the
+    /// planners' tests.
+    pub(crate) fn sm90(name: impl Into<String>, sm_count: usize, total_mem: u64) -> Self {
+        DeviceCaps {
+            name: name.into(),
+            sm_count,
+            max_threads_per_sm: 2048,
+            total_mem,
+            compute_capability: (9, 0),
+        }
+    }
+}
+
 /// A device: GPU or emulator.
 pub enum Backend {
     /// An NVIDIA GPU.

@@ -17,6 +17,18 @@ impl BackendId {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         BackendId(NEXT.fetch_add(1, Ordering::Relaxed))
     }
+
+    /// `Ok` when `other` is this backend; otherwise [`ReduceError::ForeignBuffer`] naming `what`
+    /// (the buffer, plan or workspace that belongs to this backend and not to `other`).
+    pub(crate) fn check_same(self, other: BackendId, what: &str) -> Result<()> {
+        if self == other {
+            Ok(())
+        } else {
+            Err(ReduceError::ForeignBuffer {
+                what: what.to_string(),
+            })
+        }
+    }
 }
 
 /// `len` elements in host memory that the emulator's kernels read and write through raw pointers
@@ -98,13 +110,7 @@ impl<T: DeviceCopy + Copy> Buffer<T> {
     }
     /// An error unless this buffer belongs to `backend`.
     pub(crate) fn check_owner(&self, backend: BackendId, what: &str) -> Result<()> {
-        if self.owner == backend {
-            Ok(())
-        } else {
-            Err(ReduceError::ForeignBuffer {
-                what: what.to_string(),
-            })
-        }
+        self.owner.check_same(backend, what)
     }
     /// `Ok` when elements `offset..offset + len` lie in the buffer; otherwise
     /// [`ReduceError::OutOfBounds`] naming the `range` (the check of an offset and length a

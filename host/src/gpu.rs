@@ -303,15 +303,28 @@ pub(crate) fn driver_result(r: cu::CUresult, what: impl Into<String>) -> Result<
     let mut text: *const std::ffi::c_char = std::ptr::null();
     // SAFETY: cuGetErrorString writes a pointer to a static string (or leaves it null).
     unsafe { cu::cuGetErrorString(r, &mut text) };
-    let message = if text.is_null() {
-        format!("{r:?}")
-    } else {
-        // SAFETY: non-null, so it points to the driver's static, NUL-terminated message.
-        let text = unsafe { std::ffi::CStr::from_ptr(text) };
-        format!("{r:?}: {}", text.to_string_lossy())
-    };
     Err(ReduceError::Driver {
         what: what.into(),
-        message,
+        // SAFETY: `text` is null or the driver's static, NUL-terminated message.
+        message: unsafe { status_message(r, text) },
     })
+}
+
+/// The message for a failed call into a C library (the driver, NCCL): the status `r` by name,
+/// then the library's own text for it when `text` is not null.
+///
+/// # Safety
+/// `text` is null or points to a NUL-terminated string that outlives the call (the libraries'
+/// error strings are static).
+pub(crate) unsafe fn status_message(
+    r: impl std::fmt::Debug,
+    text: *const std::ffi::c_char,
+) -> String {
+    if text.is_null() {
+        format!("{r:?}")
+    } else {
+        // SAFETY: non-null, so NUL-terminated and live (the caller's contract).
+        let text = unsafe { std::ffi::CStr::from_ptr(text) };
+        format!("{r:?}: {}", text.to_string_lossy())
+    }
 }

@@ -56,31 +56,27 @@ pub trait HalfFloat: Scalar<Acc = f32, Sum = f32> + reduce_kernels::Element<Wide
     fn round(v: f64) -> Self::Std;
 }
 
-impl HalfFloat for F16 {
-    type Std = half::f16;
-    fn to_std(self) -> half::f16 {
-        half::f16::from_bits(self.0)
-    }
-    fn from_std(h: half::f16) -> Self {
-        F16(h.to_bits())
-    }
-    fn round(v: f64) -> half::f16 {
-        half::f16::from_bits(round::f64_to_f16_bits(v))
-    }
+/// Implements [`HalfFloat`] for the kernels' `$half`, whose bits are those of the [`half`]
+/// crate's `$std`, rounding an `f64` with `$round` (one of [`round`]'s).
+macro_rules! half_float {
+    ($half:ident, $std:ty, $round:path) => {
+        impl HalfFloat for $half {
+            type Std = $std;
+            fn to_std(self) -> $std {
+                <$std>::from_bits(self.0)
+            }
+            fn from_std(h: $std) -> Self {
+                $half(h.to_bits())
+            }
+            fn round(v: f64) -> $std {
+                <$std>::from_bits($round(v))
+            }
+        }
+    };
 }
 
-impl HalfFloat for Bf16 {
-    type Std = half::bf16;
-    fn to_std(self) -> half::bf16 {
-        half::bf16::from_bits(self.0)
-    }
-    fn from_std(h: half::bf16) -> Self {
-        Bf16(h.to_bits())
-    }
-    fn round(v: f64) -> half::bf16 {
-        half::bf16::from_bits(round::f64_to_bf16_bits(v))
-    }
-}
+half_float!(F16, half::f16, round::f64_to_f16_bits);
+half_float!(Bf16, half::bf16, round::f64_to_bf16_bits);
 
 impl Backend {
     /// Upload [`half`] values (`&[half::f16]` or `&[half::bf16]`) as a device buffer of the

@@ -134,12 +134,6 @@ impl<T: Scalar> PinnedBuffer<T> {
 
     /// An error unless `backend` allocated this buffer.
     pub(crate) fn check_owner(&self, backend: BackendId) -> Result<()> {
-        if self.owner == backend {
-            Ok(())
-        } else {
-            Err(ReduceError::ForeignBuffer {
-                what: "the pinned host buffer".into(),
-            })
-        }
+        self.owner.check_same(backend, "the pinned host buffer")
     }
 }

@@ -95,7 +95,8 @@ impl SinglePassPolicy {
     }
 }
 
-fn log2_ceil(x: usize) -> usize {
+/// ⌈log₂ x⌉ (0 for 0 and 1): the levels of a tree reduction over `x` values.
+pub(crate) fn log2_ceil(x: usize) -> usize {
     x.max(1).next_power_of_two().trailing_zeros() as usize
 }
 

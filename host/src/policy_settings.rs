@@ -134,6 +134,28 @@ pub(crate) fn unknown(key: &str, keys: &[&str]) -> ReduceError {
     }
 }
 
+/// The policies' tests of their keys: every key of `P` sets its field (to `other_value(key)`,
+/// a value other than the default's), and each `(text, key)` of `refused` fails over `P`'s
+/// default with a [`ReduceError::Policy`] naming `key`.
+#[cfg(test)]
+pub(crate) fn assert_keys<P>(other_value: impl Fn(&str) -> &'static str, refused: &[(&str, &str)])
+where
+    P: PolicySettings + Default + PartialEq + std::fmt::Debug,
+{
+    for key in P::KEYS {
+        let mut q = P::default();
+        q.set(key, other_value(key)).unwrap();
+        assert!(q != P::default(), "{key} sets nothing");
+    }
+    for &(text, key) in refused {
+        let e = P::default().with_settings(text).unwrap_err();
+        assert!(
+            matches!(&e, ReduceError::Policy { key: k, .. } if k == key),
+            "{text}: {e}"
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -169,13 +169,8 @@ impl<T: Scalar> Prepared<T> {
     }
 
     fn check_backend(&self, backend: &Backend) -> Result<()> {
-        if backend.id() == self.owner {
-            Ok(())
-        } else {
-            Err(ReduceError::ForeignBuffer {
-                what: "the prepared plan's workspace".into(),
-            })
-        }
+        self.owner
+            .check_same(backend.id(), "the prepared plan's workspace")
     }
 
     /// The device buffer whose element 0 holds the result after [`Prepared::enqueue`] — only

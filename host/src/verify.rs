@@ -51,13 +51,7 @@ mod tests {
     use crate::types::ElemType;
 
     fn s8_plan(op: Op, ty: ElemType, n: usize) -> Plan {
-        let caps = DeviceCaps {
-            name: "test".into(),
-            sm_count: 4,
-            max_threads_per_sm: 2048,
-            total_mem: 1 << 34,
-            compute_capability: (9, 0),
-        };
+        let caps = DeviceCaps::sm90("test", 4, 1 << 34);
         plan(Stage::S8, ty, op, n, LaunchOverrides::default(), &caps).unwrap()
     }
 

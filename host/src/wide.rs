@@ -141,11 +141,8 @@ where
     /// Queue the reduction of `input[offset..offset + n]` (`n` as prepared). `backend` and `input` must
     /// be the backend this was prepared on and one of its buffers.
     pub fn enqueue(&self, backend: &Backend, input: &Buffer<T>, offset: usize) -> Result<()> {
-        if backend.id() != self.owner {
-            return Err(ReduceError::ForeignBuffer {
-                what: "the prepared wide sum's workspace".into(),
-            });
-        }
+        self.owner
+            .check_same(backend.id(), "the prepared wide sum's workspace")?;
         input.check_owner(self.owner, "the input buffer")?;
         input.check_span("offset", offset, self.n)?;
         let launch = Launch {

@@ -8,13 +8,7 @@ use std::collections::BTreeMap;
 use std::collections::HashSet;
 
 fn caps(sm_count: usize) -> DeviceCaps {
-    DeviceCaps {
-        name: format!("{sm_count} SMs"),
-        sm_count,
-        max_threads_per_sm: 2048,
-        total_mem: 80 << 30,
-        compute_capability: (9, 0),
-    }
+    DeviceCaps::sm90(format!("{sm_count} SMs"), sm_count, 80 << 30)
 }
 
 /// Run lengths and counts: a log grid of 1..=4096 with its neighbours (odd lengths: rows that

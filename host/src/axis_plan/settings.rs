@@ -118,7 +118,6 @@ fn unroll(key: &str, value: &str) -> Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ReduceError;
 
     #[test]
     fn settings_set_fields_and_bad_ones_are_named() {
@@ -133,45 +132,37 @@ mod tests {
             AxisPolicy::default().with_settings("").unwrap(),
             AxisPolicy::default()
         );
-        for key in AxisPolicy::KEYS {
-            let mut q = AxisPolicy::default();
-            // A value other than the default's.
-            let v = match *key {
-                "row_unroll" => "4",
-                "col_short_rows" => "16",
-                "wide_col_short_rows" => "0",
-                "col_once_flat" => "0", // (1 is the default)
-                "col_flat_blocks_per_sm" => "3",
-                "col_flat_fine" => "0",
-                "wide_col_blocks_per_sm" => "2",
-                "col_once_blocks_per_sm" => "3", // (2 is the default)
-                _ => "2",
-            };
-            q.set(key, v).unwrap();
-            assert!(q != AxisPolicy::default(), "{key} sets nothing");
-        }
-        for (text, key) in [
-            ("nope=1", "nope"),
-            ("blocks_per_sm=0", "blocks_per_sm"),
-            ("col_tile=257", "col_tile"),
-            ("finish_col_tile=257", "finish_col_tile"),
-            ("col_once_blocks_per_sm=65", "col_once_blocks_per_sm"),
-            ("row_unroll=5", "row_unroll"),
-            ("row_unroll=16", "row_unroll"),
-            ("col_short_rows=32", "col_short_rows"),
-            ("wide_col_short_rows=8", "wide_col_short_rows"),
-            ("col_once_flat=2", "col_once_flat"),
-            ("col_flat_blocks_per_sm=65", "col_flat_blocks_per_sm"),
-            ("wide_col_blocks_per_sm=65", "wide_col_blocks_per_sm"),
-            ("min_piece=x", "min_piece"),
-            ("finish_piece_rows=1", "finish_piece_rows"),
-            ("blocks_per_sm", "blocks_per_sm"),
-        ] {
-            let e = AxisPolicy::default().with_settings(text).unwrap_err();
-            assert!(
-                matches!(&e, ReduceError::Policy { key: k, .. } if k == key),
-                "{text}: {e}"
-            );
-        }
+        // A value other than the default's for each key.
+        let other_value = |key: &str| match key {
+            "row_unroll" => "4",
+            "col_short_rows" => "16",
+            "wide_col_short_rows" => "0",
+            "col_once_flat" => "0", // (1 is the default)
+            "col_flat_blocks_per_sm" => "3",
+            "col_flat_fine" => "0",
+            "wide_col_blocks_per_sm" => "2",
+            "col_once_blocks_per_sm" => "3", // (2 is the default)
+            _ => "2",
+        };
+        crate::policy_settings::assert_keys::<AxisPolicy>(
+            other_value,
+            &[
+                ("nope=1", "nope"),
+                ("blocks_per_sm=0", "blocks_per_sm"),
+                ("col_tile=257", "col_tile"),
+                ("finish_col_tile=257", "finish_col_tile"),
+                ("col_once_blocks_per_sm=65", "col_once_blocks_per_sm"),
+                ("row_unroll=5", "row_unroll"),
+                ("row_unroll=16", "row_unroll"),
+                ("col_short_rows=32", "col_short_rows"),
+                ("wide_col_short_rows=8", "wide_col_short_rows"),
+                ("col_once_flat=2", "col_once_flat"),
+                ("col_flat_blocks_per_sm=65", "col_flat_blocks_per_sm"),
+                ("wide_col_blocks_per_sm=65", "wide_col_blocks_per_sm"),
+                ("min_piece=x", "min_piece"),
+                ("finish_piece_rows=1", "finish_piece_rows"),
+                ("blocks_per_sm", "blocks_per_sm"),
+            ],
+        );
     }
 }

@@ -5,13 +5,7 @@ use crate::backend::DeviceCaps;
 use crate::policy_settings::PolicySettings;
 
 fn h200() -> DeviceCaps {
-    DeviceCaps {
-        name: "H200".into(),
-        sm_count: 132,
-        max_threads_per_sm: 2048,
-        total_mem: 140 << 30,
-        compute_capability: (9, 0),
-    }
+    DeviceCaps::sm90("H200", 132, 140 << 30)
 }
 
 #[test]

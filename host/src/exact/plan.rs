@@ -2,6 +2,7 @@
 
 use crate::backend::DeviceCaps;
 use crate::error::{ReduceError, Result};
+use crate::launch::{KernelArgs, Launch};
 use crate::plan::LaunchOverrides;
 use crate::stage::Stage;
 use crate::types::ElemType;
@@ -82,6 +83,19 @@ pub struct ExactPlan {
     pub shared_bytes: usize,
     /// 64-bit words of shared memory per block and of the grid's words, the workspace (`W + 4`).
     pub slots: usize,
+}
+
+impl ExactPlan {
+    /// This plan's launch (kernel, grid, block, shared memory) with the arguments `args`.
+    pub(crate) fn launch(&self, args: KernelArgs) -> Launch {
+        Launch {
+            kernel: self.kernel,
+            grid: self.grid,
+            block: self.block,
+            shared_bytes: self.shared_bytes,
+            args,
+        }
+    }
 }
 
 /// The blocks the exact kernels are built for.

@@ -2,9 +2,9 @@
 
 use super::plan::{exact_plan, ExactPlan, ExactPolicy};
 use super::reference::ExactFloat;
-use crate::backend::{Backend, KernelArgs, Launch};
+use crate::backend::{Backend, KernelArgs};
 use crate::buffer::{BackendId, Buffer};
-use crate::error::{ReduceError, Result};
+use crate::error::Result;
 use crate::plan::LaunchOverrides;
 
 /// A checked [`ExactPlan`] and its device workspace (the grid's words, ticket counter, result),
@@ -46,28 +46,19 @@ impl<T: ExactFloat> PreparedExact<T> {
 
     /// Queue the launch on `input[offset..offset + n]`.
     pub fn enqueue(&self, backend: &Backend, input: &Buffer<T>, offset: usize) -> Result<()> {
-        if backend.id() != self.owner {
-            return Err(ReduceError::ForeignBuffer {
-                what: "the exact sum's workspace".into(),
-            });
-        }
+        self.owner
+            .check_same(backend.id(), "the exact sum's workspace")?;
         input.check_owner(self.owner, "the input buffer")?;
         let p = &self.checked;
         input.check_span("offset", offset, p.n)?;
-        let launch = Launch {
-            kernel: p.kernel,
-            grid: p.grid,
-            block: p.block,
-            shared_bytes: p.shared_bytes,
-            // The exact kernels take stage 8's five arguments, with 64-bit words for partials.
-            args: KernelArgs::SinglePass {
-                input: input.addr(offset),
-                n: p.n,
-                partials: self.words.addr(0),
-                counter: self.counter.addr(0),
-                out: self.out.addr(0),
-            },
-        };
+        // The exact kernels take stage 8's five arguments, with 64-bit words for partials.
+        let launch = p.launch(KernelArgs::SinglePass {
+            input: input.addr(offset),
+            n: p.n,
+            partials: self.words.addr(0),
+            counter: self.counter.addr(0),
+            out: self.out.addr(0),
+        });
         // SAFETY: every address is from a live buffer of `backend` (checked above; the workspace
         // was allocated on it): `n` input elements from `offset` (checked), `slots` words and a
         // counter, zeroed at allocation and left zeroed by every launch, one result.

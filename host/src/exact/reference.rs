@@ -117,29 +117,22 @@ impl ExactSum {
         let (limb, off) = ((pos / 64) as usize, pos % 64);
         let wide = (m as u128) << off;
         let parts = [wide as u64, (wide >> 64) as u64];
-        if x > 0.0 {
-            let mut carry = 0u64;
-            for (i, l) in self.limbs.iter_mut().enumerate().skip(limb) {
-                let add = parts.get(i - limb).copied().unwrap_or(0);
-                let (s1, c1) = l.overflowing_add(add);
-                let (s2, c2) = s1.overflowing_add(carry);
-                *l = s2;
-                carry = (c1 | c2) as u64;
-                if carry == 0 && i > limb {
-                    break;
-                }
-            }
+        // A positive `x` is added from limb `limb` up, carrying; a negative one subtracted,
+        // borrowing.
+        let step: fn(u64, u64) -> (u64, bool) = if x > 0.0 {
+            u64::overflowing_add
         } else {
-            let mut borrow = 0u64;
-            for (i, l) in self.limbs.iter_mut().enumerate().skip(limb) {
-                let sub = parts.get(i - limb).copied().unwrap_or(0);
-                let (s1, b1) = l.overflowing_sub(sub);
-                let (s2, b2) = s1.overflowing_sub(borrow);
-                *l = s2;
-                borrow = (b1 | b2) as u64;
-                if borrow == 0 && i > limb {
-                    break;
-                }
+            u64::overflowing_sub
+        };
+        let mut carry = 0u64;
+        for (i, l) in self.limbs.iter_mut().enumerate().skip(limb) {
+            let part = parts.get(i - limb).copied().unwrap_or(0);
+            let (s1, c1) = step(*l, part);
+            let (s2, c2) = step(s1, carry);
+            *l = s2;
+            carry = (c1 | c2) as u64;
+            if carry == 0 && i > limb {
+                break;
             }
         }
     }

@@ -69,11 +69,8 @@ impl<T: ExactFloat> PreparedExactWords<T> {
 
     /// Queue the launch on `input` (all of it: the plan's `n` must be its length).
     pub fn enqueue(&self, backend: &Backend, input: &Buffer<T>) -> Result<()> {
-        if backend.id() != self.owner {
-            return Err(ReduceError::ForeignBuffer {
-                what: "the exact words' workspace".into(),
-            });
-        }
+        self.owner
+            .check_same(backend.id(), "the exact words' workspace")?;
         input.check_owner(self.owner, "the input buffer")?;
         let p = &self.checked;
         if input.len() != p.n {
@@ -83,20 +80,14 @@ impl<T: ExactFloat> PreparedExactWords<T> {
                 input.len()
             )));
         }
-        let launch = Launch {
-            kernel: p.kernel,
-            grid: p.grid,
-            block: p.block,
-            shared_bytes: p.shared_bytes,
-            // Stage 8's five arguments: the workspace as partials, the words out as `out`.
-            args: KernelArgs::SinglePass {
-                input: input.addr(0),
-                n: p.n,
-                partials: self.workspace.addr(0),
-                counter: self.counter.addr(0),
-                out: self.out.addr(0),
-            },
-        };
+        // Stage 8's five arguments: the workspace as partials, the words out as `out`.
+        let launch = p.launch(KernelArgs::SinglePass {
+            input: input.addr(0),
+            n: p.n,
+            partials: self.workspace.addr(0),
+            counter: self.counter.addr(0),
+            out: self.out.addr(0),
+        });
         // SAFETY: every address is from a live buffer of `backend` (checked above; the workspace
         // and output were allocated on it): `n` input elements (checked), `slots` zeroed words
         // and a zeroed counter that every launch leaves zeroed, `W + 5` output words. Kernel,
@@ -133,11 +124,8 @@ impl<T: ExactFloat> ExactCombine<T> {
     /// [`words_len`] words each). Errors: no ranks or more than [`MAX_EXACT_RANKS`], a buffer
     /// too short or of another backend.
     pub fn enqueue(&self, backend: &Backend, gathered: &Buffer<i64>, ranks: usize) -> Result<()> {
-        if backend.id() != self.owner {
-            return Err(ReduceError::ForeignBuffer {
-                what: "the exact combine's result".into(),
-            });
-        }
+        self.owner
+            .check_same(backend.id(), "the exact combine's result")?;
         gathered.check_owner(self.owner, "the gathered words")?;
         if ranks == 0 || ranks > MAX_EXACT_RANKS {
             return Err(ReduceError::InvalidArgument(format!(

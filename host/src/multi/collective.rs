@@ -38,15 +38,20 @@ pub trait Collective {
     fn abort(&mut self);
 }
 
-/// Check the shapes [`Collective::all_gather`] takes: one send and one receive buffer per rank,
-/// each of its own rank, a send with at least `count` elements and receives with at least
-/// `count` per rank (`count` ≥ 1).
+/// Check that [`Collective::all_gather`] may start: not after an abort (`aborted` is then the
+/// error to give), and the shapes it takes: one send and one receive buffer per rank, each of
+/// its own rank, a send with at least `count` elements and receives with at least `count` per
+/// rank (`count` ≥ 1).
 pub(crate) fn check_gather<T: Scalar>(
+    aborted: Option<ReduceError>,
     ranks: &[&Backend],
     send: &[&Buffer<T>],
     recv: &[Buffer<T>],
     count: usize,
 ) -> Result<()> {
+    if let Some(e) = aborted {
+        return Err(e);
+    }
     if count == 0 {
         return Err(ReduceError::InvalidArgument(
             "an all-gather of 0 elements per rank".into(),
@@ -115,10 +120,7 @@ impl Collective for InMemory {
         recv: &mut [Buffer<T>],
         count: usize,
     ) -> Result<()> {
-        if self.aborted {
-            return Err(aborted());
-        }
-        check_gather(ranks, send, recv, count)?;
+        check_gather(self.aborted.then(aborted), ranks, send, recv, count)?;
         let mut gathered = Vec::with_capacity(ranks.len() * count);
         for (b, s) in ranks.iter().zip(send) {
             bind(b)?;

@@ -15,6 +15,7 @@ use super::collective::{bind, check_gather, Collective};
 use crate::backend::Backend;
 use crate::buffer::Buffer;
 use crate::error::{ReduceError, Result};
+use crate::gpu::status_message;
 use crate::types::{ElemType, Scalar};
 use cudarc::nccl::sys::{cudaStream_t, ncclComm_t, ncclDataType_t, ncclResult_t};
 use std::ffi::{c_char, c_int, c_void};
@@ -182,16 +183,10 @@ impl NcclLibrary {
         }
         // SAFETY: ncclGetErrorString returns a pointer to a static NUL-terminated string.
         let text = unsafe { (self.get_error_string)(r) };
-        let message = if text.is_null() {
-            format!("{r:?}")
-        } else {
-            // SAFETY: non-null, static and NUL-terminated (above).
-            let s = unsafe { std::ffi::CStr::from_ptr(text) };
-            format!("{r:?}: {}", s.to_string_lossy())
-        };
         Err(ReduceError::Nccl {
             what: what.into(),
-            message,
+            // SAFETY: `text` is null or NCCL's static, NUL-terminated string (above).
+            message: unsafe { status_message(r, text) },
         })
     }
 
@@ -275,13 +270,11 @@ impl Collective for Nccl {
         recv: &mut [Buffer<T>],
         count: usize,
     ) -> Result<()> {
-        if self.aborted {
-            return Err(ReduceError::Nccl {
-                what: "an all-gather".into(),
-                message: "the communicators were aborted after a timeout".into(),
-            });
-        }
-        check_gather(ranks, send, recv, count)?;
+        let aborted = self.aborted.then(|| ReduceError::Nccl {
+            what: "an all-gather".into(),
+            message: "the communicators were aborted after a timeout".into(),
+        });
+        check_gather(aborted, ranks, send, recv, count)?;
         let mut streams = Vec::with_capacity(ranks.len());
         for (r, b) in ranks.iter().enumerate() {
             match b {

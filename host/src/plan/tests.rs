@@ -3,13 +3,7 @@
 use super::*;
 
 fn h200() -> DeviceCaps {
-    DeviceCaps {
-        name: "test H200".into(),
-        sm_count: 132,
-        max_threads_per_sm: 2048,
-        total_mem: 141 << 30,
-        compute_capability: (9, 0),
-    }
+    DeviceCaps::sm90("test H200", 132, 141 << 30)
 }
 
 fn grids(stage: Stage, n: usize, o: LaunchOverrides) -> Vec<usize> {

@@ -3,7 +3,7 @@
 
 use crate::backend::{Backend, DeviceCaps};
 use crate::error::{ReduceError, Result};
-use crate::plan::{LaunchOverrides, SinglePassPolicy, MAX_SINGLE_PASS_GRID};
+use crate::plan::{log2_ceil, LaunchOverrides, SinglePassPolicy, MAX_SINGLE_PASS_GRID};
 use crate::types::ElemType;
 use reduce_kernels::table::{Family, KernelId, OpKind, Row, SINGLE_PASS_UNROLL};
 
@@ -181,10 +181,6 @@ impl TransformPlan {
     pub fn describe(&self) -> String {
         format!("{} <<<{}, {}>>>", self.kernel, self.grid, self.block)
     }
-}
-
-fn log2_ceil(x: usize) -> usize {
-    x.max(1).next_power_of_two().trailing_zeros() as usize
 }
 
 /// Plan `op` over `n` elements of `ty` on `caps`: stage 8's policy (an input that fits one tile

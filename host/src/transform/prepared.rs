@@ -181,12 +181,7 @@ impl<T: Scalar> PreparedTransform<T> {
     }
 
     fn check_backend(&self, backend: &Backend) -> Result<()> {
-        if backend.id() == self.owner {
-            Ok(())
-        } else {
-            Err(ReduceError::ForeignBuffer {
-                what: "the prepared transform's workspace".into(),
-            })
-        }
+        self.owner
+            .check_same(backend.id(), "the prepared transform's workspace")
     }
 }

@@ -7,7 +7,8 @@
 use clap::builder::TypedValueParser;
 use clap::{Parser, Subcommand, ValueEnum};
 use reduce_host::measure::Protocol;
-use reduce_host::{BackendChoice, ElemType, LaunchOverrides, Op};
+use reduce_host::plan::PolicySettings;
+use reduce_host::{BackendChoice, ElemType, LaunchOverrides, Op, ReduceError};
 use std::path::PathBuf;
 
 /// The largest `--runs`, `--warmup`, `--reps` … accepted.
@@ -39,6 +40,27 @@ pub fn exponent() -> impl TypedValueParser<Value = u32> {
             Ok(e)
         }
     })
+}
+
+/// The one empty `--policy` text: the default policy, when none is given.
+static DEFAULT_POLICY: [String; 1] = [String::new()];
+
+/// The `--policy` texts of a command (one empty text, the default policy, when none was given)
+/// and the policies they set over `P`'s default, in the same order: every text is checked
+/// before anything runs.
+pub fn parse_policies<P: PolicySettings + Default>(
+    given: &[String],
+) -> Result<(&[String], Vec<P>), ReduceError> {
+    let texts = if given.is_empty() {
+        &DEFAULT_POLICY[..]
+    } else {
+        given
+    };
+    let policies = texts
+        .iter()
+        .map(|t| P::default().with_settings(t))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((texts, policies))
 }
 
 #[derive(Parser)]
@@ -274,48 +296,7 @@ pub enum Cmd {
     },
     /// Data that starts in host memory, streamed through the GPU: end-to-end wall time (until the
     /// result is on the host) from pageable and/or pinned memory, min and median of the runs.
-    Host {
-        /// Elements.
-        #[arg(long, default_value_t = 1 << 22)]
-        n: usize,
-        /// Element type.
-        #[arg(long = "type", default_value = "f32")]
-        ty: ElemType,
-        /// Operator.
-        #[arg(long, default_value = "sum")]
-        op: Op,
-        /// Host memory to reduce from.
-        #[arg(long, value_enum, default_value_t = HostInputArg::Both)]
-        input: HostInputArg,
-        /// Input values.
-        #[arg(long, value_enum, default_value_t = Data::Ones)]
-        data: Data,
-        /// Seed for `--data random`.
-        #[arg(long, default_value_t = 42)]
-        seed: u64,
-        /// Untimed calls first.
-        #[arg(long, value_parser = count(0), default_value_t = 3)]
-        warmup: usize,
-        /// Timed calls.
-        #[arg(long, value_parser = count(1), default_value_t = 10)]
-        runs: usize,
-        /// Output format (`json`: one object per line; `csv` prints JSON too).
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
-        /// Also record one call per input with CUDA events and write the timelines (JSON) here.
-        #[arg(long)]
-        timeline: Option<PathBuf>,
-        /// First measure the link: pinned host->device copies of this many bytes.
-        #[arg(long)]
-        link_bytes: Option<usize>,
-        /// Tuning policy: `key=value,...` over the default StreamPolicy (keys: max_chunk_bytes,
-        /// min_chunk_bytes, target_chunks, slots, copy_threads, min_bytes_per_thread,
-        /// zero_copy_max_bytes, register_min_bytes; values are counts, `16K`/`2M`/`2^26`
-        /// allowed, `register_min_bytes=off`). Repeat to time several policies on the same
-        /// input: one row each.
-        #[arg(long = "policy", value_name = "SETTINGS")]
-        policies: Vec<String>,
-    },
+    Host(crate::commands::host::HostCmd),
     /// Describe the device and the plan each stage would use.
     Info {
         /// Elements.
@@ -333,37 +314,7 @@ pub enum Cmd {
     Transform(crate::commands::transform::TransformArgs),
     /// Argmin / argmax (NumPy's rules: first occurrence, first NaN wins): check every result
     /// against the CPU reference and time it (min and median of the runs).
-    Arg {
-        /// Operations.
-        #[arg(long, value_delimiter = ',', default_values_t = [reduce_host::ArgOp::ArgMin, reduce_host::ArgOp::ArgMax])]
-        ops: Vec<reduce_host::ArgOp>,
-        /// Types.
-        #[arg(long, value_delimiter = ',', default_values_t = [ElemType::F32])]
-        types: Vec<ElemType>,
-        /// Exponents: N = 2^e.
-        #[arg(long, value_delimiter = ',', value_parser = exponent(), default_values_t = [12u32, 20])]
-        exps: Vec<u32>,
-        /// Input values.
-        #[arg(long, value_enum, default_value_t = Data::Random)]
-        data: Data,
-        /// Seed for `--data random`.
-        #[arg(long, default_value_t = 42)]
-        seed: u64,
-        /// Warm-up runs.
-        #[arg(long, value_parser = count(0), default_value_t = 5)]
-        warmup: usize,
-        /// Timed runs.
-        #[arg(long, value_parser = count(1), default_value_t = 50)]
-        runs: usize,
-        /// Output format (`json`: one object per line; `csv` prints JSON too).
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
-        /// Launch shapes to run, each `block=256|512,bps=N,unroll=4|8,lane=reload|loop`, or
-        /// `tuned` (the measured default of each type and size); `;` separates several (each is
-        /// checked and timed). Empty: `tuned`.
-        #[arg(long, default_value = "")]
-        policy: String,
-    },
+    Arg(crate::commands::arg::ArgCmd),
     /// One reduction over shards on several GPUs, combined through NCCL in rank order (or on
     /// emulated ranks with `--backend emu`): checked, timed per phase, bits compared across runs.
     Multi(crate::commands::multi::MultiArgs),

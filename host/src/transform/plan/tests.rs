@@ -4,13 +4,7 @@ use reduce_kernels::table::ElemKind;
 
 #[test]
 fn moments_fill_the_sms_once_and_the_sums_four_blocks_deep() {
-    let h200 = DeviceCaps {
-        name: "H200-like".into(),
-        sm_count: 132,
-        max_threads_per_sm: 2048,
-        total_mem: 1 << 37,
-        compute_capability: (9, 0),
-    };
+    let h200 = DeviceCaps::sm90("H200-like", 132, 1 << 37);
     let plan = |op, ty| plan_transform(op, ty, 1 << 26, LaunchOverrides::default(), &h200).unwrap();
     for ty in [ElemType::F32, ElemType::F64, ElemType::F16, ElemType::BF16] {
         let m = plan(TransformKind::Moments, ty);
@@ -89,13 +83,7 @@ fn moments_fill_the_sms_once_and_the_sums_four_blocks_deep() {
 
 #[test]
 fn a_forced_loop_takes_its_family_or_is_a_typed_error() {
-    let h200 = DeviceCaps {
-        name: "H200-like".into(),
-        sm_count: 132,
-        max_threads_per_sm: 2048,
-        total_mem: 1 << 37,
-        compute_capability: (9, 0),
-    };
+    let h200 = DeviceCaps::sm90("H200-like", 132, 1 << 37);
     let plan = |op, ty, looping| {
         plan_with_residency(
             op,

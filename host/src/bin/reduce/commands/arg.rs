@@ -2,7 +2,7 @@
 //! the CPU reference, then timed with CUDA events (the emulator: the wall clock); one line per
 //! (op, type, size), as text or one JSON object per line.
 
-use crate::args::{Data, Format};
+use crate::args::{count, exponent, Data, Format};
 use crate::data::make_data;
 use crate::output::verdict;
 use reduce_host::argreduce::reference_arg;
@@ -12,18 +12,37 @@ use reduce_host::{
 };
 
 /// What `reduce arg` runs.
+#[derive(clap::Args, Clone)]
 pub struct ArgCmd {
-    pub ops: Vec<ArgOp>,
-    pub types: Vec<ElemType>,
-    pub exps: Vec<u32>,
-    pub data: Data,
-    pub seed: u64,
-    pub warmup: usize,
-    pub runs: usize,
-    pub format: Format,
-    /// `;`-separated [`ArgPolicy`] texts, `tuned` for the measured default of each type and size
-    /// (empty: `tuned`).
-    pub policy: String,
+    /// Operations.
+    #[arg(long, value_delimiter = ',', default_values_t = [ArgOp::ArgMin, ArgOp::ArgMax])]
+    ops: Vec<ArgOp>,
+    /// Types.
+    #[arg(long, value_delimiter = ',', default_values_t = [ElemType::F32])]
+    types: Vec<ElemType>,
+    /// Exponents: N = 2^e.
+    #[arg(long, value_delimiter = ',', value_parser = exponent(), default_values_t = [12u32, 20])]
+    exps: Vec<u32>,
+    /// Input values.
+    #[arg(long, value_enum, default_value_t = Data::Random)]
+    data: Data,
+    /// Seed for `--data random`.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Warm-up runs.
+    #[arg(long, value_parser = count(0), default_value_t = 5)]
+    warmup: usize,
+    /// Timed runs.
+    #[arg(long, value_parser = count(1), default_value_t = 50)]
+    runs: usize,
+    /// Output format (`json`: one object per line; `csv` prints JSON too).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Launch shapes to run, each `block=256|512,bps=N,unroll=4|8,lane=reload|loop`, or
+    /// `tuned` (the measured default of each type and size); `;` separates several (each is
+    /// checked and timed). Empty: `tuned`.
+    #[arg(long, default_value = "")]
+    policy: String,
 }
 
 pub fn run(backend: &Backend, cmd: &ArgCmd) -> Result<bool, ReduceError> {

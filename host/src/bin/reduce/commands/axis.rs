@@ -2,13 +2,12 @@
 //! CPU reference, then timed (CUDA events on a GPU). `--format json` prints one record per shape
 //! for the benchmark (`benches/gpu.sh axis`).
 
-use crate::args::{count, Data, Format};
+use crate::args::{count, parse_policies, Data, Format};
 use crate::data::make_data;
 use crate::output::verdict;
 
 use reduce_host::axis_plan::log_uniform_segments;
 use reduce_host::measure::{time_queued, TimingSpec};
-use reduce_host::plan::PolicySettings;
 use reduce_host::reference::reference_mean;
 
 use reduce_host::{
@@ -105,17 +104,7 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &AxisArgs) -> Result<bool, ReduceE
         None if T::TYPE.size() == 4 => backend.filled(n, one)?,
         None => backend.upload(&vec![one; n])?,
     };
-    let defaults = [String::new()];
-    let texts = if a.policies.is_empty() {
-        &defaults[..]
-    } else {
-        &a.policies[..]
-    };
-    // Every setting is checked before anything runs.
-    let policies = texts
-        .iter()
-        .map(|t| AxisPolicy::default().with_settings(t))
-        .collect::<Result<Vec<_>, _>>()?;
+    let (texts, policies) = parse_policies::<AxisPolicy>(&a.policies)?;
     let mut ok = true;
     let ones_refs = RefCell::new(HashMap::new());
     for (text, policy) in texts.iter().zip(&policies) {

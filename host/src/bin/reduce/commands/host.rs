@@ -2,36 +2,63 @@
 //! ([`HostReducer`]), timed end to end (wall clock from the call until the result is on the
 //! host), from pageable memory (a `Vec`) and from pinned memory ([`PinnedBuffer`]).
 
-use crate::args::{Data, Format, HostInputArg};
+use crate::args::{count, parse_policies, Data, Format, HostInputArg};
 use crate::data::make_data;
 use crate::output::{banner, text_table, verdict, Column};
-use reduce_host::plan::PolicySettings;
 use reduce_host::reference::reference_mean;
 use reduce_host::streaming::link::link_seconds;
 use reduce_host::streaming::timeline::Timeline;
 
 use reduce_host::{
-    matches_reference, reference, with_elem_type, Backend, HostInput, HostReducer, Op,
+    matches_reference, reference, with_elem_type, Backend, ElemType, HostInput, HostReducer, Op,
     PinnedBuffer, ReduceError, Scalar, StreamPolicy,
 };
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// What `reduce host` was asked for.
-pub struct HostCmd<'a> {
-    pub n: usize,
-    pub ty: reduce_host::ElemType,
-    pub op: Op,
-    pub inputs: HostInputArg,
-    pub data: Data,
-    pub seed: u64,
-    pub warmup: usize,
-    pub runs: usize,
-    pub format: Format,
-    pub timeline: Option<&'a Path>,
-    pub link_bytes: Option<usize>,
-    /// `key=value,...` policy settings, one run of every input kind each (none: the default).
-    pub policies: &'a [String],
+#[derive(clap::Args, Clone)]
+pub struct HostCmd {
+    /// Elements.
+    #[arg(long, default_value_t = 1 << 22)]
+    n: usize,
+    /// Element type.
+    #[arg(long = "type", default_value = "f32")]
+    ty: ElemType,
+    /// Operator.
+    #[arg(long, default_value = "sum")]
+    op: Op,
+    /// Host memory to reduce from.
+    #[arg(long, value_enum, default_value_t = HostInputArg::Both)]
+    input: HostInputArg,
+    /// Input values.
+    #[arg(long, value_enum, default_value_t = Data::Ones)]
+    data: Data,
+    /// Seed for `--data random`.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Untimed calls first.
+    #[arg(long, value_parser = count(0), default_value_t = 3)]
+    warmup: usize,
+    /// Timed calls.
+    #[arg(long, value_parser = count(1), default_value_t = 10)]
+    runs: usize,
+    /// Output format (`json`: one object per line; `csv` prints JSON too).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Also record one call per input with CUDA events and write the timelines (JSON) here.
+    #[arg(long)]
+    timeline: Option<PathBuf>,
+    /// First measure the link: pinned host->device copies of this many bytes.
+    #[arg(long)]
+    link_bytes: Option<usize>,
+    /// Tuning policy: `key=value,...` over the default StreamPolicy (keys: max_chunk_bytes,
+    /// min_chunk_bytes, target_chunks, slots, copy_threads, min_bytes_per_thread,
+    /// zero_copy_max_bytes, register_min_bytes; values are counts, `16K`/`2M`/`2^26`
+    /// allowed, `register_min_bytes=off`). Repeat to time several policies on the same
+    /// input: one row each.
+    #[arg(long = "policy", value_name = "SETTINGS")]
+    policies: Vec<String>,
 }
 
 /// One measured input kind (one JSON line).
@@ -71,7 +98,7 @@ const COLUMNS: [Column; 8] = [
     Column::left("policy", 6),
 ];
 
-pub fn run(backend: &Backend, cmd: &HostCmd<'_>) -> Result<bool, ReduceError> {
+pub fn run(backend: &Backend, cmd: &HostCmd) -> Result<bool, ReduceError> {
     with_elem_type!(cmd.ty, T => run_typed::<T>(backend, cmd))
 }
 
@@ -93,23 +120,13 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn run_typed<T: Scalar>(backend: &Backend, cmd: &HostCmd<'_>) -> Result<bool, ReduceError> {
+fn run_typed<T: Scalar>(backend: &Backend, cmd: &HostCmd) -> Result<bool, ReduceError> {
     let data = make_data::<T>(cmd.n, cmd.data, cmd.seed)?;
     if cmd.op != Op::Sum && data.is_empty() {
         return Err(ReduceError::EmptyInput { op: cmd.op });
     }
-    let defaults = [String::new()];
-    let texts = if cmd.policies.is_empty() {
-        &defaults[..]
-    } else {
-        cmd.policies
-    };
-    // Every setting is checked before anything runs.
-    let policies = texts
-        .iter()
-        .map(|t| StreamPolicy::default().with_settings(t))
-        .collect::<Result<Vec<_>, _>>()?;
-    let pinned = match cmd.inputs {
+    let (texts, policies) = parse_policies::<StreamPolicy>(&cmd.policies)?;
+    let pinned = match cmd.input {
         HostInputArg::Pageable => None,
         _ => Some(PinnedBuffer::from_slice(backend, &data)?),
     };
@@ -132,7 +149,7 @@ fn run_typed<T: Scalar>(backend: &Backend, cmd: &HostCmd<'_>) -> Result<bool, Re
             ),
         }
     }
-    let kinds: &[&'static str] = match cmd.inputs {
+    let kinds: &[&'static str] = match cmd.input {
         HostInputArg::Pageable => &["pageable"],
         HostInputArg::Pinned => &["pinned"],
         HostInputArg::Both => &["pageable", "pinned"],
@@ -153,7 +170,7 @@ fn run_typed<T: Scalar>(backend: &Backend, cmd: &HostCmd<'_>) -> Result<bool, Re
             )?);
         }
     }
-    if let Some(path) = cmd.timeline {
+    if let Some(path) = &cmd.timeline {
         write_timelines(path, &timelines)?;
     }
     print_rows(backend, cmd, &rows);
@@ -164,7 +181,7 @@ fn run_typed<T: Scalar>(backend: &Backend, cmd: &HostCmd<'_>) -> Result<bool, Re
 #[allow(clippy::too_many_arguments)]
 fn measure<T: Scalar>(
     backend: &Backend,
-    cmd: &HostCmd<'_>,
+    cmd: &HostCmd,
     reducer: &mut HostReducer<'_>,
     kind: &'static str,
     data: &[T],
@@ -273,7 +290,7 @@ fn write_timelines(path: &Path, timelines: &[Timeline]) -> Result<(), ReduceErro
         .map_err(|e| ReduceError::InvalidArgument(format!("cannot write {}: {e}", path.display())))
 }
 
-fn print_rows(backend: &Backend, cmd: &HostCmd<'_>, rows: &[Row]) {
+fn print_rows(backend: &Backend, cmd: &HostCmd, rows: &[Row]) {
     match cmd.format {
         Format::Json | Format::Csv => {
             for r in rows {

@@ -15,6 +15,9 @@ use std::time::{Duration, Instant};
 
 mod count;
 mod exact;
+mod report;
+
+use report::Found;
 
 #[derive(clap::Args, Clone)]
 pub struct MultiArgs {
@@ -251,25 +254,22 @@ fn run_typed<T: Scalar, C: Collective>(
     let local = per_rank(&|x| &x.timing.local_ms);
     let combine = per_rank(&|x| &x.timing.combine_ms);
     let combine_min = combine.iter().copied().fold(f64::INFINITY, f64::min);
+    let found = Found {
+        n,
+        shown: &shown,
+        ok,
+        distinct,
+        wall_ms_median: wall,
+    };
     if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "kind": "multi", "collective": m.collective().name(), "ranks": m.ranks(), "n": n,
-                "type": T::TYPE, "op": a.op, "value": shown, "ok": ok, "runs": a.runs,
-                "distinct_bits": distinct, "wall_ms_median": wall, "wall_ms_min": wall_ms.iter().copied().fold(f64::INFINITY, f64::min),
-                "local_ms": local, "combine_ms": combine, "combine_ms_min": combine_min,
-                "gb_per_s": bytes / wall / 1e6,
-            })
-        );
+        let extra = serde_json::json!({
+            "wall_ms_min": wall_ms.iter().copied().fold(f64::INFINITY, f64::min),
+            "local_ms": local, "combine_ms": combine, "combine_ms_min": combine_min,
+            "gb_per_s": bytes / wall / 1e6,
+        });
+        println!("{}", found.record::<T, C>(&m, a, extra));
     } else {
-        println!(
-            "{} of {n} {} over {} ranks = {shown}   {}",
-            a.op,
-            T::TYPE,
-            m.ranks(),
-            if ok { "ok" } else { "WRONG" }
-        );
+        found.print_line::<T, C>(&m, a);
         println!(
             "same bits in all {} runs on every rank: {}",
             a.runs,

@@ -27,10 +27,18 @@ fn run_typed<T: Scalar>(backend: &Backend, c: &Common, op: Op) -> Result<bool, R
         let Some(r) = expected.reference() else {
             return Err(ReduceError::EmptyInput { op });
         };
+        let one = StageRun {
+            backend,
+            stage,
+            input: &input,
+            data: &data,
+            overrides,
+            plan: &plan,
+        };
         let (good, shown) = if op == Op::Mean {
-            mean_of(backend, stage, &input, &data, overrides, &plan)?
+            one.mean()?
         } else if op == Op::NanMean {
-            nanmean_of(backend, stage, &input, &data, overrides, &plan)?
+            one.nanmean()?
         } else {
             let got = reduce_host::run_stage(backend, stage, op, &input, n, overrides)?;
             (expected.matches(got, &plan), got.to_string())
@@ -46,60 +54,62 @@ fn run_typed<T: Scalar>(backend: &Backend, c: &Common, op: Op) -> Result<bool, R
     Ok(ok)
 }
 
-/// The mean with `stage` and whether it is right: a float mean is the device sum (judged by the
-/// sum's error bound) over `n`; an integer mean is [`Reducer::mean`]'s exact one, which must
-/// equal NumPy's to the last bit.
-fn mean_of<T: Scalar>(
-    backend: &Backend,
+/// One stage's run over the input, for the means: each gives whether its result is right and
+/// the result as `run` shows it.
+struct StageRun<'a, T: Scalar> {
+    backend: &'a Backend,
     stage: Stage,
-    input: &Buffer<T>,
-    data: &[T],
+    input: &'a Buffer<T>,
+    data: &'a [T],
     overrides: LaunchOverrides,
-    plan: &Plan,
-) -> Result<(bool, String), ReduceError> {
-    let n = data.len();
-    if T::TYPE.is_float() {
-        let sum = reduce_host::run_stage(backend, stage, Op::Sum, input, n, overrides)?;
-        let good = Expected::of(Op::Sum, data).matches(sum, plan);
-        return Ok((good, format!("{}", sum.to_f64() / n as f64)));
-    }
-    if stage != Stage::S8 {
-        return Err(ReduceError::UnsupportedOp {
-            stage,
-            op: Op::Mean,
-        });
-    }
-    let got = Reducer::new(backend)
-        .with_overrides(overrides)
-        .mean(input)?;
-    Ok((Some(got) == reference_mean(data), format!("{got}")))
+    plan: &'a Plan,
 }
 
-/// `nanmean` with stage 8 and whether it is right: the device's `nansum` (judged by the sum's
-/// error bound) over the exact count of numbers ([`Reducer::nanmean`]).
-fn nanmean_of<T: Scalar>(
-    backend: &Backend,
-    stage: Stage,
-    input: &Buffer<T>,
-    data: &[T],
-    overrides: LaunchOverrides,
-    plan: &Plan,
-) -> Result<(bool, String), ReduceError> {
-    if stage != Stage::S8 {
-        return Err(ReduceError::UnsupportedOp {
-            stage,
-            op: Op::NanMean,
-        });
+impl<T: Scalar> StageRun<'_, T> {
+    /// The mean with `stage`: a float mean is the device sum (judged by the sum's error bound)
+    /// over `n`; an integer mean is [`Reducer::mean`]'s exact one, which must equal NumPy's to
+    /// the last bit.
+    fn mean(&self) -> Result<(bool, String), ReduceError> {
+        let (backend, stage, input, data) = (self.backend, self.stage, self.input, self.data);
+        let n = data.len();
+        if T::TYPE.is_float() {
+            let sum = reduce_host::run_stage(backend, stage, Op::Sum, input, n, self.overrides)?;
+            let good = Expected::of(Op::Sum, data).matches(sum, self.plan);
+            return Ok((good, format!("{}", sum.to_f64() / n as f64)));
+        }
+        if stage != Stage::S8 {
+            return Err(ReduceError::UnsupportedOp {
+                stage,
+                op: Op::Mean,
+            });
+        }
+        let got = Reducer::new(backend)
+            .with_overrides(self.overrides)
+            .mean(input)?;
+        Ok((Some(got) == reference_mean(data), format!("{got}")))
     }
-    let n = data.len();
-    let mut r = Reducer::new(backend).with_overrides(overrides);
-    let got = r.nanmean(input)?;
-    // Stage 8's `nansum` in `T`: the kernel and plan `nanmean` ran.
-    let sum = reduce_host::run_stage(backend, Stage::S8, Op::NanSum, input, n, overrides)?;
-    let count = r.count(input)?;
-    let numbers = data.iter().filter(|x| !x.to_f64().is_nan()).count() as u64;
-    let good = Expected::of(Op::NanSum, data).matches(sum, plan) && count == numbers;
-    Ok((good, format!("{got}")))
+
+    /// `nanmean` with stage 8: the device's `nansum` (judged by the sum's error bound) over the
+    /// exact count of numbers ([`Reducer::nanmean`]).
+    fn nanmean(&self) -> Result<(bool, String), ReduceError> {
+        let (backend, input, data, overrides) =
+            (self.backend, self.input, self.data, self.overrides);
+        if self.stage != Stage::S8 {
+            return Err(ReduceError::UnsupportedOp {
+                stage: self.stage,
+                op: Op::NanMean,
+            });
+        }
+        let n = data.len();
+        let mut r = Reducer::new(backend).with_overrides(overrides);
+        let got = r.nanmean(input)?;
+        // Stage 8's `nansum` in `T`: the kernel and plan `nanmean` ran.
+        let sum = reduce_host::run_stage(backend, Stage::S8, Op::NanSum, input, n, overrides)?;
+        let count = r.count(input)?;
+        let numbers = data.iter().filter(|x| !x.to_f64().is_nan()).count() as u64;
+        let good = Expected::of(Op::NanSum, data).matches(sum, self.plan) && count == numbers;
+        Ok((good, format!("{got}")))
+    }
 }
 
 /// The reference as `run` shows it.

@@ -19,21 +19,6 @@ const COLUMNS: [Column; 9] = [
     Column::left("ok", 2),
 ];
 
-const CSV_HEADER: [&str; 12] = [
-    "stage",
-    "title",
-    "seed",
-    "kernel",
-    "block",
-    "grid",
-    "passes",
-    "result",
-    "correct",
-    "mean_ms",
-    "min_ms",
-    "median_ms",
-];
-
 pub fn run(
     backend: &Backend,
     common: &Common,
@@ -111,6 +96,23 @@ fn table<T: Scalar>(
     Ok(rows.iter().all(|r| r.correct))
 }
 
+/// The header of the rows `csv_rows` writes, column for column.
+const CSV_HEADER: [&str; 12] = [
+    "stage",
+    "title",
+    "seed",
+    "kernel",
+    "block",
+    "grid",
+    "passes",
+    "result",
+    "correct",
+    "mean_ms",
+    "min_ms",
+    "median_ms",
+];
+
+/// One CSV row per stage, in the order of `CSV_HEADER`.
 fn csv_rows(rows: &[TableRow]) -> Vec<Vec<String>> {
     rows.iter()
         .map(|r| {

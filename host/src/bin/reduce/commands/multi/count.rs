@@ -2,6 +2,7 @@
 //! element type (a `u64` count, an `f64` mean), checked against the host and the same bits in
 //! every run.
 
+use super::report::Found;
 use super::{Format, MultiArgs};
 use crate::data::make_data;
 use reduce_host::{
@@ -51,23 +52,17 @@ pub fn run<T: Scalar, C: Collective>(
     bits.dedup();
     wall.sort_by(f64::total_cmp);
     let med = wall[wall.len() / 2];
+    let found = Found {
+        n,
+        shown: &shown,
+        ok,
+        distinct: bits.len(),
+        wall_ms_median: med,
+    };
     if a.format != Format::Text {
-        println!(
-            "{}",
-            serde_json::json!({
-                "kind": "multi", "collective": m.collective().name(), "ranks": m.ranks(), "n": n,
-                "type": T::TYPE, "op": a.op, "value": shown, "ok": ok, "runs": a.runs,
-                "distinct_bits": bits.len(), "wall_ms_median": med,
-            })
-        );
+        println!("{}", found.record::<T, C>(&m, a, serde_json::json!({})));
     } else {
-        println!(
-            "{} of {n} {} over {} ranks = {shown}   {}",
-            a.op,
-            T::TYPE,
-            m.ranks(),
-            if ok { "ok" } else { "WRONG" }
-        );
+        found.print_line::<T, C>(&m, a);
         println!(
             "same bits in all {} runs: {}; median {med:.4} ms",
             a.runs,
