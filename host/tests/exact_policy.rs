@@ -5,10 +5,10 @@
 use reduce_host::exact::ExactData;
 use reduce_host::exact::{exact_plan, generate, ExactFloat, ExactPolicy, PreparedExact};
 use reduce_host::*;
-use reduce_kernels::table::{ElemKind, Family, KernelId, OpKind};
+use reduce_kernels::table::{ElemType, Family, KernelId, OpKind};
 
 /// The exact-sum kernel of `family` for `ty` with `block` threads.
-fn exact_kernel(family: Family, ty: ElemKind, block: usize) -> KernelId {
+fn exact_kernel(family: Family, ty: ElemType, block: usize) -> KernelId {
     KernelId {
         family,
         ty,
@@ -110,29 +110,29 @@ fn plans_pick_the_variant_and_fewer_blocks_at_small_n() {
     let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, d).unwrap();
     assert_eq!(
         p.kernel,
-        exact_kernel(Family::ExactFastLean, ElemKind::F32, 256)
+        exact_kernel(Family::ExactFastLean, ElemType::F32, 256)
     );
     let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, d).unwrap();
     assert_eq!(
         p.kernel,
-        exact_kernel(Family::ExactLean, ElemKind::F64, 256)
+        exact_kernel(Family::ExactLean, ElemType::F64, 256)
     );
     let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, PLAIN).unwrap();
     assert_eq!(
         p.kernel,
-        exact_kernel(Family::ExactLean, ElemKind::F32, 256)
+        exact_kernel(Family::ExactLean, ElemType::F32, 256)
     );
     assert_eq!(p.shared_bytes, 16 * (11 + 4 + 256 / 32));
     let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, FAST).unwrap();
     assert_eq!(
         p.kernel,
-        exact_kernel(Family::ExactFastLean, ElemKind::F32, 256)
+        exact_kernel(Family::ExactFastLean, ElemType::F32, 256)
     );
     // `fast_f64=1`: the fast path for f64 (data whose additions are exact).
     let p = exact_plan(ElemType::F64, 1 << 20, o, &caps, FAST).unwrap();
     assert_eq!(
         p.kernel,
-        exact_kernel(Family::ExactFastLean, ElemKind::F64, 256)
+        exact_kernel(Family::ExactFastLean, ElemType::F64, 256)
     );
     assert_eq!(p.shared_bytes, 16 * (68 + 4 + 256 / 32));
     assert_eq!(p.slots, 68 + 4);

@@ -7,7 +7,7 @@
 //! kernel table (`reduce_kernels::table`): its symbol, element types, operators and block sizes.
 
 use anyhow::{bail, Context, Result};
-use reduce_kernels::table::{Abi, ElemKind, Family, KernelId, OpKind, Row};
+use reduce_kernels::table::{Abi, ElemType, Family, KernelId, OpKind, Row};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -106,7 +106,7 @@ pub fn kernel_for(args: &ShowArgs) -> Result<KernelId> {
             format!(
                 "stage {} is built for {}, not {}",
                 args.stage,
-                names(row.types, |t: ElemKind| t.name().into()),
+                names(row.types, |t: ElemType| t.name().into()),
                 args.ty
             )
         })?;
