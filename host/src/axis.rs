@@ -107,7 +107,7 @@ impl<T: Scalar> PreparedAxis<T> {
 
     fn with_plan(backend: &Backend, plan: AxisPlan, shape: Shape) -> Result<Self> {
         for s in &plan.steps {
-            if s.kernel.ty != T::TYPE.kind() || !backend.has_kernel(s.kernel) {
+            if s.kernel.ty != T::TYPE || !backend.has_kernel(s.kernel) {
                 return Err(ReduceError::MissingKernel {
                     name: s.kernel.to_string(),
                     path: if backend.is_emulator() {

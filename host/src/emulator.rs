@@ -40,7 +40,7 @@ impl Emulator {
     /// (and `u32` counter) allocations holding what the kernel reads and writes for this shape.
     pub(crate) unsafe fn launch<T: Scalar>(&self, l: &Launch) -> Result<()> {
         let id = l.kernel;
-        if id.ty != T::TYPE.kind() {
+        if id.ty != T::TYPE {
             return Err(ReduceError::InvalidArgument(format!(
                 "kernel {id} launched with {} buffers",
                 T::TYPE

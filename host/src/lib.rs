@@ -118,6 +118,6 @@ pub use reference::{matches_reference, reference, Reference};
 pub use stage::Stage;
 pub use streaming::{policy::StreamPolicy, HostInput, HostReducer};
 pub use transform::{Moments, PreparedTransform, TransformKind};
-pub use types::{ElemType, Op, Scalar};
+pub use types::{ElemType, Element, Op, Scalar};
 pub use view::View;
 pub use wide::{PreparedWide, Wide};

@@ -120,7 +120,7 @@ impl Stage {
                     let row = Row::of(s.family());
                     ElemType::ALL
                         .into_iter()
-                        .filter(|t| row.types.contains(&t.kind()))
+                        .filter(|t| row.types.contains(t))
                         .collect()
                 })
                 .collect()
@@ -220,7 +220,7 @@ impl Stage {
     pub fn kernel(self, ty: ElemType, op: Op, block: usize) -> KernelId {
         KernelId {
             family: self.family(),
-            ty: ty.kind(),
+            ty,
             op: op.kind(),
             block,
         }

@@ -1,106 +1,9 @@
 //! Element types and operators, and the CPU reference every result is checked against.
 
-use reduce_kernels::table::{ElemKind, OpKind};
-use reduce_kernels::Element;
+pub use reduce_kernels::table::ElemType;
+use reduce_kernels::table::OpKind;
+pub use reduce_kernels::Element;
 use std::fmt;
-
-/// The element types the library reduces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ElemType {
-    /// `f32`
-    F32,
-    /// `f64`
-    F64,
-    /// `i32`
-    I32,
-    /// `u32`
-    U32,
-    /// `i64`
-    I64,
-    /// `u64`
-    U64,
-    /// IEEE binary16 (`half::f16`, stored as [`reduce_kernels::half::F16`]): transform-reduces
-    /// only (sum, sumsq/L1/L2, dot, mean/var/std); not in [`ElemType::ALL`].
-    F16,
-    /// bfloat16 (`half::bf16`, stored as [`reduce_kernels::half::Bf16`]): as [`ElemType::F16`].
-    BF16,
-}
-
-impl ElemType {
-    /// All six.
-    pub const ALL: [ElemType; 6] = [
-        Self::F32,
-        Self::F64,
-        Self::I32,
-        Self::U32,
-        Self::I64,
-        Self::U64,
-    ];
-    /// The two 2-byte float types (transform-reduces only; kept out of [`ElemType::ALL`], which
-    /// lists the types every operator is built for).
-    pub const HALVES: [ElemType; 2] = [Self::F16, Self::BF16];
-    /// Symbol suffix and display name (`f32` …).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::F32 => "f32",
-            Self::F64 => "f64",
-            Self::I32 => "i32",
-            Self::U32 => "u32",
-            Self::I64 => "i64",
-            Self::U64 => "u64",
-            Self::F16 => "f16",
-            Self::BF16 => "bf16",
-        }
-    }
-    /// Size in bytes.
-    pub fn size(self) -> usize {
-        match self {
-            Self::F16 | Self::BF16 => 2,
-            Self::F32 | Self::I32 | Self::U32 => 4,
-            _ => 8,
-        }
-    }
-    /// Is it a float (`f32`, `f64`, `f16`, `bf16`)?
-    pub fn is_float(self) -> bool {
-        matches!(self, Self::F32 | Self::F64 | Self::F16 | Self::BF16)
-    }
-    /// The kernel table's name for it.
-    pub fn kind(self) -> ElemKind {
-        match self {
-            Self::F32 => ElemKind::F32,
-            Self::F64 => ElemKind::F64,
-            Self::I32 => ElemKind::I32,
-            Self::U32 => ElemKind::U32,
-            Self::I64 => ElemKind::I64,
-            Self::U64 => ElemKind::U64,
-            Self::F16 => ElemKind::F16,
-            Self::BF16 => ElemKind::BF16,
-        }
-    }
-}
-
-impl fmt::Display for ElemType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for ElemType {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Self::ALL
-            .into_iter()
-            .chain(Self::HALVES)
-            .find(|t| t.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown element type `{s}` (expected one of f32, f64, i32, u32, i64, u64, \
-                     f16, bf16)"
-                )
-            })
-    }
-}
 
 /// Reduction operators. `docs/semantics.md`, "The operators of `Reducer`", has the
 /// table of what each does on floats and integers, beside NumPy, PyTorch and CUB.
@@ -234,8 +137,6 @@ impl std::str::FromStr for Op {
 ///
 /// The wrapping 32-bit sum stays available as `reduce(Op::Sum, x)`.
 pub trait Scalar: Element + cust::memory::DeviceCopy + Default + PartialOrd + fmt::Display {
-    /// Its [`ElemType`].
-    const TYPE: ElemType;
     /// What stage 8's operators combine in and return: `f32` for the halves, `T` otherwise.
     type Acc: Scalar;
     /// What [`crate::Reducer::sum`] returns: `i64` / `u64` for `i32` / `u32`, `f32` for the
@@ -252,9 +153,8 @@ pub trait Scalar: Element + cust::memory::DeviceCopy + Default + PartialOrd + fm
 }
 
 macro_rules! int_scalar {
-    ($($t:ident $e:ident $sum:ident),*) => {$(
+    ($($t:ident $sum:ident),*) => {$(
         impl Scalar for $t {
-            const TYPE: ElemType = ElemType::$e;
             type Acc = $t;
             type Sum = $sum;
             fn to_f64(self) -> f64 { self as f64 }
@@ -264,12 +164,11 @@ macro_rules! int_scalar {
         }
     )*};
 }
-int_scalar!(i32 I32 i64, u32 U32 u64, i64 I64 i64, u64 U64 u64);
+int_scalar!(i32 i64, u32 u64, i64 i64, u64 u64);
 
 macro_rules! float_scalar {
-    ($($t:ident $e:ident),*) => {$(
+    ($($t:ident),*) => {$(
         impl Scalar for $t {
-            const TYPE: ElemType = ElemType::$e;
             type Acc = $t;
             type Sum = $t;
             fn to_f64(self) -> f64 { self as f64 }
@@ -279,13 +178,12 @@ macro_rules! float_scalar {
         }
     )*};
 }
-float_scalar!(f32 F32, f64 F64);
+float_scalar!(f32, f64);
 
 // Rounded once, to nearest (not through `f32`: two roundings can miss the nearest half).
 macro_rules! half_scalar {
-    ($($t:ident $e:ident $from_f64:ident $from_i128:ident),*) => {$(
+    ($($t:ident $from_f64:ident $from_i128:ident),*) => {$(
         impl Scalar for reduce_kernels::half::$t {
-            const TYPE: ElemType = ElemType::$e;
             type Acc = f32;
             type Sum = f32;
             fn to_f64(self) -> f64 { self.to_f32() as f64 }
@@ -296,8 +194,8 @@ macro_rules! half_scalar {
     )*};
 }
 half_scalar!(
-    F16 F16 f64_to_f16_bits i128_to_f16_bits,
-    Bf16 BF16 f64_to_bf16_bits i128_to_bf16_bits
+    F16 f64_to_f16_bits i128_to_f16_bits,
+    Bf16 f64_to_bf16_bits i128_to_bf16_bits
 );
 
 pub use crate::reference::{matches_reference, reference, Reference};

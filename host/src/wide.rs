@@ -82,7 +82,7 @@ where
         let planned_n = if half { n.div_ceil(2) } else { n };
         let p = plan(
             Stage::S8,
-            <Wide<T> as Scalar>::TYPE,
+            <Wide<T> as reduce_kernels::Element>::TYPE,
             op,
             planned_n,
             overrides,
@@ -91,7 +91,7 @@ where
         let pass = p.passes[0];
         let id = KernelId {
             family,
-            ty: T::TYPE.kind(),
+            ty: T::TYPE,
             op: op.kind(),
             block: pass.block,
         };

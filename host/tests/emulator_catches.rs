@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use reduce_host::*;
 use reduce_kernels::emu::{EmuError, RaceKind};
-use reduce_kernels::table::{ElemKind, Family, KernelId, OpKind};
+use reduce_kernels::table::{ElemType, Family, KernelId, OpKind};
 
 fn emu() -> Backend {
     Backend::Emulator(Emulator::default())
@@ -17,7 +17,7 @@ fn emu() -> Backend {
 fn f32_sum(family: Family) -> KernelId {
     KernelId {
         family,
-        ty: ElemKind::F32,
+        ty: ElemType::F32,
         op: OpKind::Sum,
         block: 256,
     }

@@ -8,10 +8,10 @@ use common::exact_edge_inputs;
 use reduce_host::exact::ExactData;
 use reduce_host::exact::{exact_plan, generate, ExactFloat, ExactPolicy, PreparedExact};
 use reduce_host::*;
-use reduce_kernels::table::{ElemKind, Family, KernelId, OpKind};
+use reduce_kernels::table::{Family, KernelId, OpKind};
 
 /// The exact-sum kernel of `family` for `ty` with `block` threads.
-fn exact_kernel(family: Family, ty: ElemKind, block: usize) -> KernelId {
+fn exact_kernel(family: Family, ty: ElemType, block: usize) -> KernelId {
     KernelId {
         family,
         ty,
@@ -112,15 +112,15 @@ fn plans_pick_the_variant_and_fewer_blocks_at_small_n() {
     // f64, both with the lean publish. `fast_f64=1` (in `FAST`): the fast path for f64 (data
     // whose additions are exact).
     let (fast, lean) = (Family::ExactFastLean, Family::ExactLean);
-    for (ty, kind, policy, family) in [
-        (ElemType::F32, ElemKind::F32, d, fast),
-        (ElemType::F64, ElemKind::F64, d, lean),
-        (ElemType::F32, ElemKind::F32, PLAIN, lean),
-        (ElemType::F32, ElemKind::F32, FAST, fast),
-        (ElemType::F64, ElemKind::F64, FAST, fast),
+    for (ty, policy, family) in [
+        (ElemType::F32, d, fast),
+        (ElemType::F64, d, lean),
+        (ElemType::F32, PLAIN, lean),
+        (ElemType::F32, FAST, fast),
+        (ElemType::F64, FAST, fast),
     ] {
         let p = exact_plan(ty, 1 << 20, o, &caps, policy).unwrap();
-        assert_eq!(p.kernel, exact_kernel(family, kind, 256), "{ty} {policy:?}");
+        assert_eq!(p.kernel, exact_kernel(family, ty, 256), "{ty} {policy:?}");
     }
     let p = exact_plan(ElemType::F32, 1 << 20, o, &caps, PLAIN).unwrap();
     assert_eq!(p.shared_bytes, 16 * (11 + 4 + 256 / 32));

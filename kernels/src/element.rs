@@ -51,7 +51,7 @@ pub trait Element:
     /// Name used in kernel symbols (`reduce_…_f32`).
     const NAME: &'static str;
     /// Its row entry in the kernel table ([`crate::table`]).
-    const KIND: crate::table::ElemKind;
+    const TYPE: crate::table::ElemType;
     /// Additive identity.
     const ZERO: Self;
     /// Multiplicative identity.
@@ -139,7 +139,7 @@ macro_rules! int_element {
             type Wide = $wide;
             #[inline(always)] fn widen(self) -> $wide { self as $wide }
             const NAME: &'static str = stringify!($t);
-            const KIND: crate::table::ElemKind = crate::table::ElemKind::$kind;
+            const TYPE: crate::table::ElemType = crate::table::ElemType::$kind;
             const ZERO: Self = 0;
             const ONE: Self = 1;
             const MAX_IDENTITY: Self = $t::MIN;
@@ -166,7 +166,7 @@ macro_rules! float_element {
             type Wide = $t;
             #[inline(always)] fn widen(self) -> $t { self }
             const NAME: &'static str = stringify!($t);
-            const KIND: crate::table::ElemKind = crate::table::ElemKind::$kind;
+            const TYPE: crate::table::ElemType = crate::table::ElemType::$kind;
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
             const MAX_IDENTITY: Self = $t::NEG_INFINITY;
@@ -205,7 +205,7 @@ macro_rules! half_element {
             /// Exact: every half is an `f32` (`cvt.f32.f16`, or a 16-bit shift for `bf16`).
             #[inline(always)] fn widen(self) -> f32 { self.to_f32() }
             const NAME: &'static str = $name;
-            const KIND: crate::table::ElemKind = crate::table::ElemKind::$kind;
+            const TYPE: crate::table::ElemType = crate::table::ElemType::$kind;
             const ZERO: Self = Self(0);
             const ONE: Self = Self($one);
             const MAX_IDENTITY: Self = Self($inf | 0x8000);

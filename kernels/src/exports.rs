@@ -211,7 +211,7 @@ pub unsafe fn exact<T: Element>(
     counter: *mut u32,
     out: *mut T,
 ) {
-    let slots = crate::exact::Format::of(T::KIND).map_or(0, |f| f.slots());
+    let slots = crate::exact::Format::of(T::TYPE).map_or(0, |f| f.slots());
     // SAFETY: the caller's contract, as listed above.
     let (input, words, counter, out) = unsafe {
         (

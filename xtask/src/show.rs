@@ -7,7 +7,7 @@
 //! kernel table (`reduce_kernels::table`): its symbol, element types, operators and block sizes.
 
 use anyhow::{bail, Context, Result};
-use reduce_kernels::table::{Abi, ElemKind, Family, KernelId, OpKind, Row};
+use reduce_kernels::table::{Abi, ElemType, Family, KernelId, OpKind, Row};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -109,7 +109,7 @@ pub fn kernel_for(args: &ShowArgs) -> Result<KernelId> {
     let what = format!("stage {}", args.stage);
     let ty = named(
         row.types,
-        ElemKind::name,
+        ElemType::name,
         &args.ty,
         &format!("{what} is built for"),
     )?;

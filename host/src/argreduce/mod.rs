@@ -117,7 +117,7 @@ pub fn arg_kernel_for<T: Scalar>(op: ArgOp, policy: ArgPolicy) -> KernelId {
 fn kernel_of<T: Scalar>(op: ArgOp, family: Family, block: usize) -> KernelId {
     KernelId {
         family,
-        ty: T::TYPE.kind(),
+        ty: T::TYPE,
         op: op.kind(),
         block,
     }

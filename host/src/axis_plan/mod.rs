@@ -139,7 +139,7 @@ impl AxisPlan {
 fn kernel(family: Family, ty: ElemType, op: Op) -> KernelId {
     KernelId {
         family,
-        ty: ty.kind(),
+        ty,
         op: op.kind(),
         block: AXIS_BLOCK,
     }
@@ -161,11 +161,11 @@ fn device_op(op: Op) -> Result<Op> {
 }
 
 fn id_size(id: KernelId) -> usize {
-    use reduce_kernels::table::ElemKind;
+    use reduce_kernels::table::ElemType;
     match id.ty {
-        ElemKind::F32 | ElemKind::I32 | ElemKind::U32 => 4,
-        ElemKind::F64 | ElemKind::I64 | ElemKind::U64 => 8,
-        ElemKind::F16 | ElemKind::BF16 => 2,
+        ElemType::F32 | ElemType::I32 | ElemType::U32 => 4,
+        ElemType::F64 | ElemType::I64 | ElemType::U64 => 8,
+        ElemType::F16 | ElemType::BF16 => 2,
     }
 }
 

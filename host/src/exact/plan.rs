@@ -113,7 +113,7 @@ pub fn exact_plan(
 ) -> Result<ExactPlan> {
     // Its fields are public: held to the ranges of the text form.
     crate::policy_settings::check_fields_with(&policy, &ExactPolicy::KEYS, ExactPolicy::set)?;
-    let Some(format) = Format::of(ty.kind()) else {
+    let Some(format) = Format::of(ty) else {
         return Err(ReduceError::InvalidArgument(format!(
             "exact sums are for f32 and f64, not {ty}"
         )));
@@ -167,7 +167,7 @@ pub fn exact_plan(
     }
     let id = KernelId {
         family: policy.family(ty),
-        ty: ty.kind(),
+        ty,
         op: OpKind::Sum,
         block,
     };

@@ -15,7 +15,7 @@ use reduce_kernels::table::{Family, KernelId, OpKind};
 
 /// 64-bit words of one rank's exact-sum vector for `T` (`W + 5`: digits, four flags, the count).
 pub fn words_len<T: ExactFloat>() -> usize {
-    Format::of(T::TYPE.kind()).map_or(0, kernel_words_len)
+    Format::of(T::TYPE).map_or(0, kernel_words_len)
 }
 
 /// The most ranks whose words one combine adds (`2^24`: each fully carried digit word is below
@@ -47,7 +47,7 @@ impl<T: ExactFloat> PreparedExactWords<T> {
         )?;
         plan.kernel = KernelId {
             family: Family::ExactWords,
-            ty: T::TYPE.kind(),
+            ty: T::TYPE,
             op: OpKind::Sum,
             block: plan.block,
         };
@@ -111,7 +111,7 @@ impl<T: ExactFloat> ExactCombine<T> {
         Ok(ExactCombine {
             kernel: KernelId {
                 family: Family::ExactCombine,
-                ty: T::TYPE.kind(),
+                ty: T::TYPE,
                 op: OpKind::Sum,
                 block: 32,
             },

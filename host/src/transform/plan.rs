@@ -254,7 +254,7 @@ fn plan_with_residency(
     blocks_per_sm: Option<usize>,
 ) -> Result<TransformPlan> {
     let row = Row::of(Family::Transform);
-    if !row.types.contains(&ty.kind()) {
+    if !row.types.contains(&ty) {
         return Err(ReduceError::InvalidArgument(format!(
             "{} is built for f32 and f64 inputs (and f16, bf16), not {ty}",
             op.name()
@@ -265,7 +265,7 @@ fn plan_with_residency(
     // The `f16`/`bf16` moments over more than one tile: the grid-shift kernel (rolling loads,
     // sums in the trees).
     let shifted_row = Row::of(Family::TransformShifted);
-    let shifts = shifted_row.ops.contains(&op.kind()) && shifted_row.types.contains(&ty.kind());
+    let shifts = shifted_row.ops.contains(&op.kind()) && shifted_row.types.contains(&ty);
     let one_tile = n / lanes <= row.blocks.iter().max().copied().unwrap_or(0) * SINGLE_PASS_UNROLL;
     let forced = looping.map(|l| Row::of(l.family()));
     let default_block = match forced {
@@ -286,10 +286,7 @@ fn plan_with_residency(
     // More than one tile of the rolling kernel's block: there is a next tile to have in flight.
     let family = match forced {
         Some(r) => {
-            if !(r.ops.contains(&op.kind())
-                && r.types.contains(&ty.kind())
-                && r.blocks.contains(&block))
-            {
+            if !(r.ops.contains(&op.kind()) && r.types.contains(&ty) && r.blocks.contains(&block)) {
                 return Err(ReduceError::InvalidArgument(format!(
                     "the {} loop is built for {:?} of {:?} in blocks of {:?}, not {} of {ty} \
                      in blocks of {block}",
@@ -324,7 +321,7 @@ fn plan_with_residency(
     };
     let id = KernelId {
         family,
-        ty: ty.kind(),
+        ty,
         op: op.kind(),
         block,
     };

@@ -3,7 +3,7 @@
 //! index (the first occurrence wins).
 
 use super::Direction;
-use crate::table::ElemKind;
+use crate::table::ElemType;
 use crate::Element;
 
 /// `v` is a NaN (never, for integers: the test folds away). On the bits: one `and` and one
@@ -11,11 +11,11 @@ use crate::Element;
 #[inline(always)]
 pub(super) fn is_nan<T: Element>(v: T) -> bool {
     let b = v.to_bits64();
-    match T::KIND {
-        ElemKind::F32 => (b as u32 & 0x7fff_ffff) > 0x7f80_0000,
-        ElemKind::F64 => (b & 0x7fff_ffff_ffff_ffff) > 0x7ff0_0000_0000_0000,
-        ElemKind::F16 => (b as u16 & 0x7fff) > 0x7c00,
-        ElemKind::BF16 => (b as u16 & 0x7fff) > 0x7f80,
+    match T::TYPE {
+        ElemType::F32 => (b as u32 & 0x7fff_ffff) > 0x7f80_0000,
+        ElemType::F64 => (b & 0x7fff_ffff_ffff_ffff) > 0x7ff0_0000_0000_0000,
+        ElemType::F16 => (b as u16 & 0x7fff) > 0x7c00,
+        ElemType::BF16 => (b as u16 & 0x7fff) > 0x7f80,
         _ => false,
     }
 }
@@ -24,13 +24,13 @@ pub(super) fn is_nan<T: Element>(v: T) -> bool {
 #[inline(always)]
 pub(super) fn same<T: Element>(a: T, b: T) -> bool {
     let (x, y) = (a.to_bits64(), b.to_bits64());
-    match T::KIND {
-        ElemKind::F32 => f32::from_bits(x as u32) == f32::from_bits(y as u32),
-        ElemKind::F64 => f64::from_bits(x) == f64::from_bits(y),
-        ElemKind::F16 => {
+    match T::TYPE {
+        ElemType::F32 => f32::from_bits(x as u32) == f32::from_bits(y as u32),
+        ElemType::F64 => f64::from_bits(x) == f64::from_bits(y),
+        ElemType::F16 => {
             crate::half::f16_bits_to_f32(x as u16) == crate::half::f16_bits_to_f32(y as u16)
         }
-        ElemKind::BF16 => {
+        ElemType::BF16 => {
             crate::half::bf16_bits_to_f32(x as u16) == crate::half::bf16_bits_to_f32(y as u16)
         }
         _ => x == y,
@@ -52,15 +52,15 @@ pub(super) fn better<T: Element, D: Direction>(a: T, b: T) -> bool {
             }
         }};
     }
-    match T::KIND {
-        ElemKind::F32 => cmp!(f32, |v: u64| f32::from_bits(v as u32)),
-        ElemKind::F64 => cmp!(f64, f64::from_bits),
-        ElemKind::I32 => cmp!(i32, |v: u64| v as u32 as i32),
-        ElemKind::U32 => cmp!(u32, |v: u64| v as u32),
-        ElemKind::I64 => cmp!(i64, |v: u64| v as i64),
-        ElemKind::U64 => cmp!(u64, |v: u64| v),
-        ElemKind::F16 => cmp!(f32, |v: u64| crate::half::f16_bits_to_f32(v as u16)),
-        ElemKind::BF16 => cmp!(f32, |v: u64| crate::half::bf16_bits_to_f32(v as u16)),
+    match T::TYPE {
+        ElemType::F32 => cmp!(f32, |v: u64| f32::from_bits(v as u32)),
+        ElemType::F64 => cmp!(f64, f64::from_bits),
+        ElemType::I32 => cmp!(i32, |v: u64| v as u32 as i32),
+        ElemType::U32 => cmp!(u32, |v: u64| v as u32),
+        ElemType::I64 => cmp!(i64, |v: u64| v as i64),
+        ElemType::U64 => cmp!(u64, |v: u64| v),
+        ElemType::F16 => cmp!(f32, |v: u64| crate::half::f16_bits_to_f32(v as u16)),
+        ElemType::BF16 => cmp!(f32, |v: u64| crate::half::bf16_bits_to_f32(v as u16)),
     }
 }
 
@@ -82,33 +82,33 @@ pub(super) fn later_wins<T: Element, D: Direction>(a: T, b: T) -> bool {
 #[inline(always)]
 pub(super) fn worst<T: Element, D: Direction>() -> T {
     if D::SKIP_NAN {
-        let nan: Option<u64> = match T::KIND {
-            ElemKind::F32 => Some(0x7fc0_0000),
-            ElemKind::F64 => Some(0x7ff8_0000_0000_0000),
-            ElemKind::F16 => Some(0x7e00),
-            ElemKind::BF16 => Some(0x7fc0),
+        let nan: Option<u64> = match T::TYPE {
+            ElemType::F32 => Some(0x7fc0_0000),
+            ElemType::F64 => Some(0x7ff8_0000_0000_0000),
+            ElemType::F16 => Some(0x7e00),
+            ElemType::BF16 => Some(0x7fc0),
             _ => None,
         };
         if let Some(bits) = nan {
             return T::from_bits64(bits);
         }
     }
-    let bits: u64 = match (T::KIND, D::LARGEST) {
-        (ElemKind::F32, true) => f32::NEG_INFINITY.to_bits() as u64,
-        (ElemKind::F32, false) => f32::INFINITY.to_bits() as u64,
-        (ElemKind::F64, true) => f64::NEG_INFINITY.to_bits(),
-        (ElemKind::F64, false) => f64::INFINITY.to_bits(),
-        (ElemKind::I32, true) => i32::MIN as u32 as u64,
-        (ElemKind::I32, false) => i32::MAX as u64,
-        (ElemKind::I64, true) => i64::MIN as u64,
-        (ElemKind::I64, false) => i64::MAX as u64,
-        (ElemKind::U32, true) | (ElemKind::U64, true) => 0,
-        (ElemKind::U32, false) => u32::MAX as u64,
-        (ElemKind::U64, false) => u64::MAX,
-        (ElemKind::F16, true) => 0xfc00,
-        (ElemKind::F16, false) => 0x7c00,
-        (ElemKind::BF16, true) => 0xff80,
-        (ElemKind::BF16, false) => 0x7f80,
+    let bits: u64 = match (T::TYPE, D::LARGEST) {
+        (ElemType::F32, true) => f32::NEG_INFINITY.to_bits() as u64,
+        (ElemType::F32, false) => f32::INFINITY.to_bits() as u64,
+        (ElemType::F64, true) => f64::NEG_INFINITY.to_bits(),
+        (ElemType::F64, false) => f64::INFINITY.to_bits(),
+        (ElemType::I32, true) => i32::MIN as u32 as u64,
+        (ElemType::I32, false) => i32::MAX as u64,
+        (ElemType::I64, true) => i64::MIN as u64,
+        (ElemType::I64, false) => i64::MAX as u64,
+        (ElemType::U32, true) | (ElemType::U64, true) => 0,
+        (ElemType::U32, false) => u32::MAX as u64,
+        (ElemType::U64, false) => u64::MAX,
+        (ElemType::F16, true) => 0xfc00,
+        (ElemType::F16, false) => 0x7c00,
+        (ElemType::BF16, true) => 0xff80,
+        (ElemType::BF16, false) => 0x7f80,
     };
     T::from_bits64(bits)
 }

@@ -4,7 +4,7 @@
 use super::order::{is_nan, later_wins, same};
 use super::Direction;
 use crate::gpu::{minmax, Vec4};
-use crate::table::ElemKind;
+use crate::table::ElemType;
 use crate::Element;
 
 /// Element `k` of a 16-byte vector of `T`s (`k < 16 / size_of::<T>()`).
@@ -31,14 +31,14 @@ pub(super) fn lane<T: Element>(v: Vec4, k: usize) -> T {
 #[inline(always)]
 pub(super) fn vector_best<T: Element, D: Direction>(v: Vec4) -> T {
     let w = v.0;
-    match T::KIND {
-        ElemKind::F32 => {
+    match T::TYPE {
+        ElemType::F32 => {
             let f = |i: usize| f32::from_bits(w[i]);
             let best = fold4(f(0), f(1), f(2), f(3), pick_f32::<D>);
             return T::from_bits64(best.to_bits() as u64);
         }
-        ElemKind::F16 | ElemKind::BF16 => {
-            let op = |a, b| pick_x2::<D>(T::KIND == ElemKind::BF16, a, b);
+        ElemType::F16 | ElemType::BF16 => {
+            let op = |a, b| pick_x2::<D>(T::TYPE == ElemType::BF16, a, b);
             let pair = fold4(w[0], w[1], w[2], w[3], op); // the even lanes' best, the odd lanes'
             return T::from_bits64((op(pair, pair >> 16) & 0xffff) as u64);
         }

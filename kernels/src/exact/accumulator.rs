@@ -28,7 +28,7 @@
 //! and, before publishing, normalizes each word once ([`normalize_step`]) so that summing all
 //! blocks' words stays in range.
 
-use crate::table::ElemKind;
+use crate::table::ElemType;
 
 /// Extra words after the `W` digit words: NaNs, +infs, -infs, not-all-negative-zero counts.
 pub const FLAGS: usize = 4;
@@ -64,10 +64,10 @@ impl Format {
         bits: 64,
     };
     /// The format of `kind`, `None` for integers.
-    pub const fn of(kind: ElemKind) -> Option<Format> {
+    pub const fn of(kind: ElemType) -> Option<Format> {
         match kind {
-            ElemKind::F32 => Some(Format::F32),
-            ElemKind::F64 => Some(Format::F64),
+            ElemType::F32 => Some(Format::F32),
+            ElemType::F64 => Some(Format::F64),
             _ => None,
         }
     }

@@ -109,7 +109,7 @@ pub(super) fn sum_with<
     counter: Counter,
     last: impl FnOnce(&Shared<i64>, Format, usize),
 ) {
-    let Some(f) = Format::of(T::KIND) else {
+    let Some(f) = Format::of(T::TYPE) else {
         fail("exact sums are for f32 and f64");
     };
     let slots = f.slots();

@@ -15,13 +15,13 @@
 use super::accumulator::SharedWords;
 use super::expansion::Expansion;
 use crate::gpu::{Global, Vec4};
-use crate::table::ElemKind;
+use crate::table::ElemType;
 use crate::Element;
 /// One element as the `f64` it is exactly.
 #[inline(always)]
 pub(super) fn widen<T: Element>(x: T) -> f64 {
-    match T::KIND {
-        ElemKind::F32 => f32::from_bits(x.to_bits64() as u32) as f64,
+    match T::TYPE {
+        ElemType::F32 => f32::from_bits(x.to_bits64() as u32) as f64,
         _ => f64::from_bits(x.to_bits64()),
     }
 }
@@ -45,7 +45,7 @@ pub(super) fn add_vec4<T: Element, const FAST: bool>(
     b: &mut Expansion,
     s: &SharedWords,
 ) {
-    if T::KIND == ElemKind::F32 {
+    if T::TYPE == ElemType::F32 {
         add_one::<FAST>(a, f32::from_bits(v.0[0]) as f64, s);
         add_one::<FAST>(a, f32::from_bits(v.0[1]) as f64, s);
         add_one::<FAST>(b, f32::from_bits(v.0[2]) as f64, s);
@@ -94,7 +94,7 @@ pub(super) fn fast_step(hi: &mut f64, x: f64) -> bool {
 /// rest into `b.hi`); whether every addition was exact.
 #[inline(always)]
 pub(super) fn fast_vec4<T: Element>(v: Vec4, a: &mut Expansion, b: &mut Expansion) -> bool {
-    if T::KIND == ElemKind::F32 {
+    if T::TYPE == ElemType::F32 {
         fast_step(&mut a.hi, f32::from_bits(v.0[0]) as f64)
             & fast_step(&mut a.hi, f32::from_bits(v.0[1]) as f64)
             & fast_step(&mut b.hi, f32::from_bits(v.0[2]) as f64)

@@ -89,7 +89,7 @@ fn write_words(smem: &Shared<i64>, f: Format, n: usize, out: GlobalMut<i64>) {
 /// `T` must be `f32` or `f64`, `gathered.len()` a positive multiple of [`words_len`] of at most
 /// [`MAX_RANKS`] vectors, `out` one element; anything else stops the kernel.
 pub fn combine<T: Element>(gathered: Global<i64>, out: GlobalMut<T>) {
-    let Some(f) = Format::of(T::KIND) else {
+    let Some(f) = Format::of(T::TYPE) else {
         fail("exact sums are for f32 and f64");
     };
     let len = words_len(f);
@@ -125,8 +125,8 @@ pub unsafe fn words_entry<T: Element>(
     counter: *mut u32,
     out: *mut i64,
 ) {
-    let len = Format::of(T::KIND).map_or(0, words_len);
-    let slots = Format::of(T::KIND).map_or(0, |f| f.slots());
+    let len = Format::of(T::TYPE).map_or(0, words_len);
+    let slots = Format::of(T::TYPE).map_or(0, |f| f.slots());
     // SAFETY: the caller's contract, as listed above.
     let (input, words, counter, out) = unsafe {
         (

@@ -45,7 +45,7 @@ macro_rules! kernel_table {
             #[allow(unused_imports)]
             use crate::{Count, NanMax, NanMin, NanSum, Prod};
             use crate::argreduce::{self, ArgMax, ArgMin, NanArgMax, NanArgMin};
-            if T::KIND != id.ty || !id.is_built() {
+            if T::TYPE != id.ty || !id.is_built() {
                 return None;
             }
             match id.family {$(
@@ -80,14 +80,14 @@ macro_rules! kernel_table {
 
     (@const any) => { false };
     (@const const) => { true };
-    (@kind f32) => { ElemKind::F32 };
-    (@kind f64) => { ElemKind::F64 };
-    (@kind i32) => { ElemKind::I32 };
-    (@kind u32) => { ElemKind::U32 };
-    (@kind i64) => { ElemKind::I64 };
-    (@kind u64) => { ElemKind::U64 };
-    (@kind f16) => { ElemKind::F16 };
-    (@kind bf16) => { ElemKind::BF16 };
+    (@kind f32) => { ElemType::F32 };
+    (@kind f64) => { ElemType::F64 };
+    (@kind i32) => { ElemType::I32 };
+    (@kind u32) => { ElemType::U32 };
+    (@kind i64) => { ElemType::I64 };
+    (@kind u64) => { ElemType::U64 };
+    (@kind f16) => { ElemType::F16 };
+    (@kind bf16) => { ElemType::BF16 };
     (@blocks [$($b:literal),*]) => { [$($b),*] };
 
     // The emulator's dispatch.

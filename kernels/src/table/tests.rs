@@ -12,15 +12,15 @@ fn symbols_follow_the_pattern_and_are_unique() {
     };
     let s = |k: KernelId| std::string::String::from(k.symbol().as_str());
     assert_eq!(
-        s(id(Family::S3, ElemKind::F32, OpKind::Sum, 256)),
+        s(id(Family::S3, ElemType::F32, OpKind::Sum, 256)),
         "reduce_s3_sequential_f32"
     );
     assert_eq!(
-        s(id(Family::S6, ElemKind::I32, OpKind::Sum, 1024)),
+        s(id(Family::S6, ElemType::I32, OpKind::Sum, 1024)),
         "reduce_s6_complete_unroll_b1024_i32"
     );
     assert_eq!(
-        s(id(Family::S8, ElemKind::F64, OpKind::Max, 512)),
+        s(id(Family::S8, ElemType::F64, OpKind::Max, 512)),
         "reduce_s8_max_b512_f64"
     );
     let mut seen = std::collections::HashSet::new();
@@ -45,20 +45,20 @@ fn rows_are_indexed_by_family() {
 fn the_emulator_has_a_body_for_every_built_kernel_of_its_type() {
     for k in KernelId::all() {
         let abi = match k.ty {
-            ElemKind::F32 => emulated::<f32>(k).map(|b| b.abi()),
-            ElemKind::F64 => emulated::<f64>(k).map(|b| b.abi()),
-            ElemKind::I32 => emulated::<i32>(k).map(|b| b.abi()),
-            ElemKind::U32 => emulated::<u32>(k).map(|b| b.abi()),
-            ElemKind::I64 => emulated::<i64>(k).map(|b| b.abi()),
-            ElemKind::U64 => emulated::<u64>(k).map(|b| b.abi()),
-            ElemKind::F16 => emulated::<crate::half::F16>(k).map(|b| b.abi()),
-            ElemKind::BF16 => emulated::<crate::half::Bf16>(k).map(|b| b.abi()),
+            ElemType::F32 => emulated::<f32>(k).map(|b| b.abi()),
+            ElemType::F64 => emulated::<f64>(k).map(|b| b.abi()),
+            ElemType::I32 => emulated::<i32>(k).map(|b| b.abi()),
+            ElemType::U32 => emulated::<u32>(k).map(|b| b.abi()),
+            ElemType::I64 => emulated::<i64>(k).map(|b| b.abi()),
+            ElemType::U64 => emulated::<u64>(k).map(|b| b.abi()),
+            ElemType::F16 => emulated::<crate::half::F16>(k).map(|b| b.abi()),
+            ElemType::BF16 => emulated::<crate::half::Bf16>(k).map(|b| b.abi()),
         };
         assert_eq!(abi, Some(k.row().abi), "{:?}", k);
     }
     let s3 = KernelId {
         family: Family::S3,
-        ty: ElemKind::F32,
+        ty: ElemType::F32,
         op: OpKind::Sum,
         block: 256,
     };

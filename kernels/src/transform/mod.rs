@@ -50,7 +50,7 @@ pub use moments::{Moments, Welford};
 pub use norms::{NanTotal, SumSq, Total, L1};
 
 use crate::gpu::{Coherent, Counter, Global, GlobalMut};
-use crate::table::ElemKind;
+use crate::table::ElemType;
 use crate::Element;
 
 /// Words of `f64` one block's partial (and the result) takes: the widest accumulator's.
@@ -58,19 +58,19 @@ pub const WORDS: usize = 3;
 
 /// `x` as an `f64` (exact for every `f32`, `f64`, `i32`, `u32`, `f16`, `bf16`; nearest for
 /// 64-bit integers).
-/// `T::KIND` is a constant, so this folds to one conversion.
+/// `T::TYPE` is a constant, so this folds to one conversion.
 #[inline(always)]
 pub fn to_f64<T: Element>(x: T) -> f64 {
     let bits = x.to_bits64();
-    match T::KIND {
-        ElemKind::F32 => f32::from_bits(bits as u32) as f64,
-        ElemKind::F64 => f64::from_bits(bits),
-        ElemKind::I32 => bits as u32 as i32 as f64,
-        ElemKind::U32 => bits as u32 as f64,
-        ElemKind::I64 => bits as i64 as f64,
-        ElemKind::U64 => bits as f64,
-        ElemKind::F16 => crate::half::f16_bits_to_f32(bits as u16) as f64,
-        ElemKind::BF16 => crate::half::bf16_bits_to_f32(bits as u16) as f64,
+    match T::TYPE {
+        ElemType::F32 => f32::from_bits(bits as u32) as f64,
+        ElemType::F64 => f64::from_bits(bits),
+        ElemType::I32 => bits as u32 as i32 as f64,
+        ElemType::U32 => bits as u32 as f64,
+        ElemType::I64 => bits as i64 as f64,
+        ElemType::U64 => bits as f64,
+        ElemType::F16 => crate::half::f16_bits_to_f32(bits as u16) as f64,
+        ElemType::BF16 => crate::half::bf16_bits_to_f32(bits as u16) as f64,
     }
 }
 

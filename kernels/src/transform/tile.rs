@@ -9,7 +9,7 @@ use super::accumulate::{Running, TransformOp, Widened};
 use super::to_f64;
 use crate::gpu::Vec4;
 use crate::primitives::tiles::unrolled;
-use crate::table::{ElemKind, SINGLE_PASS_UNROLL as UNROLL};
+use crate::table::{ElemType, SINGLE_PASS_UNROLL as UNROLL};
 use crate::Element;
 
 /// The values packed in one 16-byte vector, as `f64`, into `out[at..at + 16 / size_of::<T>()]`.
@@ -39,10 +39,10 @@ fn widen<T: Element>(v: Vec4, out: &mut [f64; 8 * UNROLL], at: usize) {
 #[inline(always)]
 fn widen_f32<T: Element>(v: Vec4, out: &mut [f32; 8 * UNROLL], at: usize) {
     let w = v.0;
-    match T::KIND {
-        ElemKind::F16 | ElemKind::BF16 => unrolled::<8>(|i| {
+    match T::TYPE {
+        ElemType::F16 | ElemType::BF16 => unrolled::<8>(|i| {
             let bits = ((w[i / 2] >> (16 * (i % 2))) & 0xffff) as u16;
-            out[at + i] = if T::KIND == ElemKind::F16 {
+            out[at + i] = if T::TYPE == ElemType::F16 {
                 crate::half::f16_bits_to_f32(bits)
             } else {
                 crate::half::bf16_bits_to_f32(bits)
@@ -78,9 +78,9 @@ fn f32_chunk<T: Element, O: TransformOp>(v: &[Vec4]) -> O::Acc {
             widen_f32::<T>(input_vec::<T, O>(v[u]), &mut xs, u * lanes);
         }
     });
-    match T::KIND {
-        ElemKind::F16 => O::chunk_f32::<{ Widened::F16 }>(&xs[..v.len() * lanes]),
-        ElemKind::BF16 => O::chunk_f32::<{ Widened::BF16 }>(&xs[..v.len() * lanes]),
+    match T::TYPE {
+        ElemType::F16 => O::chunk_f32::<{ Widened::F16 }>(&xs[..v.len() * lanes]),
+        ElemType::BF16 => O::chunk_f32::<{ Widened::BF16 }>(&xs[..v.len() * lanes]),
         _ => O::chunk_f32::<{ Widened::F32 }>(&xs[..v.len() * lanes]),
     }
 }
@@ -129,7 +129,7 @@ pub(super) fn scalar<T: Element, O: TransformOp>(x: T) -> f64 {
 pub(super) fn tile_into<T: Element, O: TransformOp>(run: &mut O::Run, la: &[Vec4], lb: &[Vec4]) {
     let lanes = 16 / core::mem::size_of::<T>();
     let k = la.len() * lanes;
-    if O::F32_TILES && matches!(T::KIND, ElemKind::F32 | ElemKind::F16 | ElemKind::BF16) {
+    if O::F32_TILES && matches!(T::TYPE, ElemType::F32 | ElemType::F16 | ElemType::BF16) {
         let () = F32TileCheck::OK;
         if la.len() * lanes <= F32_TILE {
             run.add(f32_chunk::<T, O>(la));

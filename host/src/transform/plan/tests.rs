@@ -1,6 +1,6 @@
 //! The transform plan's choices on an H200-like device (no GPU needed).
 use super::*;
-use reduce_kernels::table::ElemKind;
+use reduce_kernels::table::ElemType;
 
 #[test]
 fn moments_fill_the_sms_once_and_the_sums_four_blocks_deep() {
@@ -17,7 +17,7 @@ fn moments_fill_the_sms_once_and_the_sums_four_blocks_deep() {
                     m.block,
                     m.grid
                 ),
-                (Family::TransformShifted, ty.kind(), 256, 256, 396),
+                (Family::TransformShifted, ty, 256, 256, 396),
                 "{ty}: the grid-shift kernel, three 256-thread blocks per SM"
             );
             assert!(m.grid_shift, "{ty}: its bound is the grid shift's");
@@ -68,7 +68,7 @@ fn moments_fill_the_sms_once_and_the_sums_four_blocks_deep() {
     };
     let moments = |family, block| KernelId {
         family,
-        ty: ElemKind::F16,
+        ty: ElemType::F16,
         op: OpKind::Moments,
         block,
     };
@@ -110,7 +110,7 @@ fn a_forced_loop_takes_its_family_or_is_a_typed_error() {
             p.block,
             p.grid_shift
         ),
-        (Family::Transform, ElemKind::F16, 512, 512, false)
+        (Family::Transform, ElemType::F16, 512, 512, false)
     );
     // Shifted: the plan's own choice for the halves' moments over more than one tile.
     let s = plan(
@@ -130,7 +130,7 @@ fn a_forced_loop_takes_its_family_or_is_a_typed_error() {
         ),
         (
             Family::TransformShifted,
-            ElemKind::BF16,
+            ElemType::BF16,
             256,
             256,
             396,

@@ -7,7 +7,7 @@ use reduce_host::{
     with_elem_type, Backend, KernelArgs, Launch, LaunchOverrides, Op, Prepared, ReduceError,
     Scalar, Stage,
 };
-use reduce_kernels::table::{ElemKind, Family, KernelId, OpKind};
+use reduce_kernels::table::{ElemType, Family, KernelId, OpKind};
 
 /// The deliberately broken kernels `--broken` launches once (f32, 256 threads).
 const BROKEN: [Family; 2] = [Family::BrokenRacyLastWarp, Family::BrokenMissingBarrier];
@@ -37,7 +37,7 @@ pub fn run(backend: &Backend, sizes: &[usize], broken: bool) -> Result<bool, Red
         for family in BROKEN {
             let id = KernelId {
                 family,
-                ty: ElemKind::F32,
+                ty: ElemType::F32,
                 op: OpKind::Sum,
                 block: 256,
             };

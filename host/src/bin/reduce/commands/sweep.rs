@@ -150,7 +150,7 @@ impl Sweep {
         let timing = measure::time_queued(backend, &spec, || p.enqueue(backend, &input, 0))?;
         let plan = reduce_host::plan(
             Stage::S8,
-            <Wide<T> as Scalar>::TYPE,
+            <Wide<T> as reduce_kernels::Element>::TYPE,
             Op::Sum,
             n,
             self.overrides,
