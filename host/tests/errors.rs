@@ -105,7 +105,10 @@ fn cli_reports_out_of_range_arguments() {
     // Each case: the arguments (split at spaces), and what the error must say.
     let cases: &[(&str, &str)] = &[
         ("--backend emu table --block 100 --n 1000", "block size 100"),
-        ("--backend emu table --type f8", "invalid value 'f8' for '--type <TY>': unknown element type"),
+        (
+            "--backend emu table --type f8",
+            "invalid value 'f8' for '--type <TY>': unknown element type",
+        ),
         (
             "--backend emu table --type f16",
             "f16 and bf16 inputs are reduced by the transform kernels",
