@@ -11,80 +11,63 @@ use crate::plan::Plan;
 use crate::types::{ElemType, Op};
 use serde::{Deserialize, Serialize};
 
-/// A struct whose fields after the `;` are optional: each of those gets
-/// `#[serde(default, skip_serializing_if = "Option::is_none")]` (absent when read, left out when
-/// written), written once here instead of on every field.
-macro_rules! optional_tail {
-    (
-        $(#[$attr:meta])*
-        pub struct $name:ident {
-            $($(#[$field_attr:meta])* pub $field:ident: $ty:ty,)*
-            ;
-            $($(#[$opt_attr:meta])* pub $opt:ident: Option<$opt_ty:ty>,)*
-        }
-    ) => {
-        $(#[$attr])*
-        pub struct $name {
-            $($(#[$field_attr])* pub $field: $ty,)*
-            $(
-                $(#[$opt_attr])*
-                #[serde(default, skip_serializing_if = "Option::is_none")]
-                pub $opt: Option<$opt_ty>,
-            )*
-        }
-    };
-}
-
-optional_tail! {
-    /// One timed measurement: an implementation, an operator, a type, a size and its times.
-    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-    pub struct TimingRecord {
-        /// What was timed: `rust_s8`, `rust_s3`, `cub`, `torch`, `memcpy_d2d`, `empty_kernel` …
-        #[serde(rename = "impl")]
-        pub implementation: String,
-        /// Operator: `sum`, `min`, `max`, `mean`; `copy` or `none` for the ceilings and fixed costs.
-        #[serde(default = "default_op")]
-        pub op: String,
-        /// Element type.
-        #[serde(rename = "type", default = "default_type")]
-        pub ty: ElemType,
-        /// Elements.
-        #[serde(deserialize_with = "whole_number")]
-        pub n: u64,
-        /// Timed runs.
-        #[serde(default)]
-        pub runs: Option<u64>,
-        /// Fastest run, ms (`null` when there was none).
-        #[serde(default)]
-        pub min_ms: Option<f64>,
-        /// Median run, ms.
-        #[serde(default)]
-        pub median_ms: Option<f64>,
-        /// Mean run, ms.
-        #[serde(default)]
-        pub mean_ms: Option<f64>,
-        ;
-        /// The result, as `f64`.
-        pub result: Option<f64>,
-        /// The reference it was checked against, as `f64`.
-        pub reference: Option<f64>,
-        /// Did the result match the reference (Rust rows)?
-        pub correct: Option<bool>,
-        /// Blocks of the first launch (Rust rows).
-        pub grid: Option<usize>,
-        /// Threads per block (Rust rows).
-        pub block: Option<usize>,
-        /// Launches per reduction (Rust rows).
-        pub passes: Option<usize>,
-        /// What the timing window holds (Rust rows).
-        pub scope: Option<Scope>,
-        /// How each run was queued; `plain` when absent.
-        pub protocol: Option<Protocol>,
-        /// Bytes one run moves, when not `size_of(type) · n` (the copy ceiling counts read + write).
-        pub bytes: Option<u64>,
-        /// How the Python baselines copied the result (`async_pinned`, `get_sync`).
-        pub copy: Option<String>,
-    }
+/// One timed measurement: an implementation, an operator, a type, a size and its times.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimingRecord {
+    /// What was timed: `rust_s8`, `rust_s3`, `cub`, `torch`, `memcpy_d2d`, `empty_kernel` …
+    #[serde(rename = "impl")]
+    pub implementation: String,
+    /// Operator: `sum`, `min`, `max`, `mean`; `copy` or `none` for the ceilings and fixed costs.
+    #[serde(default = "default_op")]
+    pub op: String,
+    /// Element type.
+    #[serde(rename = "type", default = "default_type")]
+    pub ty: ElemType,
+    /// Elements.
+    #[serde(deserialize_with = "whole_number")]
+    pub n: u64,
+    /// Timed runs.
+    #[serde(default)]
+    pub runs: Option<u64>,
+    /// Fastest run, ms (`null` when there was none).
+    #[serde(default)]
+    pub min_ms: Option<f64>,
+    /// Median run, ms.
+    #[serde(default)]
+    pub median_ms: Option<f64>,
+    /// Mean run, ms.
+    #[serde(default)]
+    pub mean_ms: Option<f64>,
+    /// The result, as `f64`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<f64>,
+    /// The reference it was checked against, as `f64`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<f64>,
+    /// Did the result match the reference (Rust rows)?
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correct: Option<bool>,
+    /// Blocks of the first launch (Rust rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid: Option<usize>,
+    /// Threads per block (Rust rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<usize>,
+    /// Launches per reduction (Rust rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passes: Option<usize>,
+    /// What the timing window holds (Rust rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
+    /// How each run was queued; `plain` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<Protocol>,
+    /// Bytes one run moves, when not `size_of(type) · n` (the copy ceiling counts read + write).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    /// How the Python baselines copied the result (`async_pinned`, `get_sync`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy: Option<String>,
 }
 
 /// A count written as an integer or as a float with no fraction (`4096.0`).
