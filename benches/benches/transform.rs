@@ -12,7 +12,7 @@
 mod common;
 
 use criterion::{BenchmarkId, Throughput};
-use reduce_host::{PreparedTransform, TransformKind};
+use reduce_host::{Op, PreparedTransform};
 
 fn main() {
     let Some(b) = common::open_backend("transform") else {
@@ -28,12 +28,12 @@ fn main() {
         let n = 1usize << e;
         let x = b.filled(n, 1.0f32).expect("input");
         let y = b.filled(n, 1.0f32).expect("second input");
-        for op in TransformKind::ALL {
+        for op in Op::TRANSFORM {
             let p = PreparedTransform::<f32>::new(&b, op, n).expect("plan");
-            let other = (op == TransformKind::Dot).then_some((&y, 0));
+            let other = (op == Op::Dot).then_some((&y, 0));
             let words = p.run(&b, &x, 0, other).expect("first run");
             let want = match op {
-                TransformKind::Moments => [n as f64, 1.0, 0.0],
+                Op::Moments => [n as f64, 1.0, 0.0],
                 _ => [n as f64, 0.0, 0.0],
             };
             assert_eq!(words, want, "transform_{}/2^{e}", op.name());

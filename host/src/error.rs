@@ -235,9 +235,32 @@ pub enum ReduceError {
         /// `nanargmin` or `nanargmax`.
         op: &'static str,
     },
+    /// An op of another family than the call computes (`Reducer::arg(Op::Sum, …)`).
+    #[error("{op} is not {what} (expected one of {})", op_names(.expected))]
+    WrongOp {
+        /// The op given.
+        op: Op,
+        /// What the call computes (`an arg-reduction` …).
+        what: &'static str,
+        /// The ops it takes ([`Op::REDUCE`], [`Op::ARG`], [`Op::TRANSFORM`] …).
+        expected: &'static [Op],
+    },
+}
+
+fn op_names(ops: &[Op]) -> String {
+    let names: Vec<&str> = ops.iter().map(|o| o.name()).collect();
+    names.join(", ")
 }
 
 impl ReduceError {
+    /// `Ok(op)` if `op` is one of `expected`, else [`ReduceError::WrongOp`].
+    pub(crate) fn check_op(op: Op, expected: &'static [Op], what: &'static str) -> Result<Op> {
+        if expected.contains(&op) {
+            Ok(op)
+        } else {
+            Err(ReduceError::WrongOp { op, what, expected })
+        }
+    }
     /// [`ReduceError::OutOfBounds`] for `arg`.
     pub(crate) fn bounds(arg: &'static str, why: impl Into<String>) -> Self {
         ReduceError::OutOfBounds {

@@ -19,7 +19,7 @@
 //! let mean: f64 = r.mean(&x)?;
 //! // nan-ops: NumPy's nansum, nanmin, nanmax, nanmean
 //! let nm: f64 = r.nanmean(&x)?;
-//! // arg: (index, value), NumPy's rules — also arg(ArgOp::NanArgMin, x)
+//! // arg: (index, value), NumPy's rules — also arg(Op::NanArgMin, x)
 //! let (i, v) = r.argmax(&x)?;
 //! // transform-reduces, one pass in f64: sumsq, l1, norm2, dot, moments, var, std
 //! let (l2, d, var) = (r.norm2(&x)?, r.dot(&x, &y)?, r.var(&x, 1)?);
@@ -45,10 +45,10 @@
 //!
 //! | family | methods of [`Reducer`] | types | module |
 //! |---|---|---|---|
-//! | stage 8 | [`reduce`](Reducer::reduce), `sum`, `min`, `max`, `prod`, `count`, `mean` | [`Op`], [`Scalar`], [`Prepared`], [`PreparedWide`] | [`plan`](mod@plan) |
+//! | stage 8 | [`reduce`](Reducer::reduce), `sum`, `min`, `max`, `prod`, `count`, `mean` | [`Op::REDUCE`], [`Scalar`], [`Prepared`], [`PreparedWide`] | [`plan`](mod@plan) |
 //! | nan-ops | `nansum`, `nanmin`, `nanmax`, `nanmean` | | [`reference`](mod@reference) |
-//! | arg | [`arg`](Reducer::arg), `argmin`, `argmax` | [`ArgOp`], [`ArgPolicy`], [`PreparedArg`] | [`argreduce`] |
-//! | transform | `sumsq`, `l1`, `norm2`, `dot`, [`moments`](Reducer::moments), `var`, `std` | [`TransformKind`], [`Moments`], [`PreparedTransform`] | [`transform`] |
+//! | arg | [`arg`](Reducer::arg), `argmin`, `argmax` | [`Op::ARG`], [`ArgPolicy`], [`PreparedArg`] | [`argreduce`] |
+//! | transform | `sumsq`, `l1`, `norm2`, `dot`, [`moments`](Reducer::moments), `var`, `std` | [`Op::TRANSFORM`], [`Moments`], [`PreparedTransform`] | [`transform`] |
 //! | exact | [`sum_exact`](Reducer::sum_exact), `mean_exact` | [`ExactFloat`], [`PreparedExact`] | [`exact`] |
 //! | axis | `reduce_rows`, `reduce_cols`, `reduce_segments` (+`_into`), `mean_axis`, `mean_segments` | [`AxisKind`], [`AxisPolicy`], [`Segments`], [`PreparedAxis`] | [`axis_plan`] |
 //! | halves | every method above but axis | [`F16`], [`Bf16`], [`HalfFloat`] | [`halves`] |
@@ -97,7 +97,7 @@ mod verify;
 mod view;
 mod wide;
 
-pub use argreduce::{ArgOp, ArgPolicy, PreparedArg};
+pub use argreduce::{ArgPolicy, PreparedArg};
 pub use axis::{PreparedAxis, Segments};
 pub use axis_plan::{AxisKind, AxisPolicy};
 pub use backend::{Backend, BackendChoice, DeviceCaps, KernelArgs, Launch};
@@ -117,7 +117,7 @@ pub use reducer::{run_stage, Reducer};
 pub use reference::{matches_reference, reference, Reference};
 pub use stage::Stage;
 pub use streaming::{policy::StreamPolicy, HostInput, HostReducer};
-pub use transform::{Moments, PreparedTransform, TransformKind};
-pub use types::{ElemType, Element, Op, Scalar};
+pub use transform::{Moments, PreparedTransform};
+pub use types::{ElemType, Element, Op, Scalar, UnknownElemType, UnknownOp};
 pub use view::View;
 pub use wide::{PreparedWide, Wide};

@@ -2,7 +2,7 @@
 
 use crate::error::{ReduceError, Result};
 use crate::types::{ElemType, Op};
-use reduce_kernels::table::{Abi, Family, KernelId, OpKind, Row};
+use reduce_kernels::table::{Abi, Family, KernelId, Row};
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -136,18 +136,16 @@ impl Stage {
                 .iter()
                 .map(|s| {
                     let row = Row::of(s.family());
-                    Op::ALL
+                    Op::REDUCE
                         .into_iter()
                         .filter(|o| match o {
-                            Op::Mean => {
-                                row.abi == Abi::SinglePass && row.ops.contains(&OpKind::Sum)
-                            }
+                            Op::Mean => row.abi == Abi::SinglePass && row.ops.contains(&Op::Sum),
                             Op::NanMean => {
                                 row.abi == Abi::SinglePass
-                                    && row.ops.contains(&OpKind::NanSum)
-                                    && row.ops.contains(&OpKind::Count)
+                                    && row.ops.contains(&Op::NanSum)
+                                    && row.ops.contains(&Op::Count)
                             }
-                            _ => row.ops.contains(&o.kind()),
+                            _ => row.ops.contains(o),
                         })
                         .collect()
                 })
@@ -175,6 +173,7 @@ impl Stage {
 
     /// Check `ty`, `op` and `block` against this stage's kernels.
     pub fn validate(self, ty: ElemType, op: Op, block: usize) -> Result<()> {
+        ReduceError::check_op(op, &Op::REDUCE, "a reduce op")?;
         if ElemType::HALVES.contains(&ty) && self == Stage::S8 {
             // Built, in the S8Half family, with an f32 result: not this (same-type) API.
             return Err(ReduceError::HalfResultIsF32 { stage: self, ty });
@@ -221,7 +220,7 @@ impl Stage {
         KernelId {
             family: self.family(),
             ty,
-            op: op.kind(),
+            op: op.device_op(),
             block,
         }
     }

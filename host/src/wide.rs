@@ -70,7 +70,7 @@ where
         }
         let op = op.device_op();
         let family = if half { Family::S8Half } else { Family::S8Wide };
-        if !Row::of(family).ops.contains(&op.kind()) {
+        if !Row::of(family).ops.contains(&op.device_op()) {
             return Err(ReduceError::InvalidArgument(format!(
                 "no wide {op} kernel for {}: the wide kernels of this type compute {:?}",
                 T::TYPE,
@@ -92,7 +92,7 @@ where
         let id = KernelId {
             family,
             ty: T::TYPE,
-            op: op.kind(),
+            op: op.device_op(),
             block: pass.block,
         };
         if !id.is_built() {

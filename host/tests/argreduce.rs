@@ -49,7 +49,7 @@ fn results_are_the_same_on_every_run_and_for_a_buffer_of_another_backend_an_erro
     let b = emu();
     let d = arg_checks::tied::<f32>(100_003, 3);
     let input = b.upload(&d).unwrap();
-    let p = PreparedArg::<f32>::new(&b, ArgOp::ArgMax, d.len()).unwrap();
+    let p = PreparedArg::<f32>::new(&b, Op::ArgMax, d.len()).unwrap();
     let first = p.run(&b, &input, 0).unwrap();
     for _ in 0..3 {
         assert_eq!(p.run(&b, &input, 0).unwrap(), first);
@@ -72,7 +72,7 @@ fn every_policy_gives_the_same_answer_and_a_bad_one_is_a_typed_error() {
     let mut d = arg_checks::tied::<f32>(300_001, 8);
     d[299_000] = f32::NAN;
     let input = b.upload(&d).unwrap();
-    for op in ArgOp::ALL {
+    for op in Op::ARG {
         let want = reference_arg(op, &d).unwrap();
         for text in [
             "",
@@ -130,7 +130,7 @@ fn every_policy_gives_the_same_answer_and_a_bad_one_is_a_typed_error() {
     for text in ["unroll=8", "lane=loop"] {
         let policy = ArgPolicy::parse(text).unwrap();
         assert!(matches!(
-            PreparedArg::<i32>::with_policy(&b, ArgOp::ArgMax, 100, policy),
+            PreparedArg::<i32>::with_policy(&b, Op::ArgMax, 100, policy),
             Err(ReduceError::Policy { .. })
         ));
     }
@@ -145,29 +145,28 @@ fn nanarg_skips_nan_and_all_nan_is_a_typed_error() {
     assert_eq!(
         input
             .slice(..6)
-            .and_then(|view| r.arg(ArgOp::NanArgMax, view))
+            .and_then(|view| r.arg(Op::NanArgMax, view))
             .unwrap(),
         (1, 3.0)
     );
     assert_eq!(
         input
             .slice(..6)
-            .and_then(|view| r.arg(ArgOp::NanArgMin, view))
+            .and_then(|view| r.arg(Op::NanArgMin, view))
             .unwrap(),
         (3, -1.0)
     );
     assert_eq!(
         input
             .slice(1..1 + 5)
-            .and_then(|view| r.arg(ArgOp::ArgMin, view))
+            .and_then(|view| r.arg(Op::ArgMin, view))
             .unwrap()
             .0,
         1
     );
     let nans = b.upload(&[F16::from_f32(f32::NAN); 40]).unwrap();
     assert!(matches!(
-        nans.slice(..40)
-            .and_then(|view| r.arg(ArgOp::NanArgMin, view)),
+        nans.slice(..40).and_then(|view| r.arg(Op::NanArgMin, view)),
         Err(ReduceError::AllNanArg { op: "nanargmin" })
     ));
 }
@@ -198,9 +197,9 @@ fn tuned_defaults_follow_the_measurements() {
     // `PreparedArg::new` launches the tuned shape.
     let b = emu();
     for n in [1usize << 12, 1 << 20, 1 << 23] {
-        let p = PreparedArg::<f32>::new(&b, ArgOp::ArgMax, n).unwrap();
+        let p = PreparedArg::<f32>::new(&b, Op::ArgMax, n).unwrap();
         assert_eq!(p.policy(), ArgPolicy::tuned(ElemType::F32, n));
-        let p = PreparedArg::<f64>::new(&b, ArgOp::ArgMin, n).unwrap();
+        let p = PreparedArg::<f64>::new(&b, Op::ArgMin, n).unwrap();
         assert_eq!(p.policy(), ArgPolicy::tuned(ElemType::F64, n));
     }
 }

@@ -39,9 +39,18 @@ fn host_command_writes_a_timeline_and_checks_its_arguments() {
         ("--n 0 --op max", "empty"),
         ("--n 10 --link-bytes 64", "measured on a GPU"),
         ("--n 10 --runs 0", "--runs"),
+        (
+            "--n 10 --op argmax",
+            "`argmax` is not a reduce op (expected one of sum, min",
+        ),
+        ("--n 10 --op avg", "`avg` is not a reduce op"),
     ] {
         cli_run::assert_usage_error(&format!("--backend emu host {args}"), want);
     }
+    cli_run::assert_usage_error(
+        "--backend emu arg --exps 10 --ops argmax,sum",
+        "`sum` is not an arg-reduction (expected one of argmin, argmax, nanargmin, nanargmax)",
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use reduce_host::*;
 use reduce_kernels::emu::{EmuError, RaceKind};
-use reduce_kernels::table::{ElemType, Family, KernelId, OpKind};
+use reduce_kernels::table::{ElemType, Family, KernelId, Op};
 
 fn emu() -> Backend {
     Backend::Emulator(Emulator::default())
@@ -18,7 +18,7 @@ fn f32_sum(family: Family) -> KernelId {
     KernelId {
         family,
         ty: ElemType::F32,
-        op: OpKind::Sum,
+        op: Op::Sum,
         block: 256,
     }
 }

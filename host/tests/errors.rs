@@ -72,6 +72,7 @@ fn library_rejects_bad_arguments() {
     assert!("avg"
         .parse::<Op>()
         .unwrap_err()
+        .to_string()
         .contains("unknown operator"));
 }
 

@@ -8,14 +8,14 @@ use common::exact_edge_inputs;
 use reduce_host::exact::ExactData;
 use reduce_host::exact::{exact_plan, generate, ExactFloat, ExactPolicy, PreparedExact};
 use reduce_host::*;
-use reduce_kernels::table::{Family, KernelId, OpKind};
+use reduce_kernels::table::{Family, KernelId, Op};
 
 /// The exact-sum kernel of `family` for `ty` with `block` threads.
 fn exact_kernel(family: Family, ty: ElemType, block: usize) -> KernelId {
     KernelId {
         family,
         ty,
-        op: OpKind::Sum,
+        op: Op::Sum,
         block,
     }
 }

@@ -249,11 +249,11 @@ fn streaming_combines_nansum_and_count_partials_by_adding() {
 
 #[test]
 fn ops_parse_by_their_numpy_names() {
-    for op in Op::ALL {
+    for op in Op::all() {
         assert_eq!(op.name().parse::<Op>().unwrap(), op);
     }
-    let e = "argmax".parse::<Op>().unwrap_err();
-    assert!(e.contains("nanmean"), "{e}");
+    let e = "avg".parse::<Op>().unwrap_err().to_string();
+    assert!(e.contains("nanmean") && e.contains("nanargmax"), "{e}");
     assert_eq!(Op::NanMean.device_op(), Op::NanSum);
     assert_eq!(Op::Count.combine_op(), Op::Sum);
     assert!(Stage::S8.ops().contains(&Op::NanMean));
@@ -287,4 +287,34 @@ fn i32_and_u32_sums_with_a_64_bit_accumulator() {
         r.sum(&foreign),
         Err(ReduceError::ForeignBuffer { .. })
     ));
+}
+
+#[test]
+fn an_op_of_another_family_is_a_typed_error_naming_the_family() {
+    let b = emu();
+    let x = b.upload(&[1.0f32, 2.0, 3.0]).unwrap();
+    let mut r = Reducer::new(&b);
+    let wrong = |e: ReduceError, op: Op, family: &str| match e {
+        ReduceError::WrongOp {
+            op: got, expected, ..
+        } => {
+            assert_eq!(got, op);
+            let m = e.to_string();
+            assert!(m.contains(op.name()) && m.contains(family), "{m}");
+            assert!(!expected.contains(&op));
+        }
+        e => panic!("{op}: expected WrongOp, got {e}"),
+    };
+    for op in Op::ARG.into_iter().chain(Op::TRANSFORM) {
+        wrong(r.reduce(op, &x).unwrap_err(), op, "nanmean");
+    }
+    for op in Op::REDUCE.into_iter().chain(Op::TRANSFORM) {
+        wrong(r.arg(op, &x).unwrap_err(), op, "nanargmax");
+        let p = reduce_host::PreparedArg::<f32>::new(&b, op, 3);
+        wrong(p.err().unwrap(), op, "nanargmax");
+    }
+    for op in Op::REDUCE.into_iter().chain(Op::ARG) {
+        let p = reduce_host::PreparedTransform::<f32>::new(&b, op, 3);
+        wrong(p.err().unwrap(), op, "nantotal");
+    }
 }

@@ -7,7 +7,7 @@
 //! kernel table (`reduce_kernels::table`): its symbol, element types, operators and block sizes.
 
 use anyhow::{bail, Context, Result};
-use reduce_kernels::table::{Abi, ElemType, Family, KernelId, OpKind, Row};
+use reduce_kernels::table::{Abi, ElemType, Family, KernelId, Op, Row};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -113,7 +113,7 @@ pub fn kernel_for(args: &ShowArgs) -> Result<KernelId> {
         &args.ty,
         &format!("{what} is built for"),
     )?;
-    let op = named(row.ops, OpKind::name, &args.op, &format!("{what} computes"))?;
+    let op = named(row.ops, Op::name, &args.op, &format!("{what} computes"))?;
     let default_block = if row.abi == Abi::SinglePass { 512 } else { 256 };
     let block = match (row.block_in_name, args.block) {
         (true, b) => b.unwrap_or(default_block),

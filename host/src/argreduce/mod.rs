@@ -17,115 +17,44 @@ use crate::buffer::Buffer;
 use crate::custom::{ItemCode, ItemWorkspace};
 use crate::error::{ReduceError, Result};
 use crate::reducer::Reducer;
-use crate::types::Scalar;
+use crate::types::{Op, Scalar};
 use crate::view::View;
 use reduce_kernels::argreduce::{fits_positions, ArgItem, NO_INDEX};
 use reduce_kernels::primitives::{Item, Policy, DEFAULT_POLICY};
-use reduce_kernels::table::{Family, KernelId, OpKind};
-use std::fmt;
+use reduce_kernels::table::{Family, KernelId};
 
 mod policy;
 
 pub use policy::{ArgPolicy, TUNED_LARGE, TUNED_SMALL};
 
-/// Which arg-reduction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ArgOp {
-    /// The first smallest element (or the first NaN).
-    ArgMin,
-    /// The first largest element (or the first NaN).
-    ArgMax,
-    /// The first smallest element, NaN skipped (NumPy's `nanargmin`).
-    NanArgMin,
-    /// The first largest element, NaN skipped (NumPy's `nanargmax`).
-    NanArgMax,
-}
-
-impl ArgOp {
-    /// Every arg-reduction, in this order.
-    pub const ALL: [ArgOp; 4] = [
-        ArgOp::ArgMin,
-        ArgOp::ArgMax,
-        ArgOp::NanArgMin,
-        ArgOp::NanArgMax,
-    ];
-    /// `argmin` / `argmax` / `nanargmin` / `nanargmax`.
-    pub fn name(self) -> &'static str {
-        match self {
-            ArgOp::ArgMin => "argmin",
-            ArgOp::ArgMax => "argmax",
-            ArgOp::NanArgMin => "nanargmin",
-            ArgOp::NanArgMax => "nanargmax",
-        }
-    }
-    /// The kernel table's operator.
-    pub fn kind(self) -> OpKind {
-        match self {
-            ArgOp::ArgMin => OpKind::ArgMin,
-            ArgOp::ArgMax => OpKind::ArgMax,
-            ArgOp::NanArgMin => OpKind::NanArgMin,
-            ArgOp::NanArgMax => OpKind::NanArgMax,
-        }
-    }
-    /// Looks for the largest element (argmax, nanargmax).
-    pub fn largest(self) -> bool {
-        matches!(self, ArgOp::ArgMax | ArgOp::NanArgMax)
-    }
-    /// Skips NaN (nanargmin, nanargmax) instead of returning the first one.
-    pub fn skips_nan(self) -> bool {
-        matches!(self, ArgOp::NanArgMin | ArgOp::NanArgMax)
-    }
-}
-
-impl fmt::Display for ArgOp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for ArgOp {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        Self::ALL
-            .into_iter()
-            .find(|o| o.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown arg-reduction `{s}` (expected argmin, argmax, nanargmin or nanargmax)"
-                )
-            })
-    }
-}
-
 /// The kernel for `op` over `T` (the default block size).
-pub fn arg_kernel<T: Scalar>(op: ArgOp) -> KernelId {
+pub fn arg_kernel<T: Scalar>(op: Op) -> KernelId {
     arg_kernel_block::<T>(op, DEFAULT_POLICY.block)
 }
 
 /// The kernel for `op` over `T` with `block` threads per block (built: [`ArgPolicy::BLOCKS`]).
-pub fn arg_kernel_block<T: Scalar>(op: ArgOp, block: usize) -> KernelId {
+pub fn arg_kernel_block<T: Scalar>(op: Op, block: usize) -> KernelId {
     kernel_of::<T>(op, Family::ArgReduce, block)
 }
 
 /// The kernel `policy` launches for `op` over `T` (its family and block size); not every one
 /// is built: see [`KernelId::is_built`].
-pub fn arg_kernel_for<T: Scalar>(op: ArgOp, policy: ArgPolicy) -> KernelId {
+pub fn arg_kernel_for<T: Scalar>(op: Op, policy: ArgPolicy) -> KernelId {
     kernel_of::<T>(op, policy.family(), policy.block)
 }
 
-fn kernel_of<T: Scalar>(op: ArgOp, family: Family, block: usize) -> KernelId {
+fn kernel_of<T: Scalar>(op: Op, family: Family, block: usize) -> KernelId {
     KernelId {
         family,
         ty: T::TYPE,
-        op: op.kind(),
+        op,
         block,
     }
 }
 
 /// An arg-reduction of `n` elements of `T` with its workspace: for repeated (timed) runs.
 pub struct PreparedArg<T: Scalar> {
-    op: ArgOp,
+    op: Op,
     policy: ArgPolicy,
     n: usize,
     code: ItemCode<T>,
@@ -133,14 +62,16 @@ pub struct PreparedArg<T: Scalar> {
 }
 
 impl<T: Scalar> PreparedArg<T> {
-    /// Plan `op` over `n` elements on `backend` (`n == 0` is [`ReduceError::EmptyArgInput`]),
+    /// Plan `op` (one of [`Op::ARG`], else [`ReduceError::WrongOp`]) over `n` elements on
+    /// `backend` (`n == 0` is [`ReduceError::EmptyArgInput`]),
     /// with the measured default for `T` and `n` ([`ArgPolicy::tuned`]).
-    pub fn new(backend: &Backend, op: ArgOp, n: usize) -> Result<Self> {
+    pub fn new(backend: &Backend, op: Op, n: usize) -> Result<Self> {
         Self::with_policy(backend, op, n, ArgPolicy::tuned(T::TYPE, n))
     }
     /// [`PreparedArg::new`] launched as `policy` says (a block size that is not built, or any
     /// field outside what [`ArgPolicy::parse`] accepts, is [`ReduceError::Policy`]).
-    pub fn with_policy(backend: &Backend, op: ArgOp, n: usize, policy: ArgPolicy) -> Result<Self> {
+    pub fn with_policy(backend: &Backend, op: Op, n: usize, policy: ArgPolicy) -> Result<Self> {
+        ReduceError::check_op(op, &Op::ARG, "an arg-reduction")?;
         if n == 0 {
             return Err(ReduceError::EmptyArgInput { op: op.name() });
         }
@@ -179,7 +110,7 @@ impl<T: Scalar> PreparedArg<T> {
         })
     }
     /// The operation.
-    pub fn op(&self) -> ArgOp {
+    pub fn op(&self) -> Op {
         self.op
     }
     /// The launch shape and kernel.
@@ -225,13 +156,10 @@ impl Reducer<'_> {
     /// start.
     ///
     /// # Errors
+    /// [`ReduceError::WrongOp`] for an op that is not one of [`Op::ARG`];
     /// [`ReduceError::EmptyArgInput`] for no elements; [`ReduceError::AllNanArg`] for
     /// `nanargmin`/`nanargmax` of NaN only.
-    pub fn arg<'a, T: Scalar>(
-        &mut self,
-        op: ArgOp,
-        x: impl Into<View<'a, T>>,
-    ) -> Result<(usize, T)> {
+    pub fn arg<'a, T: Scalar>(&mut self, op: Op, x: impl Into<View<'a, T>>) -> Result<(usize, T)> {
         let x = x.into();
         let backend = self.backend();
         x.buffer().check_owner(backend.id(), "the input buffer")?;
@@ -239,19 +167,23 @@ impl Reducer<'_> {
     }
     /// The `(index, value)` of the first largest element (NumPy's `argmax`).
     pub fn argmax<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<(usize, T)> {
-        self.arg(ArgOp::ArgMax, x)
+        self.arg(Op::ArgMax, x)
     }
     /// The `(index, value)` of the first smallest element (NumPy's `argmin`).
     pub fn argmin<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<(usize, T)> {
-        self.arg(ArgOp::ArgMin, x)
+        self.arg(Op::ArgMin, x)
     }
 }
 
 /// The CPU reference, NumPy's rule written out independently of the kernel's combine: for
 /// argmin/argmax the first NaN if there is one, else the first index whose value no other value
 /// beats; nanargmin/nanargmax the same over the numbers only. `None` for an empty slice (and for
-/// an all-NaN one, skipping NaN). Floats (halves too) compare as `f64`, which holds them exactly.
-pub fn reference_arg<T: Scalar>(op: ArgOp, data: &[T]) -> Option<(usize, T)> {
+/// an all-NaN one, skipping NaN, and for an op that is not one of [`Op::ARG`]). Floats (halves
+/// too) compare as `f64`, which holds them exactly.
+pub fn reference_arg<T: Scalar>(op: Op, data: &[T]) -> Option<(usize, T)> {
+    if !op.is_arg() {
+        return None;
+    }
     let float = T::default().to_i128().is_none();
     let nan = |v: &T| float && v.to_f64().is_nan();
     if !op.skips_nan() {

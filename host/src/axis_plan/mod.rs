@@ -140,7 +140,7 @@ fn kernel(family: Family, ty: ElemType, op: Op) -> KernelId {
     KernelId {
         family,
         ty,
-        op: op.kind(),
+        op: op.device_op(),
         block: AXIS_BLOCK,
     }
 }

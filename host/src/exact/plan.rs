@@ -8,7 +8,7 @@ use crate::stage::Stage;
 use crate::types::ElemType;
 use reduce_kernels::exact::kernel::{words_bytes, MAX_GRID as MAX_EXACT_GRID, MAX_PER_BLOCK};
 use reduce_kernels::exact::Format;
-use reduce_kernels::table::{Family, KernelId, OpKind, Row, SINGLE_PASS_UNROLL};
+use reduce_kernels::table::{Family, KernelId, Op, Row, SINGLE_PASS_UNROLL};
 
 /// The exact sum's tuning policy (data, apart from the algorithm); set from text with
 /// [`ExactPolicy::with_settings`] (`reduce exact --policy fast_f32=1,blocks_per_sm=4`).
@@ -168,7 +168,7 @@ pub fn exact_plan(
     let id = KernelId {
         family: policy.family(ty),
         ty,
-        op: OpKind::Sum,
+        op: Op::Sum,
         block,
     };
     Ok(ExactPlan {

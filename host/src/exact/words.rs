@@ -11,7 +11,7 @@ use crate::error::{ReduceError, Result};
 use crate::plan::LaunchOverrides;
 use reduce_kernels::exact::words::{words_len as kernel_words_len, MAX_RANKS};
 use reduce_kernels::exact::Format;
-use reduce_kernels::table::{Family, KernelId, OpKind};
+use reduce_kernels::table::{Family, KernelId, Op};
 
 /// 64-bit words of one rank's exact-sum vector for `T` (`W + 5`: digits, four flags, the count).
 pub fn words_len<T: ExactFloat>() -> usize {
@@ -48,7 +48,7 @@ impl<T: ExactFloat> PreparedExactWords<T> {
         plan.kernel = KernelId {
             family: Family::ExactWords,
             ty: T::TYPE,
-            op: OpKind::Sum,
+            op: Op::Sum,
             block: plan.block,
         };
         Ok(PreparedExactWords {
@@ -112,7 +112,7 @@ impl<T: ExactFloat> ExactCombine<T> {
             kernel: KernelId {
                 family: Family::ExactCombine,
                 ty: T::TYPE,
-                op: OpKind::Sum,
+                op: Op::Sum,
                 block: 32,
             },
             owner: backend.id(),

@@ -4,7 +4,6 @@
 use super::Reducer;
 use crate::error::{ReduceError, Result};
 use crate::halves::{Bf16, F16};
-use crate::transform::TransformKind;
 use crate::types::{ElemType, Op, Scalar};
 use crate::view::View;
 
@@ -12,7 +11,7 @@ impl Reducer<'_> {
     /// How many elements of `x` are not NaN, exactly. Integers: the length. `f32` / `f64`: one
     /// device count per [`Reducer::COUNT_CHUNK`] elements (a count in `f32` is exact up to 2^24), added on
     /// the host. `f16` / `bf16`: one launch of the NaN-ignoring transform
-    /// ([`TransformKind::NanTotal`], which counts in `f64`, exact up to 2^53 elements).
+    /// ([`Op::NanTotal`], which counts in `f64`, exact up to 2^53 elements).
     pub fn count<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<u64> {
         let x = x.into();
         x.buffer()
@@ -21,7 +20,7 @@ impl Reducer<'_> {
             return Ok(x.len() as u64);
         }
         if ElemType::HALVES.contains(&T::TYPE) {
-            let [_, count, _] = self.transform_words(TransformKind::NanTotal, x, None)?;
+            let [_, count, _] = self.transform_words(Op::NanTotal, x, None)?;
             return Ok(count as u64);
         }
         let (mut count, mut done) = (0u64, 0);
@@ -37,7 +36,7 @@ impl Reducer<'_> {
     /// Mean of the elements that are not NaN, as `f64` (`np.nanmean`); NaN if every element is
     /// NaN. `f32` / `f64`: the device's `nansum` divided by the exact count
     /// ([`Reducer::count`]). `f16` / `bf16`: their sum and count in one pass
-    /// ([`TransformKind::NanTotal`]: every half widened exactly, summed and counted in `f64`),
+    /// ([`Op::NanTotal`]: every half widened exactly, summed and counted in `f64`),
     /// divided. Integers have no NaN: [`Reducer::mean`].
     ///
     /// # Errors
@@ -53,7 +52,7 @@ impl Reducer<'_> {
             return self.mean(x);
         }
         if ElemType::HALVES.contains(&T::TYPE) {
-            let [sum, count, _] = self.transform_words(TransformKind::NanTotal, x, None)?;
+            let [sum, count, _] = self.transform_words(Op::NanTotal, x, None)?;
             return Ok(sum / count);
         }
         let sum = self.reduce(Op::NanSum, x)?;

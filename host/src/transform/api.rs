@@ -1,11 +1,10 @@
 //! The [`Reducer`] methods for transform-reduces: `sumsq`, `l1`, `norm2`, `dot`, `moments`,
 //! `var`, `std`, each over a buffer or a view of one (`buf.slice(a..b)?`). Each call plans and
 //! allocates a small workspace (three buffers); to run one op over the same length many times,
-//! keep a [`PreparedTransform`] instead (it also runs [`TransformKind::Total`], Σx in `f64`).
+//! keep a [`PreparedTransform`] instead (it also runs [`Op::Total`], Σx in `f64`).
 //! They use the default launch policy.
 
 use super::moments::Moments;
-use super::plan::TransformKind;
 use super::prepared::PreparedTransform;
 use crate::error::{ReduceError, Result};
 use crate::plan::LaunchOverrides;
@@ -19,7 +18,7 @@ impl Reducer<'_> {
     /// One launch of `op` over `a` (and `b`, of the same length).
     pub(crate) fn transform_words<T: Scalar>(
         &self,
-        op: TransformKind,
+        op: Op,
         a: View<'_, T>,
         b: Option<View<'_, T>>,
     ) -> Result<[f64; WORDS]> {
@@ -52,11 +51,11 @@ impl Reducer<'_> {
 
     /// Σx², accumulated in `f64` (exact squares for `f32`, so no overflow); 0 when empty.
     pub fn sumsq<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<f64> {
-        Ok(self.transform_words(TransformKind::SumSq, x.into(), None)?[0])
+        Ok(self.transform_words(Op::SumSq, x.into(), None)?[0])
     }
     /// The L1 norm Σ|x|; 0 when empty.
     pub fn l1<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<f64> {
-        Ok(self.transform_words(TransformKind::L1, x.into(), None)?[0])
+        Ok(self.transform_words(Op::L1, x.into(), None)?[0])
     }
     /// The L2 norm √Σx² (`torch.linalg.vector_norm`), without overflow for any `f32` input;
     /// 0 when empty.
@@ -73,7 +72,7 @@ impl Reducer<'_> {
         a: impl Into<View<'a, T>>,
         b: impl Into<View<'b, T>>,
     ) -> Result<f64> {
-        Ok(self.transform_words(TransformKind::Dot, a.into(), Some(b.into()))?[0])
+        Ok(self.transform_words(Op::Dot, a.into(), Some(b.into()))?[0])
     }
     /// Count, mean, M2, population and sample variance and standard deviation, in one pass
     /// (Welford per thread, Chan's combine: `docs/semantics.md` has the accuracy bound).
@@ -87,7 +86,7 @@ impl Reducer<'_> {
         if x.is_empty() {
             return Err(ReduceError::EmptyInput { op: Op::Mean });
         }
-        let [count, mean, m2] = self.transform_words(TransformKind::Moments, x, None)?;
+        let [count, mean, m2] = self.transform_words(Op::Moments, x, None)?;
         debug_assert_eq!(
             count,
             x.len() as f64,

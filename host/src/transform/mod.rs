@@ -4,7 +4,7 @@
 //! equal-length vectors, and count / mean / variance / standard deviation — each **one launch
 //! that reads its input once**, for `f32` and `f64` inputs, accumulated and returned in `f64`.
 //!
-//! * [`TransformKind`] — which op; [`plan_transform`] (and [`plan_transform_on`], which asks the
+//! * [`Op::TRANSFORM`](crate::Op::TRANSFORM) — which op; [`plan_transform`] (and [`plan_transform_on`], which asks the
 //!   driver how many blocks an SM holds) / [`TransformPlan`] — the launch (stage 8's
 //!   policy: block, grid, shared memory) and the error-bound depth;
 //! * [`PreparedTransform`] — a plan with its workspace, run as often as wanted (what the
@@ -28,7 +28,6 @@ pub mod reference;
 
 pub use moments::Moments;
 pub use plan::{
-    plan_transform, plan_transform_looped_on, plan_transform_on, TransformKind, TransformLoop,
-    TransformPlan,
+    plan_transform, plan_transform_looped_on, plan_transform_on, TransformLoop, TransformPlan,
 };
 pub use prepared::PreparedTransform;

@@ -5,25 +5,7 @@ use crate::backend::{Backend, DeviceCaps};
 use crate::error::{ReduceError, Result};
 use crate::plan::{log2_ceil, LaunchOverrides, SinglePassPolicy, MAX_SINGLE_PASS_GRID};
 use crate::types::ElemType;
-use reduce_kernels::table::{Family, KernelId, OpKind, Row, SINGLE_PASS_UNROLL};
-
-/// A transform-reduce op.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-pub enum TransformKind {
-    /// Σx² (the L2 norm is its square root).
-    SumSq,
-    /// Σ|x|.
-    L1,
-    /// Σaᵢbᵢ over two inputs of the same length.
-    Dot,
-    /// Count, mean and M2 (variance, standard deviation).
-    Moments,
-    /// Σx in `f64` (the sum of `f16` / `bf16` inputs; also built for `f32` / `f64`).
-    Total,
-    /// Σx over the non-NaN elements and their count, in `f64`: the one-pass `nanmean` (of
-    /// `f16` / `bf16` inputs above all, whose `f32` count stops being exact at 2^24).
-    NanTotal,
-}
+use reduce_kernels::table::{Family, KernelId, Op, Row, SINGLE_PASS_UNROLL};
 
 /// Threads of a moments kernel one SM holds at once **on the emulator** (which has no registers
 /// to count; on a GPU the driver's occupancy calculator answers: [`plan_transform_on`]): its
@@ -101,59 +83,23 @@ impl std::str::FromStr for TransformLoop {
     }
 }
 
-impl TransformKind {
-    /// Threads of this op's kernel (of `family`: the plain or the rolling-load transform kernels)
-    /// resident per SM when nothing better is known (the emulator): the device's limit, or fewer
-    /// where the kernel's registers say so ([`MOMENTS_THREADS_PER_SM`],
-    /// [`ROLLING_THREADS_PER_SM`]).
-    pub fn resident_threads_per_sm(self, family: Family, caps: &DeviceCaps) -> usize {
-        let limit = match (family, self) {
-            (Family::TransformShifted, _) => ROLLING_THREADS_PER_SM,
-            (_, TransformKind::Moments) => MOMENTS_THREADS_PER_SM,
-            _ => caps.max_threads_per_sm,
-        };
-        caps.max_threads_per_sm.min(limit)
-    }
-
-    /// All six.
-    pub const ALL: [TransformKind; 6] = [
-        TransformKind::SumSq,
-        TransformKind::L1,
-        TransformKind::Dot,
-        TransformKind::Moments,
-        TransformKind::Total,
-        TransformKind::NanTotal,
-    ];
-    /// The kernel table's operator.
-    pub fn kind(self) -> OpKind {
-        match self {
-            TransformKind::SumSq => OpKind::SumSq,
-            TransformKind::L1 => OpKind::L1,
-            TransformKind::Dot => OpKind::Dot,
-            TransformKind::Moments => OpKind::Moments,
-            TransformKind::Total => OpKind::Total,
-            TransformKind::NanTotal => OpKind::NanTotal,
-        }
-    }
-    /// Name (`sumsq`, `l1`, `dot`, `moments`, `total`, `nantotal`).
-    pub fn name(self) -> &'static str {
-        self.kind().name()
-    }
-    /// How many inputs it reads (2 for the dot product).
-    pub fn inputs(self) -> usize {
-        if self == TransformKind::Dot {
-            2
-        } else {
-            1
-        }
-    }
+/// Threads of `op`'s kernel (of `family`: the plain or the rolling-load transform kernels)
+/// resident per SM when nothing better is known (the emulator): the device's limit, or fewer
+/// where the kernel's registers say so ([`MOMENTS_THREADS_PER_SM`], [`ROLLING_THREADS_PER_SM`]).
+pub fn resident_threads_per_sm(op: Op, family: Family, caps: &DeviceCaps) -> usize {
+    let limit = match (family, op) {
+        (Family::TransformShifted, _) => ROLLING_THREADS_PER_SM,
+        (_, Op::Moments) => MOMENTS_THREADS_PER_SM,
+        _ => caps.max_threads_per_sm,
+    };
+    caps.max_threads_per_sm.min(limit)
 }
 
 /// One transform launch.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct TransformPlan {
     /// The op.
-    pub op: TransformKind,
+    pub op: Op,
     /// Input element type (`f32` or `f64`).
     pub ty: ElemType,
     /// Elements (of each input).
@@ -185,7 +131,7 @@ impl TransformPlan {
 
 /// Plan `op` over `n` elements of `ty` on `caps`: stage 8's policy (an input that fits one tile
 /// of a 256-, 512- or 1024-thread block runs as that block; larger ones in 512-thread blocks,
-/// as many as every SM holds at once: [`TransformKind::resident_threads_per_sm`]), unless
+/// as many as every SM holds at once: [`resident_threads_per_sm`]), unless
 /// `overrides` fixes the block or grid. The `f16`/`bf16` moments over more than one tile take
 /// the grid-shift kernel (rolling loads) in [`ROLLING_BLOCK`]-thread blocks instead.
 ///
@@ -193,7 +139,7 @@ impl TransformPlan {
 /// [`ReduceError::InvalidArgument`] for a type other than `f32`/`f64`/`f16`/`bf16` or a block size the kernels
 /// are not built for; [`ReduceError::InvalidGridSize`] for a grid outside `1..=4096`.
 pub fn plan_transform(
-    op: TransformKind,
+    op: Op,
     ty: ElemType,
     n: usize,
     overrides: LaunchOverrides,
@@ -211,7 +157,7 @@ pub fn plan_transform(
 /// As [`plan_transform`]; [`ReduceError::MissingKernel`] if the loaded module lacks the kernel.
 pub fn plan_transform_on(
     backend: &Backend,
-    op: TransformKind,
+    op: Op,
     ty: ElemType,
     n: usize,
     overrides: LaunchOverrides,
@@ -226,7 +172,7 @@ pub fn plan_transform_on(
 /// As [`plan_transform_on`].
 pub fn plan_transform_looped_on(
     backend: &Backend,
-    op: TransformKind,
+    op: Op,
     ty: ElemType,
     n: usize,
     overrides: LaunchOverrides,
@@ -245,7 +191,7 @@ pub fn plan_transform_looped_on(
 
 /// The plan, with `blocks_per_sm` resident blocks per SM if known (else the static estimate).
 fn plan_with_residency(
-    op: TransformKind,
+    op: Op,
     ty: ElemType,
     n: usize,
     overrides: LaunchOverrides,
@@ -253,6 +199,7 @@ fn plan_with_residency(
     caps: &DeviceCaps,
     blocks_per_sm: Option<usize>,
 ) -> Result<TransformPlan> {
+    ReduceError::check_op(op, &Op::TRANSFORM, "a transform-reduce")?;
     let row = Row::of(Family::Transform);
     if !row.types.contains(&ty) {
         return Err(ReduceError::InvalidArgument(format!(
@@ -265,7 +212,7 @@ fn plan_with_residency(
     // The `f16`/`bf16` moments over more than one tile: the grid-shift kernel (rolling loads,
     // sums in the trees).
     let shifted_row = Row::of(Family::TransformShifted);
-    let shifts = shifted_row.ops.contains(&op.kind()) && shifted_row.types.contains(&ty);
+    let shifts = shifted_row.ops.contains(&op) && shifted_row.types.contains(&ty);
     let one_tile = n / lanes <= row.blocks.iter().max().copied().unwrap_or(0) * SINGLE_PASS_UNROLL;
     let forced = looping.map(|l| Row::of(l.family()));
     let default_block = match forced {
@@ -286,7 +233,7 @@ fn plan_with_residency(
     // More than one tile of the rolling kernel's block: there is a next tile to have in flight.
     let family = match forced {
         Some(r) => {
-            if !(r.ops.contains(&op.kind()) && r.types.contains(&ty) && r.blocks.contains(&block)) {
+            if !(r.ops.contains(&op) && r.types.contains(&ty) && r.blocks.contains(&block)) {
                 return Err(ReduceError::InvalidArgument(format!(
                     "the {} loop is built for {:?} of {:?} in blocks of {:?}, not {} of {ty} \
                      in blocks of {block}",
@@ -313,7 +260,7 @@ fn plan_with_residency(
         }
         Some(g) => g,
         None => {
-            let per_sm = blocks_per_sm.unwrap_or(op.resident_threads_per_sm(family, caps) / block);
+            let per_sm = blocks_per_sm.unwrap_or(resident_threads_per_sm(op, family, caps) / block);
             steps
                 .min(caps.sm_count * per_sm.max(1))
                 .min(MAX_SINGLE_PASS_GRID)
@@ -322,7 +269,7 @@ fn plan_with_residency(
     let id = KernelId {
         family,
         ty,
-        op: op.kind(),
+        op,
         block,
     };
     // Per thread: every element it reads (a tile's chunk is a sequential fold, then one merge),

@@ -2,12 +2,13 @@
 //! transform kernels. Every address a launch gets is derived here from typed buffers of the same
 //! backend and a plan made by [`super::plan_transform_on`] (plans are not taken from callers).
 
-use super::plan::{plan_transform_looped_on, TransformKind, TransformLoop, TransformPlan};
+use super::plan::{plan_transform_looped_on, TransformLoop, TransformPlan};
 use crate::backend::{self, Backend, KernelArgs, Launch};
 use crate::buffer::{BackendId, Buffer};
 use crate::error::{ReduceError, Result};
 use crate::plan::LaunchOverrides;
 use crate::prepared::ResultIn;
+use crate::types::Op;
 use crate::types::Scalar;
 use reduce_kernels::transform::WORDS;
 use std::marker::PhantomData;
@@ -29,14 +30,14 @@ pub struct PreparedTransform<T: Scalar> {
 
 impl<T: Scalar> PreparedTransform<T> {
     /// Plan `op` over `n` elements of `T` with the default policy and allocate the workspace.
-    pub fn new(backend: &Backend, op: TransformKind, n: usize) -> Result<Self> {
+    pub fn new(backend: &Backend, op: Op, n: usize) -> Result<Self> {
         Self::with_overrides(backend, op, n, LaunchOverrides::default())
     }
 
     /// [`PreparedTransform::new`] with a forced block and/or grid size.
     pub fn with_overrides(
         backend: &Backend,
-        op: TransformKind,
+        op: Op,
         n: usize,
         overrides: LaunchOverrides,
     ) -> Result<Self> {
@@ -48,7 +49,7 @@ impl<T: Scalar> PreparedTransform<T> {
     /// device memory (a 24-byte copy per read). The emulator always uses device memory.
     pub fn with_result_in(
         backend: &Backend,
-        op: TransformKind,
+        op: Op,
         n: usize,
         overrides: LaunchOverrides,
         result_in: ResultIn,
@@ -60,7 +61,7 @@ impl<T: Scalar> PreparedTransform<T> {
     /// choice; see [`plan_transform_looped_on`]).
     pub fn with_loop(
         backend: &Backend,
-        op: TransformKind,
+        op: Op,
         n: usize,
         overrides: LaunchOverrides,
         result_in: ResultIn,

@@ -3,7 +3,8 @@
 //! (`docs/semantics.md`, "Norms, dot products, mean and variance"). The tests and
 //! `reduce transform` check against these.
 
-use super::plan::{TransformKind, TransformPlan};
+use super::plan::TransformPlan;
+use crate::types::Op;
 use crate::types::Scalar;
 use reduce_kernels::transform::grid_shift::{sample_shift, SAMPLE};
 
@@ -63,7 +64,7 @@ pub enum TransformReference {
         /// Σ|term|.
         abs_sum: f64,
     },
-    /// A NaN-ignoring sum and its count ([`TransformKind::NanTotal`]): the accurate sum of the
+    /// A NaN-ignoring sum and its count ([`Op::NanTotal`]): the accurate sum of the
     /// non-NaN terms, their Σ|term|, and how many there are.
     NanSum {
         /// The accurate sum of the non-NaN terms.
@@ -103,18 +104,18 @@ fn sum_reference(terms: impl Iterator<Item = f64> + Clone) -> TransformReference
 }
 
 /// The reference of `op` over `a` (and `b` for the dot product: same length); `None` for
-/// moments of nothing.
+/// moments of nothing and for an op that is not one of [`Op::TRANSFORM`].
 pub fn reference_transform<T: Scalar>(
-    op: TransformKind,
+    op: Op,
     a: &[T],
     b: Option<&[T]>,
 ) -> Option<TransformReference> {
     let x = || a.iter().map(|v| v.to_f64());
     match op {
-        TransformKind::SumSq => Some(sum_reference(x().map(|v| v * v))),
-        TransformKind::L1 => Some(sum_reference(x().map(f64::abs))),
-        TransformKind::Total => Some(sum_reference(x())),
-        TransformKind::NanTotal => {
+        Op::SumSq => Some(sum_reference(x().map(|v| v * v))),
+        Op::L1 => Some(sum_reference(x().map(f64::abs))),
+        Op::Total => Some(sum_reference(x())),
+        Op::NanTotal => {
             let kept = || x().filter(|v| !v.is_nan());
             Some(TransformReference::NanSum {
                 value: compensated_sum(kept()),
@@ -122,13 +123,13 @@ pub fn reference_transform<T: Scalar>(
                 count: kept().count(),
             })
         }
-        TransformKind::Dot => {
+        Op::Dot => {
             let b = b.unwrap_or(&[]);
             Some(sum_reference(
                 x().zip(b.iter()).map(|(p, q)| p * q.to_f64()),
             ))
         }
-        TransformKind::Moments => {
+        Op::Moments => {
             if a.is_empty() {
                 return None;
             }
@@ -146,6 +147,7 @@ pub fn reference_transform<T: Scalar>(
                 shift: sample_shift(&x().take(SAMPLE).collect::<Vec<f64>>()),
             })
         }
+        _ => None,
     }
 }
 

@@ -30,7 +30,7 @@ fn check_one<T: Scalar>(
     len: usize,
 ) -> Result<(), String> {
     let mut r = Reducer::new(b);
-    for op in ArgOp::ALL {
+    for op in Op::ARG {
         let got = input
             .slice(offset..offset.saturating_add(len))
             .and_then(|view| r.arg(op, view));
@@ -167,7 +167,7 @@ pub fn integers(b: &Backend, n: usize) -> Result<(), String> {
 pub fn empty_is_an_error(b: &Backend) -> Result<(), String> {
     let input = b.upload::<f32>(&[1.0, 2.0]).map_err(|e| e.to_string())?;
     let mut r = Reducer::new(b);
-    for op in ArgOp::ALL {
+    for op in Op::ARG {
         match input.slice(1..1).and_then(|view| r.arg(op, view)) {
             Err(ReduceError::EmptyArgInput { op: name }) if name == op.name() => {}
             other => return Err(format!("{op} of nothing: {other:?}")),
@@ -180,7 +180,7 @@ pub fn empty_is_an_error(b: &Backend) -> Result<(), String> {
     }
     match input
         .slice(1..1 + 2)
-        .and_then(|view| r.arg(ArgOp::ArgMin, view))
+        .and_then(|view| r.arg(Op::ArgMin, view))
     {
         Err(ReduceError::OutOfBounds { arg: "range", .. }) => Ok(()),
         other => Err(format!("a range past the end: {other:?}")),
@@ -216,7 +216,7 @@ fn policies_for<T: Scalar>(b: &Backend, n: usize) -> Result<(), String> {
         d[n / 2] = T::from_f64(f64::NAN);
     }
     let input = b.upload(&d).map_err(|e| e.to_string())?;
-    for op in ArgOp::ALL {
+    for op in Op::ARG {
         let want = reference_arg(op, &d).expect("not all NaN");
         for text in policy_texts::<T>() {
             let policy = ArgPolicy::parse(text).map_err(|e| e.to_string())?;

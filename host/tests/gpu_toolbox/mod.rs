@@ -126,9 +126,9 @@ pub fn argmax_is_deterministic_at_2e28() -> Result<(), Failed> {
     let b = gpu();
     let d = crate::arg_checks::tied::<f32>(1 << 28, 11);
     let input = b.upload(&d)?;
-    let p = PreparedArg::<f32>::new(&b, ArgOp::ArgMax, d.len())?;
+    let p = PreparedArg::<f32>::new(&b, Op::ArgMax, d.len())?;
     let first = p.run(&b, &input, 0)?;
-    let want = reference_arg(ArgOp::ArgMax, &d).unwrap();
+    let want = reference_arg(Op::ArgMax, &d).unwrap();
     println!(
         "argmax of 2^28 tied floats: {first:?} (reference {want:?}), grid {}",
         p.grid()

@@ -10,12 +10,12 @@ use reduce_host::*;
 
 pub mod stage8;
 
-/// Σx accumulated in `f64`: one launch of [`TransformKind::Total`] (its result in device memory,
+/// Σx accumulated in `f64`: one launch of [`Op::Total`] (its result in device memory,
 /// as every `Reducer` transform method reads it).
 pub fn total<T: Scalar>(b: &Backend, x: &Buffer<T>) -> Result<f64> {
     PreparedTransform::<T>::with_result_in(
         b,
-        TransformKind::Total,
+        Op::Total,
         x.len(),
         LaunchOverrides::default(),
         plan::ResultIn::DeviceMemory,
@@ -44,8 +44,8 @@ pub fn every_op_and_offset<H: HalfFloat>(b: &Backend, sizes: &[usize]) {
         );
         let (da, db) = (b.upload(&ha).unwrap(), b.upload(&hb).unwrap());
         for &off in offsets(n, &[0, 3]) {
-            for op in TransformKind::ALL {
-                if op == TransformKind::Dot {
+            for op in Op::TRANSFORM {
+                if op == Op::Dot {
                     for off_b in [off, (off + 1) % 8, 7 - off] {
                         check_one(b, op, (&da, &ha, off), Some((&db, &hb, off_b)), n);
                     }

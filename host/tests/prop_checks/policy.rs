@@ -128,7 +128,7 @@ pub fn axis_policies(b: &Backend, cases: u32) -> Result<Ran, String> {
 #[derive(Clone, Debug)]
 pub struct ArgPolicyCase {
     policy: ArgPolicy,
-    op: ArgOp,
+    op: Op,
     double: bool,
     data: Data,
 }
@@ -145,7 +145,7 @@ pub fn arg_policies(b: &Backend, cases: u32) -> Result<Ran, String> {
         .prop_map(fields!(ArgPolicy: block, blocks_per_sm, unroll, lane_in_loop));
     let strategy = (
         policy,
-        prop::sample::select(ArgOp::ALL.to_vec()),
+        prop::sample::select(Op::ARG.to_vec()),
         any::<bool>(),
         data(20_000),
     )

@@ -56,7 +56,7 @@ pub struct S8Case {
 fn s8_case(max: usize) -> BoxedStrategy<S8Case> {
     (
         elem_type(&TYPES),
-        prop::sample::select(Op::ALL.to_vec()),
+        prop::sample::select(Op::REDUCE.to_vec()),
         any::<bool>(),
         data(max),
         span(),
@@ -240,7 +240,7 @@ pub struct WideCase {
 pub fn wide_and_half_ops(b: &Backend, cases: u32) -> Result<Ran, String> {
     let strategy = (
         elem_type(&TYPES),
-        prop::sample::select(Op::ALL.to_vec()),
+        prop::sample::select(Op::REDUCE.to_vec()),
         data(20_000),
         span(),
         overrides(),
@@ -360,7 +360,7 @@ pub fn every_stage(b: &Backend, cases: u32) -> Result<Ran, String> {
     let grid = prop_oneof![6 => Just(None), 1 => (0usize..9).prop_map(Some)];
     // Mostly what stages 1–7 are built for (f32 and i32 sums), sometimes anything.
     let ty = prop_oneof![3 => elem_type(&[ElemType::F32, ElemType::I32]), 1 => elem_type(&TYPES)];
-    let op = prop_oneof![3 => Just(Op::Sum), 1 => prop::sample::select(Op::ALL.to_vec())];
+    let op = prop_oneof![3 => Just(Op::Sum), 1 => prop::sample::select(Op::REDUCE.to_vec())];
     let strategy = (
         1usize..=8,
         ty,

@@ -39,7 +39,7 @@ pub fn host_stream(b: &Backend, cases: u32) -> Result<Ran, String> {
         );
     let strategy = (
         elem_type(&STREAM_TYPES),
-        prop::sample::select(Op::ALL.to_vec()),
+        prop::sample::select(Op::REDUCE.to_vec()),
         policy,
         any::<bool>(),
         data(20_000),
@@ -121,7 +121,7 @@ pub fn multi_ranks<C: Collective>(m: &mut MultiReducer<C>, cases: u32) -> Result
     let strategy = (
         0u8..6,
         elem_type(&[ElemType::F32, ElemType::F64, ElemType::I64, ElemType::U32]),
-        prop::sample::select(Op::ALL.to_vec()),
+        prop::sample::select(Op::REDUCE.to_vec()),
         prop_oneof![3 => lens, 8 => prop::collection::vec(length(3000), ranks..=ranks)],
         prop_oneof![Just(0usize), 1usize..40],
         data(0),

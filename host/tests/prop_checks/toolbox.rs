@@ -44,12 +44,12 @@ fn transform_check<T: Scalar>(b: &Backend, c: &TransformCase) -> Check {
     let input = b.upload(&values).map_err(|e| e.to_string())?;
     let (offset, len, inside) = c.span.request(c.data.len);
     let kind = match c.call {
-        "sumsq" | "norm2" => TransformKind::SumSq,
-        "l1" => TransformKind::L1,
-        "dot" => TransformKind::Dot,
-        "total" => TransformKind::Total,
-        "count" | "nanmean" => TransformKind::NanTotal,
-        _ => TransformKind::Moments,
+        "sumsq" | "norm2" => Op::SumSq,
+        "l1" => Op::L1,
+        "dot" => Op::Dot,
+        "total" => Op::Total,
+        "count" | "nanmean" => Op::NanTotal,
+        _ => Op::Moments,
     };
     let planned = plan_transform_on(b, kind, T::TYPE, len, LaunchOverrides::default());
     let slice = || &values[offset..offset + len];
@@ -226,15 +226,9 @@ fn half_transform<T: Scalar>(
                         .map(|x| x.to_f64())
                         .filter(|x| !x.is_nan())
                         .collect();
-                    let depth = plan_transform_on(
-                        b,
-                        TransformKind::NanTotal,
-                        T::TYPE,
-                        n,
-                        Default::default(),
-                    )
-                    .map_err(|e| e.to_string())?
-                    .depth;
+                    let depth = plan_transform_on(b, Op::NanTotal, T::TYPE, n, Default::default())
+                        .map_err(|e| e.to_string())?
+                        .depth;
                     let want = kept.iter().sum::<f64>() / kept.len() as f64;
                     let abs: f64 = kept.iter().map(|x| x.abs()).sum();
                     let bound = (depth as f64 + 4.0) * f64::EPSILON * abs / kept.len() as f64;
@@ -285,7 +279,7 @@ impl Data {
 
 #[derive(Clone, Debug)]
 pub struct ArgCase {
-    op: ArgOp,
+    op: Op,
     ty: ElemType,
     whole: bool,
     data: Data,
@@ -296,7 +290,7 @@ pub struct ArgCase {
 /// index and value, or the typed errors of nothing and of all-NaN.
 pub fn arg_ops(b: &Backend, cases: u32) -> Result<Ran, String> {
     let strategy = (
-        prop::sample::select(ArgOp::ALL.to_vec()),
+        prop::sample::select(Op::ARG.to_vec()),
         elem_type(&TYPES),
         any::<bool>(),
         data(20_000),
@@ -310,15 +304,15 @@ fn arg_check<T: Scalar>(b: &Backend, c: &ArgCase) -> Check {
     let mut r = Reducer::new(b);
     let values = pad(c.data.values::<T>(), c.span);
     let input = b.upload(&values).map_err(|e| e.to_string())?;
-    let whole = c.whole && matches!(c.op, ArgOp::ArgMax | ArgOp::ArgMin);
+    let whole = c.whole && matches!(c.op, Op::ArgMax | Op::ArgMin);
     let (offset, len, inside) = if whole {
         (0, values.len(), true)
     } else {
         c.span.request(c.data.len)
     };
     let got = match (c.whole, c.op) {
-        (true, ArgOp::ArgMax) => r.argmax(&input),
-        (true, ArgOp::ArgMin) => r.argmin(&input),
+        (true, Op::ArgMax) => r.argmax(&input),
+        (true, Op::ArgMin) => r.argmin(&input),
         _ => input
             .slice(offset..offset.saturating_add(len))
             .and_then(|view| r.arg(c.op, view)),
@@ -339,12 +333,12 @@ fn arg_check<T: Scalar>(b: &Backend, c: &ArgCase) -> Check {
     }
 }
 
-/// Σx in `f64` over `x`: one launch of [`TransformKind::Total`], its result in device memory (as
+/// Σx in `f64` over `x`: one launch of [`Op::Total`], its result in device memory (as
 /// the `Reducer` transform methods read theirs).
 fn total_of<T: Scalar>(b: &Backend, x: View<'_, T>) -> reduce_host::Result<f64> {
     PreparedTransform::<T>::with_result_in(
         b,
-        TransformKind::Total,
+        Op::Total,
         x.len(),
         LaunchOverrides::default(),
         reduce_host::plan::ResultIn::DeviceMemory,

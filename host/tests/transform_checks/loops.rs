@@ -14,7 +14,7 @@ use reduce_host::*;
 /// infinities of one sign, NaN for both or for a NaN).
 pub fn shifted_meets_its_bound<T: Scalar>(b: &Backend, h: &[T]) {
     use reduce_host::transform::reference::reference_transform;
-    let op = TransformKind::Moments;
+    let op = Op::Moments;
     let d = b.upload(h).unwrap();
     let run = |d: &Buffer<T>, off: usize, n: usize, grid: Option<usize>, l: TransformLoop| {
         let o = LaunchOverrides {

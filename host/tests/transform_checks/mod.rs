@@ -24,7 +24,7 @@ pub fn signed<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
 /// against the reference; returns the result words.
 pub fn check_one<T: Scalar>(
     b: &Backend,
-    op: TransformKind,
+    op: Op,
     a: (&Buffer<T>, &[T], usize),
     other: Option<(&Buffer<T>, &[T], usize)>,
     n: usize,
@@ -54,8 +54,8 @@ pub fn every_op_at_sizes<T: Scalar>(b: &Backend, sizes: &[usize]) {
     for &n in sizes {
         let (ha, hb) = (signed::<T>(n, n as u64 + 1), signed::<T>(n, n as u64 + 7));
         let (da, db) = (b.upload(&ha).unwrap(), b.upload(&hb).unwrap());
-        for op in TransformKind::ALL {
-            let other = (op == TransformKind::Dot).then_some((&db, &hb[..], 0));
+        for op in Op::TRANSFORM {
+            let other = (op == Op::Dot).then_some((&db, &hb[..], 0));
             check_one(b, op, (&da, &ha, 0), other, n);
         }
     }
@@ -68,21 +68,11 @@ pub fn misaligned_ranges<T: Scalar>(b: &Backend, n: usize) {
     let (da, db) = (b.upload(&ha).unwrap(), b.upload(&hb).unwrap());
     for off in 0..4 {
         for len in [n - 3, n] {
-            for op in [
-                TransformKind::SumSq,
-                TransformKind::L1,
-                TransformKind::Moments,
-            ] {
+            for op in [Op::SumSq, Op::L1, Op::Moments] {
                 check_one(b, op, (&da, &ha, off), None, len);
             }
             for off_b in [off, (off + 1) % 4, 3 - off] {
-                check_one(
-                    b,
-                    TransformKind::Dot,
-                    (&da, &ha, off),
-                    Some((&db, &hb, off_b)),
-                    len,
-                );
+                check_one(b, Op::Dot, (&da, &ha, off), Some((&db, &hb, off_b)), len);
             }
         }
     }
@@ -170,19 +160,11 @@ pub fn adversarial_variance<T: Scalar>(b: &Backend, n: usize, offset: f64) {
         .map(|u| T::from_f64(offset + (u + 1.003) / 2.0))
         .collect();
     let d = b.upload(&h).unwrap();
-    let words = check_one(b, TransformKind::Moments, (&d, &h, 0), None, n);
-    let Some(reference_transform_result) = reference_transform(TransformKind::Moments, &h, None)
-    else {
+    let words = check_one(b, Op::Moments, (&d, &h, 0), None, n);
+    let Some(reference_transform_result) = reference_transform(Op::Moments, &h, None) else {
         unreachable!()
     };
-    let p = plan_transform_on(
-        b,
-        TransformKind::Moments,
-        T::TYPE,
-        n,
-        LaunchOverrides::default(),
-    )
-    .unwrap();
+    let p = plan_transform_on(b, Op::Moments, T::TYPE, n, LaunchOverrides::default()).unwrap();
     let (s, s2) = h.iter().fold((0.0f64, 0.0f64), |(s, s2), x| {
         (s + x.to_f64(), s2 + x.to_f64() * x.to_f64())
     });
@@ -211,9 +193,9 @@ pub fn adversarial_variance<T: Scalar>(b: &Backend, n: usize, offset: f64) {
 pub fn bit_identical<T: Scalar>(b: &Backend, n: usize) {
     let (ha, hb) = (signed::<T>(n, 5), signed::<T>(n, 6));
     let (da, db) = (b.upload(&ha).unwrap(), b.upload(&hb).unwrap());
-    for op in TransformKind::ALL {
+    for op in Op::TRANSFORM {
         let p = PreparedTransform::<T>::new(b, op, n).unwrap();
-        let other = (op == TransformKind::Dot).then_some((&db, 0));
+        let other = (op == Op::Dot).then_some((&db, 0));
         let first = p.run(b, &da, 0, other).unwrap().map(f64::to_bits);
         for _ in 0..3 {
             assert_eq!(
@@ -294,7 +276,7 @@ pub fn semantics_and_errors(b: &Backend) {
         r.moments(&foreign),
         Err(ReduceError::ForeignBuffer { .. })
     ));
-    let p = PreparedTransform::<f64>::new(b, TransformKind::Dot, 8).unwrap();
+    let p = PreparedTransform::<f64>::new(b, Op::Dot, 8).unwrap();
     assert!(matches!(
         p.run(&other, &foreign, 0, Some((&foreign, 0))),
         Err(ReduceError::ForeignBuffer { .. })
@@ -310,7 +292,7 @@ pub fn semantics_and_errors(b: &Backend) {
             ..
         })
     ));
-    let p = PreparedTransform::<f64>::new(b, TransformKind::SumSq, 8).unwrap();
+    let p = PreparedTransform::<f64>::new(b, Op::SumSq, 8).unwrap();
     assert!(matches!(
         p.run(b, &x, 0, Some((&x, 0))),
         Err(ReduceError::InvalidArgument(_))
@@ -319,13 +301,13 @@ pub fn semantics_and_errors(b: &Backend) {
         block: Some(128),
         grid: None,
     };
-    assert!(PreparedTransform::<f32>::with_overrides(b, TransformKind::L1, 10, bad).is_err());
+    assert!(PreparedTransform::<f32>::with_overrides(b, Op::L1, 10, bad).is_err());
     let bad = LaunchOverrides {
         block: None,
         grid: Some(0),
     };
     assert!(matches!(
-        PreparedTransform::<f32>::with_overrides(b, TransformKind::L1, 10, bad),
+        PreparedTransform::<f32>::with_overrides(b, Op::L1, 10, bad),
         Err(ReduceError::InvalidGridSize { .. })
     ));
 }
@@ -341,9 +323,9 @@ pub fn forced_shapes<T: Scalar>(b: &Backend, n: usize) {
                 block: Some(block),
                 grid: Some(grid),
             };
-            for op in TransformKind::ALL {
+            for op in Op::TRANSFORM {
                 let p = PreparedTransform::<T>::with_overrides(b, op, n, o).unwrap();
-                let other = (op == TransformKind::Dot).then_some((&db, 0));
+                let other = (op == Op::Dot).then_some((&db, 0));
                 let words = p.run(b, &da, 0, other).unwrap();
                 let r = reference_transform(op, &ha, Some(&hb)).unwrap();
                 assert!(

@@ -2,6 +2,7 @@
 //! size, and the PTX symbol spelled from them.
 
 pub use super::family::Family;
+pub use super::op::{Op, UnknownOp};
 use super::TABLE;
 
 /// The element types the library reduces: one vocabulary for the kernel table, the host's
@@ -100,75 +101,6 @@ impl core::str::FromStr for ElemType {
     }
 }
 
-/// The operator a kernel computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum OpKind {
-    /// [`crate::Sum`]
-    Sum,
-    /// [`crate::Min`]
-    Min,
-    /// [`crate::Max`]
-    Max,
-    /// [`crate::transform::SumSq`]: Σx² (transform family only).
-    SumSq,
-    /// [`crate::transform::L1`]: Σ|x| (transform family only).
-    L1,
-    /// [`crate::transform::Dot`]: Σaᵢbᵢ (transform family only).
-    Dot,
-    /// [`crate::transform::Moments`]: count, mean, M2 (transform family only).
-    Moments,
-    /// [`crate::Prod`]
-    Prod,
-    /// [`crate::NanMin`]
-    NanMin,
-    /// [`crate::NanMax`]
-    NanMax,
-    /// [`crate::NanSum`]
-    NanSum,
-    /// [`crate::Count`]
-    Count,
-    /// [`crate::argreduce::ArgMin`]: the (index, value) of the smallest element.
-    ArgMin,
-    /// [`crate::argreduce::ArgMax`]: the (index, value) of the largest element.
-    ArgMax,
-    /// [`crate::transform::Total`]: Σx accumulated in `f64` (transform family only: the sum of
-    /// `f16` / `bf16` inputs).
-    Total,
-    /// [`crate::argreduce::NanArgMin`]: argmin with NaN skipped (NumPy's `nanargmin`).
-    NanArgMin,
-    /// [`crate::argreduce::NanArgMax`]: argmax with NaN skipped (NumPy's `nanargmax`).
-    NanArgMax,
-    /// [`crate::transform::NanTotal`]: Σx over the non-NaN elements and their count, in `f64`
-    /// (transform family only: the one-pass `nanmean` of `f16` / `bf16` inputs).
-    NanTotal,
-}
-
-impl OpKind {
-    /// The name in symbols (`sum` …).
-    pub const fn name(self) -> &'static str {
-        match self {
-            OpKind::Sum => "sum",
-            OpKind::Min => "min",
-            OpKind::Max => "max",
-            OpKind::SumSq => "sumsq",
-            OpKind::L1 => "l1",
-            OpKind::Dot => "dot",
-            OpKind::Moments => "moments",
-            OpKind::Prod => "prod",
-            OpKind::NanMin => "nanmin",
-            OpKind::NanMax => "nanmax",
-            OpKind::NanSum => "nansum",
-            OpKind::Count => "count",
-            OpKind::ArgMin => "argmin",
-            OpKind::ArgMax => "argmax",
-            OpKind::Total => "total",
-            OpKind::NanArgMin => "nanargmin",
-            OpKind::NanArgMax => "nanargmax",
-            OpKind::NanTotal => "nantotal",
-        }
-    }
-}
-
 /// A kernel's calling convention (see [`crate::exports`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Abi {
@@ -222,7 +154,7 @@ pub struct Row {
     /// Element types built.
     pub types: &'static [ElemType],
     /// Operators built.
-    pub ops: &'static [OpKind],
+    pub ops: &'static [Op],
     /// Block sizes accepted (`blockDim.x`).
     pub blocks: &'static [usize],
 }
@@ -244,7 +176,7 @@ pub struct KernelId {
     /// Element type.
     pub ty: ElemType,
     /// Operator.
-    pub op: OpKind,
+    pub op: Op,
     /// Threads per block.
     pub block: usize,
 }

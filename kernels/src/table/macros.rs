@@ -18,7 +18,7 @@ macro_rules! kernel_table {
                 abi: Abi::$abi,
                 block_in_name: kernel_table!(@const $mode),
                 types: &[$(kernel_table!(@kind $t)),*],
-                ops: &[$(OpKind::$op),*],
+                ops: &[$(Op::$op),*],
                 blocks: &kernel_table!(@blocks $blocks),
             }
         ),*];
@@ -102,28 +102,28 @@ macro_rules! kernel_table {
     };
     (@emu SinglePass const $id:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
         match $id.op {
-            $(OpKind::$op => kernel_table!(@emu_sp $id $op $blocks $module $func),)*
+            $(Op::$op => kernel_table!(@emu_sp $id $op $blocks $module $func),)*
             #[allow(unreachable_patterns)]
             _ => None,
         }
     };
     (@emu Axis const $id:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
         match $id.op {
-            $(OpKind::$op => kernel_table!(@emu_ax $id $op $blocks $module $func),)*
+            $(Op::$op => kernel_table!(@emu_ax $id $op $blocks $module $func),)*
             #[allow(unreachable_patterns)]
             _ => None,
         }
     };
     (@emu Transform const $id:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
         match $id.op {
-            $(OpKind::$op => kernel_table!(@emu_tr $id $op $blocks $module $func),)*
+            $(Op::$op => kernel_table!(@emu_tr $id $op $blocks $module $func),)*
             #[allow(unreachable_patterns)]
             _ => None,
         }
     };
     (@emu Item const $id:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
         match $id.op {
-            $(OpKind::$op => kernel_table!(@emu_it $id $op $blocks $module $func),)*
+            $(Op::$op => kernel_table!(@emu_it $id $op $blocks $module $func),)*
             #[allow(unreachable_patterns)]
             _ => None,
         }
@@ -163,7 +163,7 @@ macro_rules! kernel_table {
     };
     (@emu AxisTicket const $id:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
         match $id.op {
-            $(OpKind::$op => kernel_table!(@emu_axt $id $op $blocks $module $func),)*
+            $(Op::$op => kernel_table!(@emu_axt $id $op $blocks $module $func),)*
             #[allow(unreachable_patterns)]
             _ => None,
         }
@@ -176,7 +176,7 @@ macro_rules! kernel_table {
     };
     (@emu SinglePassWide const $id:ident [$($op:ident),*] $blocks:tt $module:ident $func:ident) => {
         match $id.op {
-            $(OpKind::$op => kernel_table!(@emu_spw $id $op $blocks $module $func),)*
+            $(Op::$op => kernel_table!(@emu_spw $id $op $blocks $module $func),)*
             #[allow(unreachable_patterns)]
             _ => None,
         }

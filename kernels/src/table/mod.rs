@@ -32,6 +32,7 @@ pub const SINGLE_PASS_UNROLL: usize = 4;
 mod body;
 mod family;
 mod identity;
+mod op;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use body::*;

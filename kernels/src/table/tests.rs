@@ -12,15 +12,15 @@ fn symbols_follow_the_pattern_and_are_unique() {
     };
     let s = |k: KernelId| std::string::String::from(k.symbol().as_str());
     assert_eq!(
-        s(id(Family::S3, ElemType::F32, OpKind::Sum, 256)),
+        s(id(Family::S3, ElemType::F32, Op::Sum, 256)),
         "reduce_s3_sequential_f32"
     );
     assert_eq!(
-        s(id(Family::S6, ElemType::I32, OpKind::Sum, 1024)),
+        s(id(Family::S6, ElemType::I32, Op::Sum, 1024)),
         "reduce_s6_complete_unroll_b1024_i32"
     );
     assert_eq!(
-        s(id(Family::S8, ElemType::F64, OpKind::Max, 512)),
+        s(id(Family::S8, ElemType::F64, Op::Max, 512)),
         "reduce_s8_max_b512_f64"
     );
     let mut seen = std::collections::HashSet::new();
@@ -59,7 +59,7 @@ fn the_emulator_has_a_body_for_every_built_kernel_of_its_type() {
     let s3 = KernelId {
         family: Family::S3,
         ty: ElemType::F32,
-        op: OpKind::Sum,
+        op: Op::Sum,
         block: 256,
     };
     assert!(emulated::<i32>(s3).is_none(), "another element type");
@@ -67,4 +67,20 @@ fn the_emulator_has_a_body_for_every_built_kernel_of_its_type() {
         emulated::<f32>(KernelId { block: 96, ..s3 }).is_none(),
         "not a built block size"
     );
+}
+
+#[test]
+fn every_op_parses_from_its_name_and_the_error_lists_them_all() {
+    use super::{Op, UnknownOp};
+    let listed = std::format!("{UnknownOp}");
+    let mut n = 0;
+    for op in Op::all() {
+        assert_eq!(op.name().parse::<Op>(), Ok(op));
+        assert!(listed.contains(op.name()), "{op} missing from `{listed}`");
+        let families = [op.is_reduce(), op.is_arg(), op.is_transform()];
+        assert_eq!(families.iter().filter(|f| **f).count(), 1, "{op}");
+        n += 1;
+    }
+    assert_eq!(n, Op::REDUCE.len() + Op::ARG.len() + Op::TRANSFORM.len());
+    assert_eq!("avg".parse::<Op>(), Err(UnknownOp));
 }

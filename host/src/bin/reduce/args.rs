@@ -42,6 +42,21 @@ pub fn exponent() -> impl TypedValueParser<Value = u32> {
     })
 }
 
+/// An operator of `family` (`--op`, `--ops`): an unknown name, or an op of another family, is
+/// rejected with the names this command takes.
+pub fn op_in(family: &'static [Op], what: &'static str) -> impl TypedValueParser<Value = Op> {
+    clap::builder::StringValueParser::new().try_map(move |s| match s.parse::<Op>() {
+        Ok(op) if family.contains(&op) => Ok(op),
+        _ => {
+            let names: Vec<&str> = family.iter().map(|o| o.name()).collect();
+            Err(format!(
+                "`{s}` is not {what} (expected one of {})",
+                names.join(", ")
+            ))
+        }
+    })
+}
+
 /// The one empty `--policy` text: the default policy, when none is given.
 static DEFAULT_POLICY: [String; 1] = [String::new()];
 
@@ -211,7 +226,7 @@ pub enum Cmd {
         #[command(flatten)]
         common: Common,
         /// Operator (stage 8 only for min, max, mean).
-        #[arg(long, default_value = "sum")]
+        #[arg(long, default_value = "sum", value_parser = op_in(&Op::REDUCE, "a reduce op"))]
         op: Op,
     },
     /// Stage 8 over many sizes, ops and types, timed with the result copy (one JSON object per line).
@@ -220,7 +235,8 @@ pub enum Cmd {
         #[arg(long, value_delimiter = ',', value_parser = exponent(), default_values_t = SWEEP_EXPS)]
         exps: Vec<u32>,
         /// Operators.
-        #[arg(long, value_delimiter = ',', default_values_t = [Op::Sum])]
+        #[arg(long, value_delimiter = ',', default_values_t = [Op::Sum],
+              value_parser = op_in(&Op::REDUCE, "a reduce op"))]
         ops: Vec<Op>,
         /// Types.
         #[arg(long, value_delimiter = ',', default_values_t = [ElemType::F32])]

@@ -7,7 +7,7 @@ fn moments_fill_the_sms_once_and_the_sums_four_blocks_deep() {
     let h200 = DeviceCaps::sm90("H200-like", 132, 1 << 37);
     let plan = |op, ty| plan_transform(op, ty, 1 << 26, LaunchOverrides::default(), &h200).unwrap();
     for ty in [ElemType::F32, ElemType::F64, ElemType::F16, ElemType::BF16] {
-        let m = plan(TransformKind::Moments, ty);
+        let m = plan(Op::Moments, ty);
         if ty.size() == 2 {
             assert_eq!(
                 (
@@ -28,7 +28,7 @@ fn moments_fill_the_sms_once_and_the_sums_four_blocks_deep() {
                 "{ty}: two 512-thread blocks per SM, Chan's merges"
             );
         }
-        let s = plan(TransformKind::SumSq, ty);
+        let s = plan(Op::SumSq, ty);
         assert_eq!(
             (s.block, s.grid),
             (512, 528),
@@ -40,16 +40,10 @@ fn moments_fill_the_sms_once_and_the_sums_four_blocks_deep() {
         grid: Some(528),
         ..LaunchOverrides::default()
     };
-    let p = plan_transform(
-        TransformKind::Moments,
-        ElemType::F32,
-        1 << 26,
-        forced,
-        &h200,
-    );
+    let p = plan_transform(Op::Moments, ElemType::F32, 1 << 26, forced, &h200);
     assert_eq!(p.unwrap().grid, 528);
     let small = plan_transform(
-        TransformKind::Moments,
+        Op::Moments,
         ElemType::F32,
         1 << 16,
         LaunchOverrides::default(),
@@ -62,14 +56,14 @@ fn moments_fill_the_sms_once_and_the_sums_four_blocks_deep() {
             block,
             ..LaunchOverrides::default()
         };
-        plan_transform(TransformKind::Moments, ElemType::F16, n, o, &h200)
+        plan_transform(Op::Moments, ElemType::F16, n, o, &h200)
             .unwrap()
             .kernel
     };
     let moments = |family, block| KernelId {
         family,
         ty: ElemType::F16,
-        op: OpKind::Moments,
+        op: Op::Moments,
         block,
     };
     assert_eq!(halves(1 << 15, None), moments(Family::Transform, 1024));
@@ -96,12 +90,7 @@ fn a_forced_loop_takes_its_family_or_is_a_typed_error() {
         )
     };
     // Plain on the halves' moments: Chan's merges in the plain kernel, stage 8's block.
-    let p = plan(
-        TransformKind::Moments,
-        ElemType::F16,
-        Some(TransformLoop::Plain),
-    )
-    .unwrap();
+    let p = plan(Op::Moments, ElemType::F16, Some(TransformLoop::Plain)).unwrap();
     assert_eq!(
         (
             p.kernel.family,
@@ -113,12 +102,7 @@ fn a_forced_loop_takes_its_family_or_is_a_typed_error() {
         (Family::Transform, ElemType::F16, 512, 512, false)
     );
     // Shifted: the plan's own choice for the halves' moments over more than one tile.
-    let s = plan(
-        TransformKind::Moments,
-        ElemType::BF16,
-        Some(TransformLoop::Shifted),
-    )
-    .unwrap();
+    let s = plan(Op::Moments, ElemType::BF16, Some(TransformLoop::Shifted)).unwrap();
     assert_eq!(
         (
             s.kernel.family,
@@ -137,15 +121,12 @@ fn a_forced_loop_takes_its_family_or_is_a_typed_error() {
             true
         )
     );
-    assert_eq!(
-        s,
-        plan(TransformKind::Moments, ElemType::BF16, None).unwrap()
-    );
+    assert_eq!(s, plan(Op::Moments, ElemType::BF16, None).unwrap());
     for (op, ty) in [
-        (TransformKind::Total, ElemType::F16),
-        (TransformKind::SumSq, ElemType::BF16),
-        (TransformKind::Moments, ElemType::F32),
-        (TransformKind::Moments, ElemType::F64),
+        (Op::Total, ElemType::F16),
+        (Op::SumSq, ElemType::BF16),
+        (Op::Moments, ElemType::F32),
+        (Op::Moments, ElemType::F64),
     ] {
         let e = plan(op, ty, Some(TransformLoop::Shifted)).unwrap_err();
         assert!(

@@ -2,21 +2,22 @@
 //! the CPU reference, then timed with CUDA events (the emulator: the wall clock); one line per
 //! (op, type, size), as text or one JSON object per line.
 
-use crate::args::{count, exponent, Data, Format};
+use crate::args::{count, exponent, op_in, Data, Format};
 use crate::data::make_data;
 use crate::output::verdict;
 use reduce_host::argreduce::reference_arg;
 use reduce_host::measure::{time_queued, TimingSpec};
 use reduce_host::{
-    with_elem_type, ArgOp, ArgPolicy, Backend, ElemType, PreparedArg, ReduceError, Scalar,
+    with_elem_type, ArgPolicy, Backend, ElemType, Op, PreparedArg, ReduceError, Scalar,
 };
 
 /// What `reduce arg` runs.
 #[derive(clap::Args, Clone)]
 pub struct ArgCmd {
     /// Operations.
-    #[arg(long, value_delimiter = ',', default_values_t = [ArgOp::ArgMin, ArgOp::ArgMax])]
-    ops: Vec<ArgOp>,
+    #[arg(long, value_delimiter = ',', default_values_t = [Op::ArgMin, Op::ArgMax],
+          value_parser = op_in(&Op::ARG, "an arg-reduction"))]
+    ops: Vec<Op>,
     /// Types.
     #[arg(long, value_delimiter = ',', default_values_t = [ElemType::F32])]
     types: Vec<ElemType>,
@@ -89,7 +90,7 @@ fn one<T: Scalar>(
 fn shapes<T: Scalar>(
     backend: &Backend,
     cmd: &ArgCmd,
-    op: ArgOp,
+    op: Op,
     input: &reduce_host::Buffer<T>,
     want: (usize, T),
     policies: &[Option<ArgPolicy>],

@@ -2,7 +2,7 @@
 //! CPU reference, then timed (CUDA events on a GPU). `--format json` prints one record per shape
 //! for the benchmark (`benches/gpu.sh axis`).
 
-use crate::args::{count, parse_policies, Data, Format};
+use crate::args::{count, op_in, parse_policies, Data, Format};
 use crate::data::make_data;
 use crate::output::verdict;
 
@@ -37,7 +37,7 @@ pub struct AxisArgs {
     pub max_len: usize,
     /// Operator (sum, min, max, mean; a mean is the device sum divided on the host — exact
     /// integer means from the input — so the timing is the sum's).
-    #[arg(long, default_value = "sum")]
+    #[arg(long, default_value = "sum", value_parser = op_in(&Op::REDUCE, "a reduce op"))]
     pub op: Op,
     /// Element type.
     #[arg(long = "type", default_value = "f32")]

@@ -7,7 +7,7 @@ use reduce_host::{
     with_elem_type, Backend, KernelArgs, Launch, LaunchOverrides, Op, Prepared, ReduceError,
     Scalar, Stage,
 };
-use reduce_kernels::table::{ElemType, Family, KernelId, OpKind};
+use reduce_kernels::table::{ElemType, Family, KernelId};
 
 /// The deliberately broken kernels `--broken` launches once (f32, 256 threads).
 const BROKEN: [Family; 2] = [Family::BrokenRacyLastWarp, Family::BrokenMissingBarrier];
@@ -38,7 +38,7 @@ pub fn run(backend: &Backend, sizes: &[usize], broken: bool) -> Result<bool, Red
             let id = KernelId {
                 family,
                 ty: ElemType::F32,
-                op: OpKind::Sum,
+                op: Op::Sum,
                 block: 256,
             };
             launch_broken(backend, id)?;

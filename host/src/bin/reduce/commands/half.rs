@@ -15,7 +15,7 @@ use reduce_host::reference::reference_nanmean;
 use reduce_host::transform::reference::reference_transform;
 use reduce_host::{
     matches_reference, reference, Backend, Bf16, Buffer, ElemType, HalfFloat, LaunchOverrides, Op,
-    PreparedTransform, PreparedWide, ReduceError, TransformKind, F16,
+    PreparedTransform, PreparedWide, ReduceError, F16,
 };
 use reduce_kernels::table::KernelId;
 
@@ -142,9 +142,9 @@ fn one<H: HalfFloat>(backend: &Backend, a: &HalfArgs, n: usize) -> Result<bool, 
             widened[k].get_or_insert_with(|| host.iter().map(|h| h.to_f64() as f32).collect());
         if op == Op::NanMean {
             // One launch: the NaN-ignoring sum and its count, in f64 (`Reducer::nanmean` of halves).
-            let p = PreparedTransform::<H>::with_overrides(backend, TransformKind::NanTotal, n, o)?;
+            let p = PreparedTransform::<H>::with_overrides(backend, Op::NanTotal, n, o)?;
             let words = p.run(backend, input, 0, None)?;
-            let good = reference_transform(TransformKind::NanTotal, host, None)
+            let good = reference_transform(Op::NanTotal, host, None)
                 .is_some_and(|r| r.accepts(words, p.plan()));
             let timing = (a.runs > 0)
                 .then(|| time_queued(backend, &spec, || p.enqueue(backend, input, 0, None)))

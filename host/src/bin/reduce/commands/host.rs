@@ -2,7 +2,7 @@
 //! ([`HostReducer`]), timed end to end (wall clock from the call until the result is on the
 //! host), from pageable memory (a `Vec`) and from pinned memory ([`PinnedBuffer`]).
 
-use crate::args::{count, parse_policies, Data, Format, HostInputArg};
+use crate::args::{count, op_in, parse_policies, Data, Format, HostInputArg};
 use crate::data::make_data;
 use crate::output::{banner, text_table, verdict, Column};
 use reduce_host::reference::reference_mean;
@@ -26,7 +26,7 @@ pub struct HostCmd {
     #[arg(long = "type", default_value = "f32")]
     ty: ElemType,
     /// Operator.
-    #[arg(long, default_value = "sum")]
+    #[arg(long, default_value = "sum", value_parser = op_in(&Op::REDUCE, "a reduce op"))]
     op: Op,
     /// Host memory to reduce from.
     #[arg(long, value_enum, default_value_t = HostInputArg::Both)]

@@ -2,7 +2,7 @@
 //! checked against the CPU reference, timed per phase, the bits compared across every run.
 //! With `--compare`, each GPU alone on its shard and one GPU on the whole input too.
 
-use crate::args::{count, Data, Format};
+use crate::args::{count, op_in, Data, Format};
 use crate::data::make_data;
 use reduce_host::measure::{time_single_pass, Protocol};
 use reduce_host::multi::{InMemory, MultiResult, Nccl};
@@ -28,7 +28,7 @@ pub struct MultiArgs {
     #[arg(long)]
     pub n: Option<usize>,
     /// Operator.
-    #[arg(long, default_value = "sum")]
+    #[arg(long, default_value = "sum", value_parser = op_in(&Op::REDUCE, "a reduce op"))]
     pub op: Op,
     /// Element type.
     #[arg(long = "type", default_value = "f32")]

@@ -13,7 +13,7 @@ use reduce_host::transform::reference::TransformReference;
 use reduce_host::transform::TransformLoop;
 use reduce_host::{
     matches_reference, reference, with_elem_type, Backend, ElemType, LaunchOverrides, Moments, Op,
-    PreparedTransform, ReduceError, Reducer, Scalar, TransformKind,
+    PreparedTransform, ReduceError, Reducer, Scalar,
 };
 use std::collections::HashMap;
 
@@ -83,14 +83,14 @@ pub enum TransformArg {
 }
 
 impl TransformArg {
-    fn kind(self) -> TransformKind {
+    fn kind(self) -> Op {
         match self {
-            TransformArg::Sumsq | TransformArg::Norm2 | TransformArg::Sum => TransformKind::SumSq,
-            TransformArg::L1 => TransformKind::L1,
-            TransformArg::Total => TransformKind::Total,
-            TransformArg::Nanmean => TransformKind::NanTotal,
-            TransformArg::Dot => TransformKind::Dot,
-            TransformArg::Mean | TransformArg::Var | TransformArg::Std => TransformKind::Moments,
+            TransformArg::Sumsq | TransformArg::Norm2 | TransformArg::Sum => Op::SumSq,
+            TransformArg::L1 => Op::L1,
+            TransformArg::Total => Op::Total,
+            TransformArg::Nanmean => Op::NanTotal,
+            TransformArg::Dot => Op::Dot,
+            TransformArg::Mean | TransformArg::Var | TransformArg::Std => Op::Moments,
         }
     }
     fn name(self) -> &'static str {
@@ -210,8 +210,8 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &TransformArgs) -> Result<bool, Re
     let db = hb.as_ref().map(|h| backend.upload(h)).transpose()?;
     let spec = TimingSpec::kernels(3.min(a.runs), a.runs);
     // Plans and references by kernel op (norm2 and sumsq share one, as do mean, var and std).
-    let mut prepared: HashMap<TransformKind, PreparedTransform<T>> = HashMap::new();
-    let mut references: HashMap<TransformKind, Option<TransformReference>> = HashMap::new();
+    let mut prepared: HashMap<Op, PreparedTransform<T>> = HashMap::new();
+    let mut references: HashMap<Op, Option<TransformReference>> = HashMap::new();
     let mut all_ok = true;
     for &op in &a.op {
         if op == TransformArg::Nanmean && n == 0 {
@@ -260,7 +260,7 @@ fn run_typed<T: Scalar>(backend: &Backend, a: &TransformArgs) -> Result<bool, Re
                 )?);
             }
             let p = &prepared[&kind];
-            let other = if kind == TransformKind::Dot {
+            let other = if kind == Op::Dot {
                 db.as_ref().map(|d| (d, 0))
             } else {
                 None
