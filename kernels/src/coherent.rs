@@ -6,7 +6,7 @@
 
 use crate::gpu::imp;
 use crate::gpu::Vec4;
-use crate::memory::out_of_bounds;
+use crate::memory::{checked_accessors, out_of_bounds};
 use crate::Element;
 
 /// Device (or mapped host) memory that **other blocks or the host write while the kernel runs**
@@ -30,36 +30,7 @@ impl<T: Element> Coherent<T> {
     pub unsafe fn from_raw(ptr: *mut T, len: usize) -> Self {
         Coherent { ptr, len }
     }
-    /// Number of elements.
-    #[inline(always)]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-    /// `len() == 0`.
-    #[inline(always)]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-    /// Load `p[i]` now (relaxed, system scope), checked (see the module docs).
-    #[inline(always)]
-    #[track_caller]
-    pub fn get(&self, i: usize) -> T {
-        if i >= self.len {
-            out_of_bounds("coherent read", i, self.len)
-        }
-        // SAFETY: `i < len` was just checked.
-        unsafe { self.get_unchecked(i) }
-    }
-    /// Store `p[i] = v` now (relaxed, system scope), checked (see the module docs).
-    #[inline(always)]
-    #[track_caller]
-    pub fn set(&self, i: usize, v: T) {
-        if i >= self.len {
-            out_of_bounds("coherent write", i, self.len)
-        }
-        // SAFETY: `i < len` was just checked.
-        unsafe { self.set_unchecked(i, v) }
-    }
+    checked_accessors!(usize, "coherent": get set);
     /// [`Coherent::get`] without the bounds check on the GPU (the emulator still checks).
     ///
     /// # Safety

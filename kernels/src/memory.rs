@@ -24,6 +24,53 @@ pub(crate) fn out_of_bounds(what: &str, index: usize, len: usize) -> ! {
     panic!("{what} out of bounds: index {index}, length {len}")
 }
 
+/// The accessors every view shares: `len`, `is_empty`, and the checked `get` and `set` — the
+/// bounds check, then the view's own `get_unchecked` / `set_unchecked` — whose panic (emulator)
+/// names the view (`shared read` …). `$idx` is the index type.
+macro_rules! checked_accessors {
+    ($idx:ty, $what:literal: $($access:ident)+) => {
+        /// Number of elements.
+        #[inline(always)]
+        pub fn len(&self) -> $idx {
+            self.len
+        }
+        /// `len() == 0`.
+        #[inline(always)]
+        pub fn is_empty(&self) -> bool {
+            self.len == 0
+        }
+        $(checked_accessors!(@$access $idx, $what);)+
+    };
+    (@get $idx:ty, $what:literal) => {
+        /// Element `i`, checked: an index past the end stops the kernel (see the module docs).
+        #[inline(always)]
+        #[track_caller]
+        #[allow(clippy::unnecessary_cast)] // `$idx` is `u32` or `usize`
+        pub fn get(&self, i: $idx) -> T {
+            if i >= self.len {
+                out_of_bounds(concat!($what, " read"), i as usize, self.len as usize)
+            }
+            // SAFETY: `i < len` was just checked.
+            unsafe { self.get_unchecked(i) }
+        }
+    };
+    (@set $idx:ty, $what:literal) => {
+        /// Element `i = v`, checked: an index past the end stops the kernel (see the module
+        /// docs).
+        #[inline(always)]
+        #[track_caller]
+        #[allow(clippy::unnecessary_cast)] // `$idx` is `u32` or `usize`
+        pub fn set(&self, i: $idx, v: T) {
+            if i >= self.len {
+                out_of_bounds(concat!($what, " write"), i as usize, self.len as usize)
+            }
+            // SAFETY: `i < len` was just checked.
+            unsafe { self.set_unchecked(i, v) }
+        }
+    };
+}
+pub(crate) use checked_accessors;
+
 /// Per-block shared memory sized at launch (`extern __shared__ T sdata[]`), viewed as `len`
 /// elements.
 #[derive(Clone, Copy)]
@@ -46,36 +93,7 @@ impl<T: Element> Shared<T> {
             len,
         }
     }
-    /// Elements in the view.
-    #[inline(always)]
-    pub fn len(&self) -> u32 {
-        self.len
-    }
-    /// `len() == 0`.
-    #[inline(always)]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-    /// `sdata[i]`, checked (see the module docs).
-    #[inline(always)]
-    #[track_caller]
-    pub fn get(&self, i: u32) -> T {
-        if i >= self.len {
-            out_of_bounds("shared read", i as usize, self.len as usize)
-        }
-        // SAFETY: `i < len` was just checked.
-        unsafe { self.get_unchecked(i) }
-    }
-    /// `sdata[i] = v`, checked (see the module docs).
-    #[inline(always)]
-    #[track_caller]
-    pub fn set(&self, i: u32, v: T) {
-        if i >= self.len {
-            out_of_bounds("shared write", i as usize, self.len as usize)
-        }
-        // SAFETY: `i < len` was just checked.
-        unsafe { self.set_unchecked(i, v) }
-    }
+    checked_accessors!(u32, "shared": get set);
     /// `sdata[i]` without the bounds check on the GPU (the emulator still checks).
     ///
     /// # Safety
@@ -127,26 +145,7 @@ impl<T: Element> Global<T> {
     pub unsafe fn from_raw(ptr: *const T, len: usize) -> Self {
         Global { ptr, len }
     }
-    /// Number of elements.
-    #[inline(always)]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-    /// `len() == 0`.
-    #[inline(always)]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-    /// `in[i]`, checked (see the module docs).
-    #[inline(always)]
-    #[track_caller]
-    pub fn get(&self, i: usize) -> T {
-        if i >= self.len {
-            out_of_bounds("global read", i, self.len)
-        }
-        // SAFETY: `i < len` was just checked.
-        unsafe { self.get_unchecked(i) }
-    }
+    checked_accessors!(usize, "global": get);
     /// `in[i]` without the bounds check on the GPU (the emulator still checks).
     ///
     /// # Safety
@@ -221,26 +220,7 @@ impl<T: Element> GlobalMut<T> {
     pub unsafe fn from_raw(ptr: *mut T, len: usize) -> Self {
         GlobalMut { ptr, len }
     }
-    /// Number of elements.
-    #[inline(always)]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-    /// `len() == 0`.
-    #[inline(always)]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-    /// `out[i] = v`, checked (see the module docs).
-    #[inline(always)]
-    #[track_caller]
-    pub fn set(&self, i: usize, v: T) {
-        if i >= self.len {
-            out_of_bounds("global write", i, self.len)
-        }
-        // SAFETY: `i < len` was just checked.
-        unsafe { self.set_unchecked(i, v) }
-    }
+    checked_accessors!(usize, "global": set);
     /// Does element 0 lie on a 16-byte boundary (so that [`GlobalMut::set_vec4_unchecked`]
     /// may be used)?
     #[inline(always)]

@@ -5,6 +5,8 @@
 //! catch each bug; the host never uses them to compute a result.
 
 use crate::gpu::{Global, GlobalMut, Shared};
+use crate::stages::s1_interleaved_divergent::{load_one, write_partial};
+use crate::stages::s3_sequential::tree_sequential;
 use crate::stages::s4_first_add_during_load::load_two;
 use crate::thread;
 use crate::Element;
@@ -27,20 +29,11 @@ pub fn reduce_racy_last_warp<T: Element>(input: Global<T>, partials: GlobalMut<T
     let i = thread::block_idx_x() as usize * (thread::block_dim_x() as usize * 2) + tid as usize;
     sdata.set(tid, load_two(input, i, thread::block_dim_x() as usize));
     thread::sync_threads();
-    let mut s = thread::block_dim_x() / 2;
-    while s > 32 {
-        if tid < s {
-            sdata.set(tid, sdata.get(tid).plus(sdata.get(tid + s)));
-        }
-        thread::sync_threads();
-        s >>= 1;
-    }
+    tree_sequential(sdata, tid, 32);
     if tid < 32 {
         warp_reduce_seed_racy(sdata, tid);
     }
-    if tid == 0 {
-        partials.set(thread::block_idx_x() as usize, sdata.get(0));
-    }
+    write_partial(sdata, partials, tid);
 }
 
 /// Stage 3 without the `__syncthreads()` inside the loop: a thread may read `sdata[tid + s]`
@@ -50,14 +43,7 @@ pub fn reduce_missing_barrier<T: Element>(input: Global<T>, partials: GlobalMut<
     let sdata = unsafe { Shared::<T>::dynamic(thread::block_dim_x()) };
     let tid = thread::thread_idx_x();
     let i = thread::block_idx_x() as usize * thread::block_dim_x() as usize + tid as usize;
-    sdata.set(
-        tid,
-        if i < input.len() {
-            input.get(i)
-        } else {
-            T::ZERO
-        },
-    );
+    sdata.set(tid, load_one(input, i));
     thread::sync_threads();
     let mut s = thread::block_dim_x() / 2;
     while s > 0 {
@@ -67,7 +53,5 @@ pub fn reduce_missing_barrier<T: Element>(input: Global<T>, partials: GlobalMut<
         // missing: thread::sync_threads();
         s >>= 1;
     }
-    if tid == 0 {
-        partials.set(thread::block_idx_x() as usize, sdata.get(0));
-    }
+    write_partial(sdata, partials, tid);
 }

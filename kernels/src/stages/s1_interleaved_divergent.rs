@@ -26,8 +26,8 @@
 //! shl.b32       %r3, %r16, 1;      // 2*s
 //! add.s32       %r7, %r3, -1;      // 2*s - 1
 //! and.b32       %r8, %r7, %r6;     // tid % (2*s), as tid & (2*s - 1)
-//! setp.eq.b32   %p4, %r8, 0;
-//! @%p4 bra      $L__BB5_5;         // the divergent branch: 1 lane in 2, 4, 8 … takes it
+//! setp.ne.b32   %p4, %r8, 0;
+//! @%p4 bra      $L__BB5_7;         // the divergent branch: most lanes of each warp skip the add
 //! ```
 //!
 //! There is no `rem.u32`: LLVM sees that `2*s` is a power of two (`s` starts at 1 and doubles) and
@@ -50,14 +50,7 @@ pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     let i = thread::block_idx_x() as usize * thread::block_dim_x() as usize + tid as usize;
 
     // Each thread loads one element (0 past the end of the input).
-    sdata.set(
-        tid,
-        if i < input.len() {
-            input.get(i)
-        } else {
-            T::ZERO
-        },
-    );
+    sdata.set(tid, load_one(input, i));
     thread::sync_threads();
 
     // Interleaved addressing: the stride doubles each round.
@@ -71,6 +64,24 @@ pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
         s *= 2;
     }
 
+    write_partial(sdata, partials, tid);
+}
+
+/// `input[i]`, or 0 past the end of the input. Stages 2 and 3 load the same way (stage 4 loads
+/// two: `load_two`).
+#[inline(always)]
+pub fn load_one<T: Element>(input: Global<T>, i: usize) -> T {
+    if i < input.len() {
+        input.get(i)
+    } else {
+        T::ZERO
+    }
+}
+
+/// Thread 0 (`tid`) writes the block's result, `sdata[0]`, to `partials[blockIdx.x]`: every
+/// multi-pass stage ends so (the host launches again on the partials).
+#[inline(always)]
+pub fn write_partial<T: Element>(sdata: Shared<T>, partials: GlobalMut<T>, tid: u32) {
     if tid == 0 {
         partials.set(thread::block_idx_x() as usize, sdata.get(0));
     }

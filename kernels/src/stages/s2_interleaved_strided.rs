@@ -27,6 +27,7 @@
 //! ```
 
 use crate::gpu::{Global, GlobalMut, Shared};
+use crate::stages::s1_interleaved_divergent::{load_one, write_partial};
 use crate::thread;
 use crate::Element;
 
@@ -37,14 +38,7 @@ pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     let tid = thread::thread_idx_x();
     let i = thread::block_idx_x() as usize * thread::block_dim_x() as usize + tid as usize;
 
-    sdata.set(
-        tid,
-        if i < input.len() {
-            input.get(i)
-        } else {
-            T::ZERO
-        },
-    );
+    sdata.set(tid, load_one(input, i));
     thread::sync_threads();
 
     let mut s = 1;
@@ -58,7 +52,5 @@ pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
         s *= 2;
     }
 
-    if tid == 0 {
-        partials.set(thread::block_idx_x() as usize, sdata.get(0));
-    }
+    write_partial(sdata, partials, tid);
 }

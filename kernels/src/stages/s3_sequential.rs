@@ -23,17 +23,18 @@
 //! (`cargo xtask ptx 3` shows the whole kernel beside this file.)
 //!
 //! ```text
-//! setp.lt.u32   %p4, %r6, %r3;     // tid < s
-//! ld.shared.b32 %r8, [%rd5];       // sdata[tid]: lane k reads word k, one bank each
-//! mul.wide.s32  %rd15, %r3, 4;
+//! setp.lt.u32   %p4, %r5, %r13;    // tid < s
+//! ld.shared.b32 %r7, [%rd5];       // sdata[tid]: lane k reads word k, one bank each
+//! mul.wide.s32  %rd15, %r13, 4;
 //! add.s64       %rd16, %rd5, %rd15;
-//! ld.shared.b32 %r9, [%rd16];      // sdata[tid + s]: consecutive too
-//! add.rn.f32    %r10, %r8, %r9;
-//! st.shared.b32 [%rd5], %r10;
-//! shr.u32       %r3, %r3, 1;       // s >>= 1
+//! ld.shared.b32 %r8, [%rd16];      // sdata[tid + s]: consecutive too
+//! add.rn.f32    %r9, %r7, %r8;
+//! st.shared.b32 [%rd5], %r9;
+//! shr.u32       %r13, %r13, 1;     // s >>= 1
 //! ```
 
 use crate::gpu::{Global, GlobalMut, Shared};
+use crate::stages::s1_interleaved_divergent::{load_one, write_partial};
 use crate::thread;
 use crate::Element;
 
@@ -44,27 +45,26 @@ pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     let tid = thread::thread_idx_x();
     let i = thread::block_idx_x() as usize * thread::block_dim_x() as usize + tid as usize;
 
-    sdata.set(
-        tid,
-        if i < input.len() {
-            input.get(i)
-        } else {
-            T::ZERO
-        },
-    );
+    sdata.set(tid, load_one(input, i));
     thread::sync_threads();
 
     // Sequential addressing: halve the active range each round.
+    tree_sequential(sdata, tid, 0);
+
+    write_partial(sdata, partials, tid);
+}
+
+/// Sequential addressing: `sdata[tid] += sdata[tid + s]` for `s = blockDim.x / 2, …` down to
+/// `s > down_to`, a barrier after each round; stages 4 and 5 fold the same way (stage 5 stops at
+/// 32 and finishes in one warp).
+#[inline(always)]
+pub fn tree_sequential<T: Element>(sdata: Shared<T>, tid: u32, down_to: u32) {
     let mut s = thread::block_dim_x() / 2;
-    while s > 0 {
+    while s > down_to {
         if tid < s {
             sdata.set(tid, sdata.get(tid).plus(sdata.get(tid + s)));
         }
         thread::sync_threads();
         s >>= 1;
-    }
-
-    if tid == 0 {
-        partials.set(thread::block_idx_x() as usize, sdata.get(0));
     }
 }

@@ -15,14 +15,16 @@
 //! (`cargo xtask ptx 4` shows the whole kernel beside this file.)
 //!
 //! ```text
-//! ld.global.b32 %r15, [%rd6];      // input[i]
-//! ld.global.b32 %r16, [%rd7];      // input[i + blockDim.x]: a second load in flight
-//! add.rn.f32    %r8, %r15, %r16;   // the first round of the tree, in registers
-//! st.shared.b32 [%rd8], %r8;
+//! ld.global.b32 %r14, [%rd6];      // input[i]
+//! ld.global.b32 %r15, [%rd7];      // input[i + blockDim.x]: a second load in flight
+//! add.rn.f32    %r7, %r14, %r15;   // the first round of the tree, in registers
+//! st.shared.b32 [%rd8], %r7;
 //! bar.sync      0;
 //! ```
 
 use crate::gpu::{Global, GlobalMut, Shared};
+use crate::stages::s1_interleaved_divergent::write_partial;
+use crate::stages::s3_sequential::tree_sequential;
 use crate::thread;
 use crate::Element;
 
@@ -37,18 +39,9 @@ pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     sdata.set(tid, load_two(input, i, thread::block_dim_x() as usize));
     thread::sync_threads();
 
-    let mut s = thread::block_dim_x() / 2;
-    while s > 0 {
-        if tid < s {
-            sdata.set(tid, sdata.get(tid).plus(sdata.get(tid + s)));
-        }
-        thread::sync_threads();
-        s >>= 1;
-    }
+    tree_sequential(sdata, tid, 0);
 
-    if tid == 0 {
-        partials.set(thread::block_idx_x() as usize, sdata.get(0));
-    }
+    write_partial(sdata, partials, tid);
 }
 
 /// `input[i] + input[i + stride]`, with 0 for indices past the end. Stages 5 and 6 load the

@@ -40,13 +40,13 @@
 //! whole kernel beside this file):
 //!
 //! ```text
-//! ld.shared.b32 %r14, [%rd8];
-//! ld.shared.b32 %r15, [%rd8+128];  // sdata[tid + 32]: the offset is an immediate, no loop left
-//! add.rn.f32    %r16, %r14, %r15;
+//! ld.shared.b32 %r13, [%rd8];
+//! ld.shared.b32 %r14, [%rd8+128];  // sdata[tid + 32]: the offset is an immediate, no loop left
+//! add.rn.f32    %r15, %r13, %r14;
 //! bar.warp.sync -1;                // __syncwarp(): every lane has read …
-//! st.shared.b32 [%rd8], %r16;
+//! st.shared.b32 [%rd8], %r15;
 //! bar.warp.sync -1;                // … every lane has written
-//! ld.shared.b32 %r17, [%rd8+64];   // sdata[tid + 16]
+//! ld.shared.b32 %r16, [%rd8+64];   // sdata[tid + 16]
 //! ```
 //!
 //! `bar.warp.sync` synchronizes one warp, not the block's 8–32 warps as `bar.sync` would, and the
@@ -54,6 +54,8 @@
 //! memory.
 
 use crate::gpu::{Global, GlobalMut, Shared};
+use crate::stages::s1_interleaved_divergent::write_partial;
+use crate::stages::s3_sequential::tree_sequential;
 use crate::stages::s4_first_add_during_load::load_two;
 use crate::warp::{self, FULL_MASK};
 use crate::{thread, Element};
@@ -88,21 +90,12 @@ pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     thread::sync_threads();
 
     // The block-wide loop now stops at 64 values …
-    let mut s = thread::block_dim_x() / 2;
-    while s > 32 {
-        if tid < s {
-            sdata.set(tid, sdata.get(tid).plus(sdata.get(tid + s)));
-        }
-        thread::sync_threads();
-        s >>= 1;
-    }
+    tree_sequential(sdata, tid, 32);
 
     // … and the first warp finishes on its own.
     if tid < 32 {
         warp_reduce_shared(sdata, tid);
     }
 
-    if tid == 0 {
-        partials.set(thread::block_idx_x() as usize, sdata.get(0));
-    }
+    write_partial(sdata, partials, tid);
 }

@@ -33,6 +33,7 @@
 //! size read from `%ntid.x` every round.
 
 use crate::gpu::{Global, GlobalMut, Shared};
+use crate::stages::s1_interleaved_divergent::write_partial;
 use crate::stages::s4_first_add_during_load::load_two;
 use crate::stages::s5_unroll_last_warp::warp_reduce_shared;
 use crate::thread;
@@ -84,7 +85,5 @@ pub fn reduce<T: Element, const BLOCK: usize>(input: Global<T>, partials: Global
 
     tree_reduce::<T, BLOCK>(sdata, tid);
 
-    if tid == 0 {
-        partials.set(thread::block_idx_x() as usize, sdata.get(0));
-    }
+    write_partial(sdata, partials, tid);
 }

@@ -29,6 +29,7 @@
 //! ```
 
 use crate::gpu::{Global, GlobalMut, Shared};
+use crate::stages::s1_interleaved_divergent::write_partial;
 use crate::stages::s6_complete_unroll::tree_reduce;
 use crate::thread;
 use crate::Element;
@@ -57,7 +58,5 @@ pub fn reduce<T: Element, const BLOCK: usize>(input: Global<T>, partials: Global
 
     tree_reduce::<T, BLOCK>(sdata, tid);
 
-    if tid == 0 {
-        partials.set(thread::block_idx_x() as usize, sdata.get(0));
-    }
+    write_partial(sdata, partials, tid);
 }
