@@ -90,41 +90,18 @@ pub use crate::reference::{matches_reference, reference, Reference};
 /// assert_eq!(size, 8);
 /// ```
 #[macro_export]
+#[rustfmt::skip] // one line per type
 macro_rules! with_elem_type {
     ($ty:expr, $T:ident => $body:expr) => {
         match $ty {
-            $crate::ElemType::F32 => {
-                type $T = f32;
-                $body
-            }
-            $crate::ElemType::F64 => {
-                type $T = f64;
-                $body
-            }
-            $crate::ElemType::I32 => {
-                type $T = i32;
-                $body
-            }
-            $crate::ElemType::U32 => {
-                type $T = u32;
-                $body
-            }
-            $crate::ElemType::I64 => {
-                type $T = i64;
-                $body
-            }
-            $crate::ElemType::U64 => {
-                type $T = u64;
-                $body
-            }
-            $crate::ElemType::F16 => {
-                type $T = $crate::F16;
-                $body
-            }
-            $crate::ElemType::BF16 => {
-                type $T = $crate::Bf16;
-                $body
-            }
+            $crate::ElemType::F32  => { type $T = f32; $body }
+            $crate::ElemType::F64  => { type $T = f64; $body }
+            $crate::ElemType::I32  => { type $T = i32; $body }
+            $crate::ElemType::U32  => { type $T = u32; $body }
+            $crate::ElemType::I64  => { type $T = i64; $body }
+            $crate::ElemType::U64  => { type $T = u64; $body }
+            $crate::ElemType::F16  => { type $T = $crate::F16; $body }
+            $crate::ElemType::BF16 => { type $T = $crate::Bf16; $body }
         }
     };
 }
