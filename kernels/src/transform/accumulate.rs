@@ -194,38 +194,37 @@ pub struct F64SumCount {
     pub count: f64,
 }
 
-impl Accumulator for F64SumCount {
-    const WORDS: usize = 2;
-    #[inline(always)]
-    fn empty() -> Self {
-        F64SumCount {
-            sum: 0.0,
-            count: 0.0,
+/// Implements [`Accumulator`] for a struct of `f64` sums merged field by field by adding: its
+/// fields, in order, are its words (`summed_words!(F64SumCount { sum: 0, count: 1 }, 2)`).
+macro_rules! summed_words {
+    ($ty:ident { $($field:ident: $i:literal),+ }, $words:literal) => {
+        impl Accumulator for $ty {
+            const WORDS: usize = $words;
+            #[inline(always)]
+            fn empty() -> Self {
+                $ty { $($field: 0.0),+ }
+            }
+            #[inline(always)]
+            fn merge(self, later: Self) -> Self {
+                $ty { $($field: self.$field + later.$field),+ }
+            }
+            #[inline(always)]
+            fn word(&self, i: usize) -> f64 {
+                match i {
+                    $($i => self.$field,)+
+                    _ => 0.0,
+                }
+            }
+            #[inline(always)]
+            fn from_words(w: [f64; WORDS]) -> Self {
+                $ty { $($field: w[$i]),+ }
+            }
         }
-    }
-    #[inline(always)]
-    fn merge(self, later: Self) -> Self {
-        F64SumCount {
-            sum: self.sum + later.sum,
-            count: self.count + later.count,
-        }
-    }
-    #[inline(always)]
-    fn word(&self, i: usize) -> f64 {
-        match i {
-            0 => self.sum,
-            1 => self.count,
-            _ => 0.0,
-        }
-    }
-    #[inline(always)]
-    fn from_words(w: [f64; WORDS]) -> Self {
-        F64SumCount {
-            sum: w[0],
-            count: w[1],
-        }
-    }
+    };
 }
+pub(crate) use summed_words;
+
+summed_words!(F64SumCount { sum: 0, count: 1 }, 2);
 
 /// `__shfl_down_sync` of every word of `v` (see [`crate::warp::shfl_down_sync`]). Written word by
 /// word, not as a loop over an array, so that the words stay in registers.

@@ -48,7 +48,7 @@
 //! NaN or ±inf anywhere gives a NaN variance; the mean is NaN, or ±inf when every non-finite
 //! value is an infinity of one sign (NumPy's mean).
 
-use super::accumulate::{Accumulator, Running, TransformOp};
+use super::accumulate::{summed_words, Accumulator, Running, TransformOp};
 use super::moments::{Moments, Welford};
 use super::{to_f64, WORDS};
 use crate::gpu::Global;
@@ -108,43 +108,7 @@ pub struct ShiftSums {
     pub s2: f64,
 }
 
-impl Accumulator for ShiftSums {
-    const WORDS: usize = 3;
-    #[inline(always)]
-    fn empty() -> Self {
-        ShiftSums {
-            n: 0.0,
-            s1: 0.0,
-            s2: 0.0,
-        }
-    }
-    /// Sums: three additions.
-    #[inline(always)]
-    fn merge(self, later: Self) -> Self {
-        ShiftSums {
-            n: self.n + later.n,
-            s1: self.s1 + later.s1,
-            s2: self.s2 + later.s2,
-        }
-    }
-    #[inline(always)]
-    fn word(&self, i: usize) -> f64 {
-        match i {
-            0 => self.n,
-            1 => self.s1,
-            2 => self.s2,
-            _ => 0.0,
-        }
-    }
-    #[inline(always)]
-    fn from_words(w: [f64; WORDS]) -> Self {
-        ShiftSums {
-            n: w[0],
-            s1: w[1],
-            s2: w[2],
-        }
-    }
-}
+summed_words!(ShiftSums { n: 0, s1: 1, s2: 2 }, 3);
 
 /// A lane's part of the sample: the bits of elements `l + 32·j` for `j < valid`.
 #[derive(Clone, Copy, Debug)]

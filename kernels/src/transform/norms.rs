@@ -15,49 +15,37 @@
 
 use super::accumulate::{F64Sum, F64SumCount, Merged, TransformOp};
 
-/// Σx².
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SumSq;
+/// Declares a one-input `Σ f(x)` op accumulated in `f64` ([`F64Sum`], runs merged by adding):
+/// its type (with its doc), `f`, and whether the driver clears the sign bits as it loads
+/// ([`TransformOp::ABS_INPUT`]).
+macro_rules! f64_sum_op {
+    ($($(#[$doc:meta])* $ty:ident, |$a:ident| $item:expr, abs_input: $abs:literal;)+) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $ty;
 
-impl TransformOp for SumSq {
-    type Acc = F64Sum;
-    type Run = Merged<F64Sum>;
-    const TWO_INPUTS: bool = false;
-    #[inline(always)]
-    fn item(a: f64, _: f64) -> F64Sum {
-        F64Sum(a * a)
-    }
+        impl TransformOp for $ty {
+            type Acc = F64Sum;
+            type Run = Merged<F64Sum>;
+            const TWO_INPUTS: bool = false;
+            const ABS_INPUT: bool = $abs;
+            #[inline(always)]
+            fn item($a: f64, _: f64) -> F64Sum {
+                F64Sum($item)
+            }
+        }
+    )+};
 }
 
-/// Σ|x|: the driver takes the absolute values as it loads them ([`TransformOp::ABS_INPUT`]: the
-/// sign bits of the loaded words cleared, before widening), so `item` only adds.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct L1;
-
-impl TransformOp for L1 {
-    type Acc = F64Sum;
-    type Run = Merged<F64Sum>;
-    const TWO_INPUTS: bool = false;
-    const ABS_INPUT: bool = true;
-    #[inline(always)]
-    fn item(a: f64, _: f64) -> F64Sum {
-        F64Sum(a)
-    }
-}
-
-/// Σx: the identity transform, accumulated in `f64` — the sum of `f16` / `bf16` inputs (every
-/// half is exact in `f64`, and a sum of `n` of them has the `f64` sum's rounding only).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Total;
-
-impl TransformOp for Total {
-    type Acc = F64Sum;
-    type Run = Merged<F64Sum>;
-    const TWO_INPUTS: bool = false;
-    #[inline(always)]
-    fn item(a: f64, _: f64) -> F64Sum {
-        F64Sum(a)
-    }
+f64_sum_op! {
+    /// Σx².
+    SumSq, |a| a * a, abs_input: false;
+    /// Σ|x|: the driver takes the absolute values as it loads them ([`TransformOp::ABS_INPUT`]:
+    /// the sign bits of the loaded words cleared, before widening), so `item` only adds.
+    L1, |a| a, abs_input: true;
+    /// Σx: the identity transform, accumulated in `f64` — the sum of `f16` / `bf16` inputs (every
+    /// half is exact in `f64`, and a sum of `n` of them has the `f64` sum's rounding only).
+    Total, |a| a, abs_input: false;
 }
 
 /// Σx over the elements that are not NaN, and how many there are, accumulated in `f64`: the
