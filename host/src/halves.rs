@@ -10,10 +10,10 @@
 //!   sum's; min/max exact: the result is one of the inputs, widened; NaN rules as for `f32`).
 //!   Sums that overflow the half range (65504 for `f16`) but not `f32`'s come back finite;
 //! * `count` and `nanmean` are one launch of the transform kernels' NaN-ignoring sum and count
-//!   ([`Op::NanTotal`](crate::Op::NanTotal), in `f64`: the count is exact to
+//!   ([`Op::NanTotal`], in `f64`: the count is exact to
 //!   2^53 elements, where an `f32` count stops at 2^24); `mean` is the moments kernel's mean;
 //! * the transform-reduces (`sumsq`, `l1`, `norm2`, `dot`, `moments`, `var`, `std`, and
-//!   [`Op::Total`](crate::Op::Total), Σx, through a
+//!   [`Op::Total`], Σx, through a
 //!   [`PreparedTransform`](crate::PreparedTransform)) accumulate in `f64`.
 //!
 //! [`HalfFloat::round`] rounds a result to the input type (round to nearest, ties to even —

@@ -11,7 +11,10 @@ use crate::plan::Plan;
 use crate::types::{ElemType, Op};
 use serde::{Deserialize, Serialize};
 
-/// One timed measurement: an implementation, an operator, a type, a size and its times.
+/// One timed measurement: an implementation, an operator, a type, a size and its times. A
+/// missing optional field reads as `None`; `None` is left out when written (but for the times,
+/// written as `null`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TimingRecord {
     /// What was timed: `rust_s8`, `rust_s3`, `cub`, `torch`, `memcpy_d2d`, `empty_kernel` …
@@ -27,46 +30,36 @@ pub struct TimingRecord {
     #[serde(deserialize_with = "whole_number")]
     pub n: u64,
     /// Timed runs.
-    #[serde(default)]
+    #[serialize_always]
     pub runs: Option<u64>,
     /// Fastest run, ms (`null` when there was none).
-    #[serde(default)]
+    #[serialize_always]
     pub min_ms: Option<f64>,
     /// Median run, ms.
-    #[serde(default)]
+    #[serialize_always]
     pub median_ms: Option<f64>,
     /// Mean run, ms.
-    #[serde(default)]
+    #[serialize_always]
     pub mean_ms: Option<f64>,
     /// The result, as `f64`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<f64>,
     /// The reference it was checked against, as `f64`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<f64>,
     /// Did the result match the reference (Rust rows)?
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub correct: Option<bool>,
     /// Blocks of the first launch (Rust rows).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grid: Option<usize>,
     /// Threads per block (Rust rows).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block: Option<usize>,
     /// Launches per reduction (Rust rows).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passes: Option<usize>,
     /// What the timing window holds (Rust rows).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<Scope>,
     /// How each run was queued; `plain` when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<Protocol>,
     /// Bytes one run moves, when not `size_of(type) · n` (the copy ceiling counts read + write).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
     /// How the Python baselines copied the result (`async_pinned`, `get_sync`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copy: Option<String>,
 }
 
@@ -165,7 +158,6 @@ pub struct ErrorRecord {
     #[serde(rename = "impl", default, skip_serializing_if = "Option::is_none")]
     pub implementation: Option<String>,
     /// The size, if it concerns one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub n: Option<u64>,
     /// What went wrong.
     pub error: String,
