@@ -5,8 +5,9 @@
 //! catch each bug; the host never uses them to compute a result.
 
 use crate::gpu::{Global, GlobalMut, Shared};
-use crate::stages::s1_interleaved_divergent::{load_block, write_partial};
-use crate::stages::s5_unroll_last_warp::reduce_with_last_warp;
+use crate::stages::s1_interleaved_divergent::{load_one, write_partial};
+use crate::stages::s3_sequential::tree_sequential;
+use crate::stages::s4_first_add_during_load::load_two;
 use crate::thread;
 use crate::Element;
 
@@ -22,13 +23,28 @@ pub fn warp_reduce_seed_racy<T: Element>(sdata: Shared<T>, tid: u32) {
 
 /// Stage 5 with the seeds' racy last warp.
 pub fn reduce_racy_last_warp<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
-    reduce_with_last_warp(input, partials, warp_reduce_seed_racy)
+    // SAFETY: the launch reserves `blockDim.x` elements of shared memory (see the host's plan).
+    let sdata = unsafe { Shared::<T>::dynamic(thread::block_dim_x()) };
+    let tid = thread::thread_idx_x();
+    let i = thread::block_idx_x() as usize * (thread::block_dim_x() as usize * 2) + tid as usize;
+    sdata.set(tid, load_two(input, i, thread::block_dim_x() as usize));
+    thread::sync_threads();
+    tree_sequential(sdata, tid, 32);
+    if tid < 32 {
+        warp_reduce_seed_racy(sdata, tid);
+    }
+    write_partial(sdata, partials, tid);
 }
 
 /// Stage 3 without the `__syncthreads()` inside the loop: a thread may read `sdata[tid + s]`
 /// before the thread that owns it has finished the previous round.
 pub fn reduce_missing_barrier<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
-    let (sdata, tid) = load_block(input);
+    // SAFETY: the launch reserves `blockDim.x` elements of shared memory (see the host's plan).
+    let sdata = unsafe { Shared::<T>::dynamic(thread::block_dim_x()) };
+    let tid = thread::thread_idx_x();
+    let i = thread::block_idx_x() as usize * thread::block_dim_x() as usize + tid as usize;
+    sdata.set(tid, load_one(input, i));
+    thread::sync_threads();
     let mut s = thread::block_dim_x() / 2;
     while s > 0 {
         if tid < s {

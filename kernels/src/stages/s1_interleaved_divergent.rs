@@ -24,10 +24,10 @@
 //!
 //! ```text
 //! shl.b32       %r3, %r16, 1;      // 2*s
-//! add.s32       %r8, %r3, -1;      // 2*s - 1
-//! and.b32       %r9, %r8, %r7;     // tid % (2*s), as tid & (2*s - 1)
-//! setp.ne.b32   %p4, %r9, 0;
-//! @%p4 bra      $L__BB5_8;         // the divergent branch: most lanes of each warp skip the add
+//! add.s32       %r7, %r3, -1;      // 2*s - 1
+//! and.b32       %r8, %r7, %r6;     // tid % (2*s), as tid & (2*s - 1)
+//! setp.ne.b32   %p4, %r8, 0;
+//! @%p4 bra      $L__BB5_7;         // the divergent branch: most lanes of each warp skip the add
 //! ```
 //!
 //! There is no `rem.u32`: LLVM sees that `2*s` is a power of two (`s` starts at 1 and doubles) and
@@ -43,8 +43,15 @@ use crate::Element;
 /// Launch with `blockDim.x * size_of::<T>()` bytes of dynamic shared memory; `blockDim.x` a power
 /// of two.
 pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
-    // Each thread loads one element into shared memory (0 past the end of the input).
-    let (sdata, tid) = load_block(input);
+    // extern __shared__ T sdata[];  (one slot per thread)
+    // SAFETY: the launch reserves `blockDim.x` elements of shared memory (see the host's plan).
+    let sdata = unsafe { Shared::<T>::dynamic(thread::block_dim_x()) };
+    let tid = thread::thread_idx_x();
+    let i = thread::block_idx_x() as usize * thread::block_dim_x() as usize + tid as usize;
+
+    // Each thread loads one element (0 past the end of the input).
+    sdata.set(tid, load_one(input, i));
+    thread::sync_threads();
 
     // Interleaved addressing: the stride doubles each round.
     let mut s = 1;
@@ -60,26 +67,15 @@ pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
     write_partial(sdata, partials, tid);
 }
 
-/// `sdata[tid] = input[blockIdx.x * blockDim.x + tid]` (0 past the end of the input), then
-/// `__syncthreads()`; returns `(sdata, tid)`. Stages 2 and 3 start the same way (stage 4 loads
-/// two per thread: `load_two`).
+/// `input[i]`, or 0 past the end of the input. Stages 2 and 3 load the same way (stage 4 loads
+/// two: `load_two`).
 #[inline(always)]
-pub fn load_block<T: Element>(input: Global<T>) -> (Shared<T>, u32) {
-    // extern __shared__ T sdata[];  (one slot per thread)
-    // SAFETY: the launch reserves `blockDim.x` elements of shared memory (see the host's plan).
-    let sdata = unsafe { Shared::<T>::dynamic(thread::block_dim_x()) };
-    let tid = thread::thread_idx_x();
-    let i = thread::block_idx_x() as usize * thread::block_dim_x() as usize + tid as usize;
-    sdata.set(
-        tid,
-        if i < input.len() {
-            input.get(i)
-        } else {
-            T::ZERO
-        },
-    );
-    thread::sync_threads();
-    (sdata, tid)
+pub fn load_one<T: Element>(input: Global<T>, i: usize) -> T {
+    if i < input.len() {
+        input.get(i)
+    } else {
+        T::ZERO
+    }
 }
 
 /// Thread 0 (`tid`) writes the block's result, `sdata[0]`, to `partials[blockIdx.x]`: every

@@ -20,20 +20,26 @@
 //!
 //! ```text
 //! shl.b32       %r3, %r15, 1;      // 2*s
-//! mul.lo.s32    %r4, %r3, %r8;     // index = 2*s*tid: the multiply that replaced the `%`
+//! mul.lo.s32    %r4, %r3, %r7;     // index = 2*s*tid: the multiply that replaced the `%`
 //! setp.lt.u32   %p4, %r4, %r2;     // index < blockDim.x: the first threads, whole warps at a time
 //! mul.wide.u32  %rd15, %r4, 4;     // byte offset 8*s*tid: lanes 2*s words apart …
 //! ld.shared.b32 %r9, [%rd16];      // … a 2s-way bank conflict (32-way from s = 16)
 //! ```
 
-use crate::gpu::{Global, GlobalMut};
-use crate::stages::s1_interleaved_divergent::{load_block, write_partial};
+use crate::gpu::{Global, GlobalMut, Shared};
+use crate::stages::s1_interleaved_divergent::{load_one, write_partial};
 use crate::thread;
 use crate::Element;
 
 /// `partials[blockIdx.x] = sum of this block's blockDim.x elements`. Same launch as stage 1.
 pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
-    let (sdata, tid) = load_block(input);
+    // SAFETY: the launch reserves `blockDim.x` elements of shared memory (see the host's plan).
+    let sdata = unsafe { Shared::<T>::dynamic(thread::block_dim_x()) };
+    let tid = thread::thread_idx_x();
+    let i = thread::block_idx_x() as usize * thread::block_dim_x() as usize + tid as usize;
+
+    sdata.set(tid, load_one(input, i));
+    thread::sync_threads();
 
     let mut s = 1;
     while s < thread::block_dim_x() {

@@ -34,13 +34,19 @@
 //! ```
 
 use crate::gpu::{Global, GlobalMut, Shared};
-use crate::stages::s1_interleaved_divergent::{load_block, write_partial};
+use crate::stages::s1_interleaved_divergent::{load_one, write_partial};
 use crate::thread;
 use crate::Element;
 
 /// `partials[blockIdx.x] = sum of this block's blockDim.x elements`. Same launch as stage 1.
 pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
-    let (sdata, tid) = load_block(input);
+    // SAFETY: the launch reserves `blockDim.x` elements of shared memory (see the host's plan).
+    let sdata = unsafe { Shared::<T>::dynamic(thread::block_dim_x()) };
+    let tid = thread::thread_idx_x();
+    let i = thread::block_idx_x() as usize * thread::block_dim_x() as usize + tid as usize;
+
+    sdata.set(tid, load_one(input, i));
+    thread::sync_threads();
 
     // Sequential addressing: halve the active range each round.
     tree_sequential(sdata, tid, 0);

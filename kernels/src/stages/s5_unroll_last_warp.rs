@@ -81,17 +81,6 @@ pub fn warp_reduce_shared<T: Element>(sdata: Shared<T>, tid: u32) {
 
 /// `partials[blockIdx.x] = sum of this block's 2*blockDim.x elements`; `blockDim.x` ≥ 64.
 pub fn reduce<T: Element>(input: Global<T>, partials: GlobalMut<T>) {
-    reduce_with_last_warp(input, partials, warp_reduce_shared)
-}
-
-/// Stage 5's kernel with its last warp's fold as a parameter (`broken.rs` passes the seeds'
-/// racy one).
-#[inline(always)]
-pub fn reduce_with_last_warp<T: Element>(
-    input: Global<T>,
-    partials: GlobalMut<T>,
-    last_warp: impl Fn(Shared<T>, u32),
-) {
     // SAFETY: the launch reserves `blockDim.x` elements of shared memory (see the host's plan).
     let sdata = unsafe { Shared::<T>::dynamic(thread::block_dim_x()) };
     let tid = thread::thread_idx_x();
@@ -105,7 +94,7 @@ pub fn reduce_with_last_warp<T: Element>(
 
     // … and the first warp finishes on its own.
     if tid < 32 {
-        last_warp(sdata, tid);
+        warp_reduce_shared(sdata, tid);
     }
 
     write_partial(sdata, partials, tid);
