@@ -307,6 +307,11 @@ fn an_op_of_another_family_is_a_typed_error_naming_the_family() {
     };
     for op in Op::ARG.into_iter().chain(Op::TRANSFORM) {
         wrong(r.reduce(op, &x).unwrap_err(), op, "nanmean");
+        wrong(
+            r.reduce_rows(op, &x, 1, 3).err().unwrap(),
+            op,
+            "sum, min, max",
+        );
     }
     for op in Op::REDUCE.into_iter().chain(Op::TRANSFORM) {
         wrong(r.arg(op, &x).unwrap_err(), op, "nanargmax");

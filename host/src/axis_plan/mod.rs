@@ -145,7 +145,17 @@ fn kernel(family: Family, ty: ElemType, op: Op) -> KernelId {
     }
 }
 
+/// The ops the axis kernels compute.
+const AXIS_OPS: [Op; 3] = [Op::Sum, Op::Min, Op::Max];
+
 fn device_op(op: Op) -> Result<Op> {
+    if !op.is_reduce() {
+        return Err(ReduceError::WrongOp {
+            op,
+            what: "an axis op",
+            expected: &AXIS_OPS,
+        });
+    }
     if op == Op::Mean {
         return Err(ReduceError::InvalidArgument(
             "the axis kernels compute sum, min and max; a mean is the sum divided on the host"

@@ -149,7 +149,13 @@ impl Rank {
             Op::NanMax => T::NAN_MAX_IDENTITY,
             Op::Prod => T::ONE,
             Op::Sum | Op::Mean | Op::NanSum | Op::NanMean | Op::Count => T::ZERO,
-            _ => return ReduceError::check_op(op, &Op::REDUCE, "a reduce op").map(|_| ()),
+            op => {
+                return Err(ReduceError::WrongOp {
+                    op,
+                    what: "a reduce op",
+                    expected: &Op::REDUCE,
+                })
+            }
         };
         let buf = self.backend.upload(&[v])?;
         self.identities.insert((T::TYPE, op), Box::new(buf));
