@@ -55,8 +55,8 @@ macro_rules! checked_accessors {
         }
     };
     (@set $idx:ty, $what:literal) => {
-        /// Element `i = v`, checked: an index past the end stops the kernel (see the module
-        /// docs).
+        /// Sets element `i` to `v`, checked: an index past the end stops the kernel (see the
+        /// module docs).
         #[inline(always)]
         #[track_caller]
         #[allow(clippy::unnecessary_cast)] // `$idx` is `u32` or `usize`
