@@ -1,4 +1,4 @@
-//! Puts the kernel images that `kernel_image` embeds into `OUT_DIR`: the PTX and its sm_90 cubin,
+//! Puts the kernel images that `kernel_image` embeds into `OUT_DIR`: the PTX and its cubins,
 //! zstd-compressed, from `prebuilt/`, committed and shipped with the crate, so that building `reduce-host` needs
 //! no nightly toolchain, no `llvm-tools` and no nested cargo — any stable cargo builds it.
 //!
@@ -14,7 +14,17 @@ use std::process::Command;
 include!("build_env.rs");
 
 /// The images `kernel_image.rs` embeds, as named in `prebuilt/` and in `OUT_DIR`.
-const IMAGES: [&str; 2] = ["reduce_kernels.ptx.zst", "reduce_kernels.sm_90.cubin.zst"];
+const IMAGES: [&str; 9] = [
+    "reduce_kernels.ptx.zst",
+    "reduce_kernels.sm_70.cubin.zst",
+    "reduce_kernels.sm_75.cubin.zst",
+    "reduce_kernels.sm_80.cubin.zst",
+    "reduce_kernels.sm_86.cubin.zst",
+    "reduce_kernels.sm_89.cubin.zst",
+    "reduce_kernels.sm_90.cubin.zst",
+    "reduce_kernels.sm_100.cubin.zst",
+    "reduce_kernels.sm_120.cubin.zst",
+];
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());

@@ -3,6 +3,7 @@
 //! and arguments, so every stage runs on either.
 
 pub use crate::buffer::{BackendId, Buffer};
+pub use crate::caps::DeviceCaps;
 pub use crate::emulator::Emulator;
 pub use crate::gpu::Gpu;
 pub(crate) use crate::gpu::{driver_result, Mapped};
@@ -14,36 +15,6 @@ use crate::types::Scalar;
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::sys as cu;
 use reduce_kernels::table::KernelId;
-
-/// What the planner needs to know about the device.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct DeviceCaps {
-    /// Marketing name (`NVIDIA H200`) or `CPU emulator`.
-    pub name: String,
-    /// Streaming multiprocessors.
-    pub sm_count: usize,
-    /// Resident threads per SM.
-    pub max_threads_per_sm: usize,
-    /// Device memory in bytes.
-    pub total_mem: u64,
-    /// Compute capability (major, minor); (0, 0) for the emulator.
-    pub compute_capability: (u32, u32),
-}
-
-#[cfg(test)]
-impl DeviceCaps {
-    /// A pretend device of compute capability 9.0 with 2048 resident threads per SM, for the
-    /// planners' tests.
-    pub(crate) fn sm90(name: impl Into<String>, sm_count: usize, total_mem: u64) -> Self {
-        DeviceCaps {
-            name: name.into(),
-            sm_count,
-            max_threads_per_sm: 2048,
-            total_mem,
-            compute_capability: (9, 0),
-        }
-    }
-}
 
 /// A device: GPU or emulator.
 pub enum Backend {

@@ -17,20 +17,22 @@ pub struct Emulator {
 impl Default for Emulator {
     fn default() -> Self {
         Emulator {
-            caps: DeviceCaps {
-                name: "CPU emulator".into(),
-                // A small pretend device keeps the grid-stride stages' grids (and run times) small.
-                sm_count: 4,
-                max_threads_per_sm: 2048,
-                total_mem: 1 << 34,
-                compute_capability: (0, 0),
-            },
+            caps: DeviceCaps::emulator(),
             id: BackendId::fresh(),
         }
     }
 }
 
 impl Emulator {
+    /// An emulator that plans for the device `caps` describes (e.g. [`DeviceCaps::preset`]): its
+    /// launches are the ones that device would get, run on the CPU grid.
+    pub fn with_caps(caps: DeviceCaps) -> Self {
+        Emulator {
+            caps,
+            id: BackendId::fresh(),
+        }
+    }
+
     /// Run `l` on the emulated grid and wait for it: the kernel table's Rust function for
     /// `l.kernel` ([`emulated`]), called with the launch's argument words
     /// ([`reduce_kernels::table::Body::call`]).

@@ -16,6 +16,14 @@ pub enum ReduceError {
     /// The driver works but reports no device.
     #[error("the CUDA driver reports no GPU. Use the CPU emulator")]
     NoDevice,
+    /// The GPU is older than the kernels' lowest architecture (sm_70, Volta).
+    #[error("{name} is compute capability {}.{}: the kernels need 7.0 (Volta) or later. Use the CPU emulator", compute_capability.0, compute_capability.1)]
+    UnsupportedDevice {
+        /// The GPU's name.
+        name: String,
+        /// Its compute capability.
+        compute_capability: (u32, u32),
+    },
     /// A CUDA driver call failed.
     #[error("CUDA error during {what}: {source}")]
     Cuda {

@@ -1,4 +1,5 @@
-//! A real GPU through `cust`: one CUDA context, the embedded PTX module, one stream.
+//! A real GPU through `cust`: one CUDA context, the embedded kernels (the cubin of its
+//! architecture, or the PTX kernel by kernel), one stream.
 
 use crate::backend::{DeviceCaps, Launch};
 use crate::buffer::BackendId;
@@ -9,13 +10,13 @@ use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::ffi::c_void;
 
-use crate::kernel_image::KernelSource;
+use crate::kernel_image::{KernelImage, KernelSource, Loaded};
 pub(crate) use crate::mapped::Mapped;
 
 /// A real GPU.
 pub struct Gpu {
     // Field order = drop order: the module and stream go before the context.
-    module: cust::module::Module,
+    kernels: Loaded,
     stream: cust::stream::Stream,
     /// The module's functions, by kernel, resolved (through the symbol) on first use.
     functions: RefCell<HashMap<KernelId, cu::CUfunction>>,
@@ -24,6 +25,7 @@ pub struct Gpu {
     /// The dynamic shared memory each kernel was allowed above the default 48 KiB.
     shared_allowed: RefCell<HashMap<KernelId, usize>>,
     ptx_origin: String,
+    image: KernelImage,
     pub(crate) caps: DeviceCaps,
     pub(crate) id: BackendId,
     ordinal: usize,
@@ -31,9 +33,15 @@ pub struct Gpu {
 }
 
 impl Gpu {
-    /// Open GPU 0 and load the embedded kernels (see [`crate::kernel_image`]).
+    /// Open GPU 0 and load the embedded kernels (see [`crate::kernel_image`]): the cubin of its
+    /// architecture, or the PTX (`REDUCE_KERNEL_IMAGE=ptx` forces the PTX).
     pub fn open() -> Result<Self> {
-        Self::open_device_with(0, KernelSource::Embedded)
+        Self::open_device_with(0, KernelSource::from_env()?)
+    }
+
+    /// Open GPU 0 with the kernels from `source`.
+    pub fn open_source(source: KernelSource<'_>) -> Result<Self> {
+        Self::open_device_with(0, source)
     }
 
     /// Open GPU 0 and load PTX from a file (e.g. the CUDA C twins built by nvcc).
@@ -73,7 +81,7 @@ impl Gpu {
     /// one must be preceded by [`Gpu::make_current`], which is why only the multi-GPU reducer
     /// (`crate::multi`), which does so, opens GPUs other than 0.
     pub(crate) fn open_device(ordinal: usize) -> Result<Self> {
-        Self::open_device_with(ordinal, KernelSource::Embedded)
+        Self::open_device_with(ordinal, KernelSource::from_env()?)
     }
 
     /// Make this GPU's context current on the calling thread: every `cust` call (allocation,
@@ -89,18 +97,6 @@ impl Gpu {
     }
 
     fn open_device_with(ordinal: usize, source: KernelSource<'_>) -> Result<Self> {
-        // The embedded cubin decompresses (zstd, ~14 MB) on another thread while the driver
-        // starts and the context is made, so a cold open does not wait for both in turn. On a
-        // device that loads the PTX instead the cubin is decompressed for nothing, beside a JIT
-        // compile that takes seconds. If no thread can be started, it decompresses on first use.
-        let prefetch = matches!(source, KernelSource::Embedded)
-            .then(|| {
-                std::thread::Builder::new()
-                    .name("reduce-cubin".into())
-                    .spawn(|| crate::kernel_image::embedded_sm90_cubin().is_ok())
-                    .ok()
-            })
-            .flatten();
         cust::init(cust::CudaFlags::empty()).map_err(ReduceError::NoDriver)?;
         let count = cust::device::Device::num_devices().during("counting devices")?;
         if count == 0 {
@@ -113,13 +109,25 @@ impl Gpu {
         }
         let device = cust::device::Device::get_device(ordinal as u32)
             .during(format!("opening device {ordinal}"))?;
+        // The embedded image this device loads decompresses (zstd, ~14 MB) on another thread
+        // while the context is made, so a cold open does not wait for both in turn. If no
+        // thread can be started, it decompresses when it is loaded.
+        let cc = crate::kernel_image::compute_capability(&device)?;
+        let image = source.image_for(cc);
+        let prefetch = std::thread::Builder::new()
+            .name("reduce-image".into())
+            .spawn(move || match image {
+                KernelImage::Sass(arch) => crate::kernel_image::embedded_cubin(arch).is_ok(),
+                KernelImage::PtxPerKernel => crate::kernel_image::embedded_split_ptx().is_ok(),
+                KernelImage::Ptx => true,
+            })
+            .ok();
         let context = cust::context::Context::new(device).during("creating a context")?;
-        // Its result is cached: `load_module` reads it (or the typed error of a corrupt image).
+        // Its result is cached: `load` reads it (or the typed error of a corrupt image).
         if let Some(thread) = prefetch {
             let _ = thread.join();
         }
-        // The sm_90 cubin for the embedded PTX on an sm_90 device, the PTX otherwise.
-        let module = crate::kernel_image::load_module(&device, source)?;
+        let (kernels, image) = crate::kernel_image::load(&device, source)?;
         let stream = cust::stream::Stream::new(cust::stream::StreamFlags::NON_BLOCKING, None)
             .during("creating a stream")?;
         use cust::device::DeviceAttribute as A;
@@ -128,19 +136,30 @@ impl Gpu {
             name: device.name().during("reading the device name")?,
             sm_count: attr(A::MultiprocessorCount)? as usize,
             max_threads_per_sm: attr(A::MaxThreadsPerMultiprocessor)? as usize,
+            max_blocks_per_sm: raw_attr(
+                &device,
+                cu::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
+            )?,
+            registers_per_sm: attr(A::MaxRegistersPerMultiprocessor)? as usize,
+            shared_per_sm: attr(A::MaxSharedMemoryPerMultiprocessor)? as usize,
+            shared_per_block_optin: raw_attr(
+                &device,
+                cu::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )?,
+            l2_bytes: attr(A::L2CacheSize)? as usize,
+            memory_bus_bits: attr(A::GlobalMemoryBusWidth)? as usize,
+            memory_clock_khz: attr(A::MemoryClockRate)? as usize,
             total_mem: device.total_memory().during("reading device memory")? as u64,
-            compute_capability: (
-                attr(A::ComputeCapabilityMajor)? as u32,
-                attr(A::ComputeCapabilityMinor)? as u32,
-            ),
+            compute_capability: cc,
         };
         Ok(Gpu {
-            module,
+            kernels,
             stream,
             functions: RefCell::new(HashMap::new()),
             gate: OnceCell::new(),
             shared_allowed: RefCell::new(HashMap::new()),
             ptx_origin: source.origin().to_string(),
+            image,
             caps,
             id: BackendId::fresh(),
             ordinal,
@@ -169,16 +188,20 @@ impl Gpu {
         Ok(f)
     }
 
-    /// The module's entry point `symbol`, looked up in the driver.
+    /// The kernels' entry point `symbol`, looked up in the driver (on the per-kernel PTX path,
+    /// its module is JIT-compiled and loaded first).
     fn function_named(&self, symbol: &str) -> Result<cu::CUfunction> {
-        Ok(self
-            .module
-            .get_function(symbol)
-            .map_err(|_| ReduceError::MissingKernel {
+        self.kernels
+            .function(symbol)?
+            .ok_or_else(|| ReduceError::MissingKernel {
                 name: symbol.to_string(),
                 path: self.ptx_origin.clone(),
-            })?
-            .to_raw())
+            })
+    }
+
+    /// The form of the kernels this GPU loaded: a cubin, or PTX the driver JIT-compiles.
+    pub fn kernel_image(&self) -> KernelImage {
+        self.image
     }
 
     /// Let `kernel` (`f`) launch with `bytes` of dynamic shared memory: above 48 KiB a kernel must
@@ -203,9 +226,9 @@ impl Gpu {
         Ok(())
     }
 
-    /// Is `kernel` in the loaded module?
+    /// Is `kernel` among the loaded kernels? (On the per-kernel PTX path this loads nothing.)
     pub fn has_kernel(&self, kernel: KernelId) -> bool {
-        self.function(kernel).is_ok()
+        self.functions.borrow().contains_key(&kernel) || self.kernels.has(kernel.symbol().as_str())
     }
 
     /// Queue `l` on this GPU's stream.
@@ -280,6 +303,15 @@ impl Gpu {
             format!("launching {kernel} <<<{grid}, {block}, {shared_bytes}>>>"),
         )
     }
+}
+
+/// A device attribute `cust`'s enum does not name, through the raw binding.
+fn raw_attr(device: &cust::device::Device, attr: cu::CUdevice_attribute) -> Result<usize> {
+    let mut value: i32 = 0;
+    // SAFETY: `value` is a live `i32` the driver writes; the device handle is valid.
+    let r = unsafe { cu::cuDeviceGetAttribute(&mut value, attr, device.as_raw()) };
+    driver_result(r, format!("reading device attribute {attr:?}"))?;
+    Ok(usize::try_from(value).unwrap_or(0))
 }
 
 /// One pointer per word (at most 10), as `cuLaunchKernel`'s `kernelParams` wants them; the

@@ -1,4 +1,4 @@
-//! The kernel images the host crate ships: `host/prebuilt/` holds the PTX and its sm_90 cubin as
+//! The kernel images the host crate ships: `host/prebuilt/` holds the PTX and its cubins as
 //! `cargo xtask build-ptx` last built them, zstd-compressed and committed, so that `reduce-host`
 //! builds on any stable toolchain without rebuilding the kernels (`host/build.rs` embeds these
 //! files; `host/src/kernel_image.rs` decompresses the one a device loads).
@@ -42,15 +42,44 @@ impl Shipped {
     }
 }
 
-/// The shipped files: the PTX, the cubin ptxas assembles from it, and the version of that ptxas
-/// (a different ptxas may assemble another cubin).
-pub const FILES: [Shipped; 3] = [
+/// The shipped files: the PTX, the cubin ptxas assembles from it for each architecture of
+/// [`crate::ptx::ARCHS`] (in that order; a test checks it), and the version of that ptxas (a
+/// different ptxas may assemble other cubins).
+pub const FILES: [Shipped; 10] = [
     Shipped {
         built: "reduce_kernels.ptx",
         compressed: true,
     },
     Shipped {
+        built: "reduce_kernels.sm_70.cubin",
+        compressed: true,
+    },
+    Shipped {
+        built: "reduce_kernels.sm_75.cubin",
+        compressed: true,
+    },
+    Shipped {
+        built: "reduce_kernels.sm_80.cubin",
+        compressed: true,
+    },
+    Shipped {
+        built: "reduce_kernels.sm_86.cubin",
+        compressed: true,
+    },
+    Shipped {
+        built: "reduce_kernels.sm_89.cubin",
+        compressed: true,
+    },
+    Shipped {
         built: "reduce_kernels.sm_90.cubin",
+        compressed: true,
+    },
+    Shipped {
+        built: "reduce_kernels.sm_100.cubin",
+        compressed: true,
+    },
+    Shipped {
+        built: "reduce_kernels.sm_120.cubin",
         compressed: true,
     },
     Shipped {
@@ -156,6 +185,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_cubin_ships_for_every_architecture_in_order() {
+        let cubins: Vec<&str> = FILES[1..FILES.len() - 1].iter().map(|f| f.built).collect();
+        let expected: Vec<String> = crate::ptx::ARCHS
+            .iter()
+            .map(|a| format!("reduce_kernels.{a}.cubin"))
+            .collect();
+        assert_eq!(cubins, expected);
+    }
+
+    #[test]
     fn first_difference_finds_changed_bytes_and_length_changes() {
         assert_eq!(first_difference(b"abc", b"abc"), None);
         assert_eq!(first_difference(b"abc", b"abd"), Some(2));
@@ -188,9 +227,9 @@ mod tests {
             zstd::encode_all(&b"fr\0sh"[..], 1).unwrap(),
         )
         .unwrap();
-        std::fs::write(dir.join(&names[2]), b"V1\n").unwrap();
+        std::fs::write(dir.join(&names[FILES.len() - 1]), b"V1\n").unwrap();
         let e = check(&root).unwrap_err().to_string();
-        assert!(e.contains("reduce_kernels.sm_90.cubin.zst differs"), "{e}");
+        assert!(e.contains("reduce_kernels.sm_70.cubin.zst differs"), "{e}");
         assert!(
             e.contains("5 vs 5 bytes, first difference at byte 2"),
             "{e}"

@@ -1,18 +1,29 @@
-//! `cargo xtask build-ptx`: kernels/ → PTX, then (when ptxas is found) an sm_90 assembly check.
+//! `cargo xtask build-ptx`: kernels/ → one portable PTX (sm_70), then ptxas assembles it into SASS
+//! for every architecture in [`ARCHS`].
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The GPU we build for. The H200 is compute capability 9.0 (`sm_90`). We generate plain `sm_90`
-/// code (not `sm_90a`): the kernels need nothing from the arch-specific `a` features (wgmma,
-/// setmaxnreg), and plain sm_90 PTX also JIT-compiles for later GPUs.
-pub const TARGET_CPU: &str = "sm_90";
-/// The PTX ISA version: LLVM emits the lowest version that knows the target, which for `sm_90` is
-/// PTX ISA 7.8 (CUDA 12.0). The lowest ISA the chip needs lets every driver from CUDA 12.0 (R525)
-/// on load the module; nothing in the kernels needs a newer one. `build_ptx` checks the
+/// The lowest GPU the PTX targets: `sm_70` (Volta), the lowest Rust's `nvptx64-nvidia-cuda`
+/// target supports. Nothing the kernels do needs more: the only newer instructions they could use
+/// (`min/max.NaN`, packed-half `min/max`, sm_80) have sm_70 forms (`kernels/src/gpu/minmax.rs`).
+/// The driver JIT-compiles this PTX for any GPU from Volta on that [`ARCHS`] has no SASS for.
+pub const TARGET_CPU: &str = "sm_70";
+/// The PTX ISA version: LLVM emits the lowest version that knows the target, which for `sm_70` is
+/// PTX ISA 7.0 (CUDA 11.0): every driver from R450 on loads the module. `build_ptx` checks the
 /// `.version` line so a toolchain change cannot move it silently.
-pub const PTX_ISA: &str = "7.8";
+pub const PTX_ISA: &str = "7.0";
+/// The architectures `host/prebuilt/` ships SASS for, each assembled from the one PTX: V100
+/// (sm_70), T4 (sm_75), A100/A30 (sm_80), RTX 30/A10/A40 (sm_86), RTX 40/L4/L40 (sm_89),
+/// H100/H200 (sm_90), B200 (sm_100), RTX 50/RTX PRO (sm_120). A cubin runs on its own major
+/// version at an equal or higher minor (sm_86 SASS on sm_87, sm_120 on sm_121), so this covers
+/// every GPU from Volta on but sm_72 … (which takes sm_70's) and new majors, which JIT the PTX.
+pub const ARCHS: [&str; 8] = [
+    "sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120",
+];
+/// The architecture `cargo xtask ptx` shows SASS for: the GPU the benchmarks run on.
+pub const SHOW_ARCH: &str = "sm_90";
 /// Where the PTX lands, relative to the workspace root.
 pub const PTX_REL_PATH: &str = "target/ptx/reduce_kernels.ptx";
 
@@ -184,9 +195,9 @@ pub struct KernelResources {
     pub static_smem: u32,
 }
 
-/// Where `ptxas_check` writes the cubin assembled from `ptx`.
-pub fn cubin_path(ptx: &Path) -> PathBuf {
-    ptx.with_extension("sm_90.cubin")
+/// Where `ptxas_check` writes the cubin assembled from `ptx` for `arch`.
+pub fn cubin_path(ptx: &Path, arch: &str) -> PathBuf {
+    ptx.with_extension(format!("{arch}.cubin"))
 }
 
 /// Run `ptxas` with `args` on `ptx`, writing `cubin`: whether it succeeded, and its report
@@ -204,13 +215,58 @@ pub fn run_ptxas(ptxas: &Path, args: &[&str], ptx: &Path, cubin: &Path) -> Resul
     Ok((out.status.success(), text))
 }
 
-/// Assemble the PTX for `sm_90` with `ptxas -v` (into [`cubin_path`]) and parse its report.
-pub fn ptxas_check(ptxas: &Path, ptx: &Path) -> Result<Vec<KernelResources>> {
-    let cubin = cubin_path(ptx);
-    let (ok, text) = run_ptxas(ptxas, &["-arch", TARGET_CPU, "-v", "-O3"], ptx, &cubin)?;
+/// Assemble the PTX for `arch` with `ptxas -v -O3` (into [`cubin_path`]) and parse its report.
+pub fn ptxas_check(ptxas: &Path, ptx: &Path, arch: &str) -> Result<Vec<KernelResources>> {
+    let cubin = cubin_path(ptx, arch);
+    let (ok, text) = run_ptxas(ptxas, &["-arch", arch, "-v", "-O3"], ptx, &cubin)?;
     if !ok {
-        bail!("ptxas rejected {} for {TARGET_CPU}:\n{text}", ptx.display());
+        bail!("ptxas rejected {} for {arch}:\n{text}", ptx.display());
     }
+    let kernels = parse_report(&text);
+    if kernels.is_empty() {
+        bail!(
+            "ptxas accepted {} for {arch} but reported no kernels:\n{text}",
+            ptx.display()
+        );
+    }
+    Ok(kernels)
+}
+
+/// [`ptxas_check`] for every architecture of [`ARCHS`], as many at once as there are cores (each
+/// ptxas is one thread and takes about a minute on the library's PTX): `(arch, kernels)` in
+/// [`ARCHS`]' order.
+pub fn ptxas_check_all(
+    ptxas: &Path,
+    ptx: &Path,
+) -> Result<Vec<(&'static str, Vec<KernelResources>)>> {
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(ARCHS.len());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(arch) = ARCHS.get(i) else { break };
+                let r = ptxas_check(ptxas, ptx, arch);
+                results
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((i, *arch, r));
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    results.sort_by_key(|(i, _, _)| *i);
+    results
+        .into_iter()
+        .map(|(_, arch, r)| r.map(|k| (arch, k)))
+        .collect()
+}
+
+/// The kernels of a `ptxas -v` report, with their resources.
+pub fn parse_report(text: &str) -> Vec<KernelResources> {
     let mut kernels: Vec<KernelResources> = Vec::new();
     for line in text.lines() {
         if let Some(rest) = line.split("Compiling entry function '").nth(1) {
@@ -235,13 +291,7 @@ pub fn ptxas_check(ptxas: &Path, ptx: &Path) -> Result<Vec<KernelResources>> {
             }
         }
     }
-    if kernels.is_empty() {
-        bail!(
-            "ptxas accepted {} but reported no kernels:\n{text}",
-            ptx.display()
-        );
-    }
-    Ok(kernels)
+    kernels
 }
 
 /// The package and library names declared by the `Cargo.toml` in `dir` (`[package] name`, and

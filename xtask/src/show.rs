@@ -271,7 +271,7 @@ pub fn render(
         return Ok(out);
     };
     let cubin = std::env::temp_dir().join(format!("xtask-ptx-{}-{name}.cubin", std::process::id()));
-    let ptxas_args = ["-arch", crate::ptx::TARGET_CPU, "-O3", "-v", "-e", name];
+    let ptxas_args = ["-arch", crate::ptx::SHOW_ARCH, "-O3", "-v", "-e", name];
     let (ok, report) = crate::ptx::run_ptxas(ptxas, &ptxas_args, ptx, &cubin)?;
     if !ok {
         let _ = std::fs::remove_file(&cubin);
@@ -280,7 +280,7 @@ pub fn render(
     let _ = writeln!(
         out,
         "── ptxas -arch {} -O3 -v, entry {name}:",
-        crate::ptx::TARGET_CPU
+        crate::ptx::SHOW_ARCH
     );
     for line in report
         .lines()

@@ -87,7 +87,9 @@ impl<T: Scalar> PreparedArg<T> {
         let shape = Policy {
             block: policy.block,
             unroll: policy.unroll,
-            blocks_per_sm: policy.blocks_per_sm,
+            blocks_per_sm: backend
+                .caps()
+                .scaled_blocks_per_sm(policy.blocks_per_sm, policy.block),
         };
         // The kernel's tiled loop visits 16-byte vectors (4 f32, 8 halves): size the grid by
         // them, so that no block gets less than a tile (at 2^20 f32: 256 blocks of one tile

@@ -70,7 +70,10 @@ impl AxisPolicy {
         let (family, resident) = match (wide, self.wide_col_blocks_per_sm) {
             (false, _) => (family, resident),
             (true, 0) => (Family::AxisColumnsShort16, resident),
-            (true, b) => (Family::AxisColumnsShort16, (caps.sm_count * b).max(1)),
+            (true, b) => (
+                Family::AxisColumnsShort16,
+                (caps.sm_count * caps.scaled_blocks_per_sm(b, AXIS_BLOCK)).max(1),
+            ),
         };
         let id = kernel(family, ty, op);
         // The finishing passes' own tile ([`AxisPolicy::finish_col_tile`]).

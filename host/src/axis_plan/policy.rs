@@ -221,7 +221,7 @@ impl Default for AxisPolicy {
 
 impl AxisPolicy {
     pub(super) fn resident(&self, caps: &DeviceCaps) -> usize {
-        (caps.sm_count * self.blocks_per_sm).max(1)
+        (caps.sm_count * caps.scaled_blocks_per_sm(self.blocks_per_sm, AXIS_BLOCK)).max(1)
     }
 
     /// Blocks the grid of kernel family `family` aims for, with groups of `group` threads.
@@ -244,7 +244,7 @@ impl AxisPolicy {
         };
         match own {
             0 => self.resident(caps),
-            b => (caps.sm_count * b).max(1),
+            b => (caps.sm_count * caps.scaled_blocks_per_sm(b, AXIS_BLOCK)).max(1),
         }
     }
 }

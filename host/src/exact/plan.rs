@@ -152,7 +152,10 @@ pub fn exact_plan(
         }
         None => tiles
             .div_ceil(policy.min_tiles.max(1))
-            .clamp(1, caps.sm_count * policy.blocks_per_sm)
+            .clamp(
+                1,
+                caps.sm_count * caps.scaled_blocks_per_sm(policy.blocks_per_sm, block),
+            )
             .max(tiles.div_ceil(MAX_PER_BLOCK / (block * unroll * lanes))),
     };
     let per_block = tiles.div_ceil(grid) * block * unroll * lanes + 2 * lanes;

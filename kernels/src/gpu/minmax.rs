@@ -14,7 +14,11 @@
 //! three of these and then look the winner up by value ([`crate::argreduce`]). Of `-0.0` and
 //! `+0.0`, `max` gives `+0.0` and `min` gives `-0.0`. No `.ftz`: subnormals are kept.
 //!
-//! On the host the emulator computes the same results in Rust (the halves widened exactly).
+//! On the host the emulator computes the same results in Rust (the halves widened exactly). The
+//! shipped PTX targets sm_70 (every GPU from Volta on), where `.NaN` and the packed halves do
+//! not exist: there the `.NaN` form is `max.f32`/`min.f32` plus a NaN test, and the halves are
+//! compared widened to `f32` (the emulator's rules, [`portable`]); a build for sm_80 or later
+//! (`-Ctarget-cpu=sm_80`) uses the single instructions.
 
 /// The larger of `a` and `b` (see the module docs for NaN and zeros).
 #[inline(always)]
@@ -47,7 +51,8 @@ pub fn min_bf16x2<const NAN: bool>(a: u32, b: u32) -> u32 {
     imp::x2_op::<false, NAN, true>(a, b)
 }
 
-#[cfg(target_arch = "nvptx64")]
+/// sm_80 and later: each operation is one instruction (`.NaN` and the packed halves are sm_80).
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 mod imp {
     macro_rules! op {
         ($a:expr, $b:expr, $($ins:literal),+) => {{
@@ -84,12 +89,47 @@ mod imp {
     }
 }
 
+/// The portable PTX (sm_70, what the library ships): `max.f32`/`min.f32` exist on every target;
+/// the `.NaN` form is that instruction plus a NaN test, and the packed halves are compared
+/// widened to `f32` ([`portable`]).
+#[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
+mod imp {
+    pub use super::portable::x2_op;
+
+    #[inline(always)]
+    pub fn f32_op<const MAX: bool, const NAN: bool>(a: f32, b: f32) -> f32 {
+        let d: u32;
+        let (x, y) = (a.to_bits(), b.to_bits());
+        // SAFETY: one arithmetic instruction on registers; no memory, no preconditions.
+        unsafe {
+            if MAX {
+                core::arch::asm!("max.f32 {d}, {a}, {b};", d = out(reg32) d, a = in(reg32) x, b = in(reg32) y)
+            } else {
+                core::arch::asm!("min.f32 {d}, {a}, {b};", d = out(reg32) d, a = in(reg32) x, b = in(reg32) y)
+            }
+        }
+        if NAN && (a.is_nan() || b.is_nan()) {
+            f32::from_bits(super::portable::NAN_F32)
+        } else {
+            f32::from_bits(d)
+        }
+    }
+}
+
+/// The emulator: the same rules in Rust.
 #[cfg(not(target_arch = "nvptx64"))]
 mod imp {
+    pub use super::portable::{f32_op, x2_op};
+}
+
+/// The rules in plain Rust, on values widened exactly to `f32`: the emulator's implementation,
+/// and the packed halves' on GPUs before sm_80.
+#[cfg(any(not(target_arch = "nvptx64"), not(target_feature = "sm_80")))]
+mod portable {
     use crate::half::{bf16_bits_to_f32, f16_bits_to_f32};
 
     /// The canonical NaN's bits: `f32`, and the 16-bit one of `f16x2`/`bf16x2`.
-    const NAN_F32: u32 = 0x7fff_ffff;
+    pub(super) const NAN_F32: u32 = 0x7fff_ffff;
     pub(super) const NAN_16: u32 = 0x7fff;
 
     /// The PTX rule on two values widened to `f32` (`x`, `y`), returning `a`'s or `b`'s bits, or
@@ -115,10 +155,12 @@ mod imp {
         }
     }
 
+    #[cfg(not(target_arch = "nvptx64"))]
     pub fn f32_op<const MAX: bool, const NAN: bool>(a: f32, b: f32) -> f32 {
         f32::from_bits(pick::<MAX, NAN>(a, b, a.to_bits(), b.to_bits(), NAN_F32))
     }
 
+    #[inline(always)]
     pub fn x2_op<const MAX: bool, const NAN: bool, const BF16: bool>(a: u32, b: u32) -> u32 {
         let widen = |h: u32| {
             if BF16 {
@@ -137,7 +179,7 @@ mod imp {
 
 #[cfg(test)]
 mod tests {
-    use super::imp::NAN_16;
+    use super::portable::NAN_16;
     use super::*;
 
     #[test]
