@@ -7,7 +7,9 @@
 # (every record, tagged with the binary, round and case), proof.md (the table); with a cold-open
 # binary beside both reduce binaries, cold opens too (cold-open.txt).
 #
-# PROOF_ONLY=NAME,NAME... runs those cases only. Both binaries must accept every command below, so the cases use only options both have.
+# PROOF_ONLY=NAME,NAME... runs those cases only. PROOF_ENV_OLD / PROOF_ENV_NEW: VAR=VALUE words
+# set for one side's runs only — with --baseline pointing at the same binaries,
+# PROOF_ENV_NEW=REDUCE_KERNEL_IMAGE=ptx sets a build's cubin against its PTX, JIT-compiled. Both binaries must accept every command below, so the cases use only options both have.
 # Timings: stage 8 and the exact sums use the gated protocol (GPU time only); axis, arg,
 # transform and half time plain CUDA-event windows (the only protocol those commands have).
 
@@ -35,9 +37,14 @@ PROOF_CASES=(
 # proof_one BIN_LABEL EXE ROUND CASE ARGS...: one invocation, its JSON lines tagged into J; a
 # failed invocation leaves a record of its exit status.
 proof_one() {
-    local label=$1 exe=$2 round=$3 name=$4 t0=$SECONDS rc
+    local label=$1 exe=$2 round=$3 name=$4 t0=$SECONDS rc envs=()
     shift 4
-    timeout 300 "$exe" --backend gpu "$@" 2>>"$SUITE_DIR/logs/$label.log" \
+    if [ "$label" = old ]; then
+        read -r -a envs <<<"${PROOF_ENV_OLD:-}"
+    else
+        read -r -a envs <<<"${PROOF_ENV_NEW:-}"
+    fi
+    timeout 300 env "${envs[@]}" "$exe" --backend gpu "$@" 2>>"$SUITE_DIR/logs/$label.log" \
         | tag "proof_bin=\"$label\"" "proof_round=$round" "proof_case=\"$name\"" >>"$J"
     rc=${PIPESTATUS[0]}
     if [ "$rc" -ne 0 ]; then
@@ -92,11 +99,16 @@ proof_cold_open() {
             say "${b%%:*} $i: $(CUDA_CACHE_DISABLE=1 timeout 120 "${b#*:}" --embedded 2>&1 | grep 'cold open' | head -n 1)"
         done
     done >"$SUITE_DIR/cold-open.txt"
-    # The new build's PTX, JIT-compiled by the driver as on a GPU without a shipped cubin, once
-    # (PROOF_JIT=0 skips it; the old build's took about 70 s).
-    if [ "${PROOF_JIT:-1}" != 0 ]; then
-        say "new ptx: $(CUDA_CACHE_DISABLE=1 timeout 200 "$new" --ptx 2>&1 | grep 'cold open' | head -n 1)" \
-            >>"$SUITE_DIR/cold-open.txt"
-    fi
+    # The new build's first start on each path, whole: the open, the first f32 sum and the first
+    # call of every family — its cubin, then its PTX JIT-compiled by the driver kernel by kernel,
+    # as on a GPU no cubin runs on (PROOF_JIT=0 skips the PTX).
+    {
+        say "new, cubin, first calls:"
+        CUDA_CACHE_DISABLE=1 timeout 120 "$new" --embedded 2>&1
+        if [ "${PROOF_JIT:-1}" != 0 ]; then
+            say "new, PTX (REDUCE_KERNEL_IMAGE=ptx), first calls:"
+            CUDA_CACHE_DISABLE=1 timeout 200 "$new" --ptx 2>&1
+        fi
+    } >>"$SUITE_DIR/cold-open.txt"
     cat "$SUITE_DIR/cold-open.txt"
 }

@@ -193,6 +193,45 @@ fn bad_ptx_is_a_clear_error() -> Result<(), Failed> {
     Ok(())
 }
 
+/// The embedded PTX, JIT-compiled kernel by kernel (what a GPU without a matching cubin runs),
+/// gives the cubin's results bit for bit, family by family.
+fn the_ptx_path_gives_the_cubins_bits() -> Result<(), Failed> {
+    use reduce_host::kernel_image::{KernelImage, KernelSource};
+    let sass = Backend::Gpu(Gpu::open_source(KernelSource::Embedded)?);
+    let ptx = Backend::Gpu(Gpu::open_source(KernelSource::EmbeddedPtx)?);
+    let image = |b: &Backend| b.gpu().map(Gpu::kernel_image);
+    println!("images: {:?} and {:?}", image(&sass), image(&ptx));
+    if image(&ptx) != Some(KernelImage::PtxPerKernel) {
+        return Err(format!("the forced PTX loaded {:?}", image(&ptx)).into());
+    }
+    let d = data::<f32>(3_000_017, 5);
+    let h: Vec<F16> = d.iter().map(|&v| F16::from_f32(v)).collect();
+    let mut results = Vec::new();
+    for b in [&sass, &ptx] {
+        let (x, xh) = (b.upload(&d)?, b.upload(&h)?);
+        let mut r = Reducer::new(b);
+        let rows = b.download(&r.reduce_rows(Op::Sum, &x, 3, 1_000_005)?, 3)?;
+        results.push(format!(
+            "{} {:?} {:?} {:?} {} {} {:?} {:?} {:?} {:?}",
+            r.sum(&x)?.to_bits(),
+            r.max(x.slice(1..)?)?.map(f32::to_bits),
+            r.argmin(&x)?,
+            r.argmax(&xh)?,
+            r.norm2(&x)?.to_bits(),
+            r.sum_exact(&x)?.to_bits(),
+            r.nanmin(&xh)?.map(f32::to_bits),
+            r.sum(&xh)?.to_bits(),
+            rows.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            r.var(&x, 1)?.to_bits(),
+        ));
+    }
+    println!("cubin: {}\nPTX:   {}", results[0], results[1]);
+    if results[0] != results[1] {
+        return Err("the PTX path's results differ from the cubin's".into());
+    }
+    Ok(())
+}
+
 fn deterministic_bit_identical() -> Result<(), Failed> {
     let b = gpu();
     let d = data::<f32>(1 << 24, 99);
@@ -377,6 +416,7 @@ fn main() {
         indexing_past_2e32_elements,
         too_large_is_a_clear_error,
         bad_ptx_is_a_clear_error,
+        the_ptx_path_gives_the_cubins_bits,
         deterministic_bit_identical,
         both_timing_protocols_time_correct_runs,
         every_kernel_name_is_in_the_ptx,

@@ -1,4 +1,4 @@
-//! `reduce info`: the device, and the plan each stage would use.
+//! `reduce info`: the device, the form of the kernels it loaded, and the plan each stage would use.
 
 use reduce_host::{Backend, ElemType, LaunchOverrides, Op, ReduceError, Stage};
 
@@ -7,6 +7,9 @@ pub fn run(backend: &Backend, n: usize, ty: ElemType) -> Result<bool, ReduceErro
         "{}",
         serde_json::to_string_pretty(backend.caps()).unwrap_or_default()
     );
+    if let Some(gpu) = backend.gpu() {
+        println!("kernels: {}", gpu.kernel_image().describe());
+    }
     for s in Stage::ALL {
         if !s.types().contains(&ty) {
             continue;
