@@ -83,6 +83,12 @@ impl Gpu {
             .during("making a GPU's context current")
     }
 
+    /// This GPU's context: the device's primary context (`cuDevicePrimaryCtxRetain`), the one
+    /// the CUDA runtime, cudarc and PyTorch use.
+    pub fn cu_context(&self) -> cu::CUcontext {
+        self._context.as_raw()
+    }
+
     /// The device ordinal this handle opened.
     pub fn ordinal(&self) -> usize {
         self.ordinal
@@ -113,6 +119,10 @@ impl Gpu {
         }
         let device = cust::device::Device::get_device(ordinal as u32)
             .during(format!("opening device {ordinal}"))?;
+        // The device's PRIMARY context: cust 0.3.2's `Context::new` is `cuDevicePrimaryCtxRetain`
+        // (+ `cuCtxSetCurrent`; released on drop), the context cudarc, the CUDA runtime and
+        // PyTorch use, so their device memory is this GPU's with no context switch
+        // (`crate::borrowed`; `Gpu::cu_context`, checked in `host/tests/borrowed_gpu.rs`).
         let context = cust::context::Context::new(device).during("creating a context")?;
         // Its result is cached: `load_module` reads it (or the typed error of a corrupt image).
         if let Some(thread) = prefetch {
