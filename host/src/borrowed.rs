@@ -229,9 +229,7 @@ fn query(ptr: u64) -> Result<PointerAttributes> {
     // SAFETY: six attributes and six pointers to live locals of the types the driver writes for
     // them (a context handle, an unsigned int, a bool as unsigned int, an int, a device pointer,
     // a size_t); asking about any address is allowed (unknown ones report defaults).
-    let r = unsafe {
-        cu::cuPointerGetAttributes(6, attrs.as_mut_ptr(), data.as_mut_ptr(), ptr)
-    };
+    let r = unsafe { cu::cuPointerGetAttributes(6, attrs.as_mut_ptr(), data.as_mut_ptr(), ptr) };
     driver_result(r, "asking the driver about a borrowed device address")?;
     Ok(PointerAttributes {
         context: context as usize,

@@ -370,8 +370,12 @@ impl<T: Scalar, I: Item> PreparedCustom<'_, '_, T, I> {
         // item kernel for `T` and `I` with block `r.block`; the workspace was made for `I::WORDS`
         // and `r.block`.
         unsafe {
-            self.ws
-                .enqueue(r.backend, &r.code, input.window("range", offset, self.n)?, self.n)
+            self.ws.enqueue(
+                r.backend,
+                &r.code,
+                input.window("range", offset, self.n)?,
+                self.n,
+            )
         }
     }
     /// Wait for the last run and read its result.

@@ -159,10 +159,7 @@ impl<T: Scalar> Prepared<T> {
         if input.len() != n {
             return Err(ReduceError::bounds(
                 "input",
-                format!(
-                    "a view of {} elements given to a plan for {n}",
-                    input.len()
-                ),
+                format!("a view of {} elements given to a plan for {n}", input.len()),
             ));
         }
         for (k, pass) in plan.passes.iter().enumerate() {

@@ -128,7 +128,10 @@ impl<'a, T: DeviceCopy + Copy> View<'a, T> {
         if index > self.len {
             return Err(ReduceError::bounds(
                 "index",
-                format!("element {index} is past the end of a {}-element view", self.len),
+                format!(
+                    "element {index} is past the end of a {}-element view",
+                    self.len
+                ),
             ));
         }
         match self.memory {
@@ -194,7 +197,12 @@ impl<T: DeviceCopy + Copy> Buffer<T> {
     ///
     /// # Errors
     /// [`ReduceError::OutOfBounds`] naming `arg` if the range is not inside the buffer.
-    pub(crate) fn window(&self, arg: &'static str, offset: usize, len: usize) -> Result<View<'_, T>> {
+    pub(crate) fn window(
+        &self,
+        arg: &'static str,
+        offset: usize,
+        len: usize,
+    ) -> Result<View<'_, T>> {
         self.check_span(arg, offset, len)?;
         Ok(View {
             offset,

@@ -100,7 +100,11 @@ fn another_context_or_device_is_refused() {
     };
     assert!(matches!(
         check_attributes(0x7000_0000, 4, &gpu1, OURS),
-        Err(PointerProblem::WrongDevice { found: 1, expected: 0, .. })
+        Err(PointerProblem::WrongDevice {
+            found: 1,
+            expected: 0,
+            ..
+        })
     ));
     // Stream-ordered (memory-pool) allocations are reported without a context: allowed on
     // this device.
@@ -151,8 +155,14 @@ fn the_emulator_has_no_device_memory_to_borrow() {
 fn messages_name_the_argument_and_the_problem() {
     let e = ReduceError::BadPointer {
         arg: "ptr",
-        problem: PointerProblem::Misaligned { ptr: 0x12, align: 8 },
+        problem: PointerProblem::Misaligned {
+            ptr: 0x12,
+            align: 8,
+        },
     };
     let text = e.to_string();
-    assert!(text.contains("`ptr`") && text.contains("0x12") && text.contains("8 bytes"), "{text}");
+    assert!(
+        text.contains("`ptr`") && text.contains("0x12") && text.contains("8 bytes"),
+        "{text}"
+    );
 }
