@@ -194,7 +194,12 @@ impl Gpu {
     /// Let `kernel` (`f`) launch with `bytes` of dynamic shared memory: above 48 KiB a kernel must
     /// opt in (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, once per kernel and size; the
     /// driver refuses more than the device's per-block maximum, a typed error).
-    fn allow_shared(&self, f: cu::CUfunction, kernel: KernelId, bytes: usize) -> Result<()> {
+    pub(crate) fn allow_shared(
+        &self,
+        f: cu::CUfunction,
+        kernel: KernelId,
+        bytes: usize,
+    ) -> Result<()> {
         const DEFAULT: usize = 48 * 1024;
         let allowed = self.shared_allowed.borrow().get(&kernel).copied();
         if bytes <= DEFAULT || allowed.is_some_and(|a| a >= bytes) {
@@ -294,7 +299,7 @@ impl Gpu {
 
 /// One pointer per word (at most 10), as `cuLaunchKernel`'s `kernelParams` wants them; the
 /// driver reads one per declared parameter, the rest stay null.
-fn parameter_pointers(words: &mut [u64]) -> [*mut c_void; 10] {
+pub(crate) fn parameter_pointers(words: &mut [u64]) -> [*mut c_void; 10] {
     assert!(words.len() <= 10, "at most 10 kernel arguments");
     let base = words.as_mut_ptr();
     let mut params: [*mut c_void; 10] = [std::ptr::null_mut(); 10];

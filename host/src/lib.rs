@@ -80,6 +80,7 @@ mod mapped;
 pub mod measure;
 pub mod multi;
 mod occupancy;
+pub mod on_stream;
 mod pinned;
 pub mod plan;
 mod policy_settings;
