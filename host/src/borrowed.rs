@@ -5,7 +5,7 @@
 //! their memory is this GPU's with no context switch. Two ways in:
 //!
 //! * [`Backend::borrow_raw`] (`unsafe`): a raw device address and an element count;
-//! * with the `cudarc` feature, [`Backend::borrow_cudarc`] (safe): a `&CudaSlice<T>` or a
+//! * with the `cudarc` feature, `Backend::borrow_cudarc` (safe): a `&CudaSlice<T>` or a
 //!   `&CudaView<'_, T>`, the view borrowing it (`host/src/borrowed/cudarc.rs`).
 //!
 //! Both check what the driver can tell (`cuPointerGetAttributes`): the memory is device (or
@@ -147,7 +147,7 @@ pub(crate) fn check_shape(
         .and_then(|b| u64::try_from(b).ok())
         .filter(|&b| ptr.checked_add(b).is_some())
         .ok_or(PointerProblem::Overflow { ptr, len, size })?;
-    if align > 1 && ptr % align as u64 != 0 {
+    if align > 1 && !ptr.is_multiple_of(align as u64) {
         return Err(PointerProblem::Misaligned { ptr, align });
     }
     Ok(Some(bytes))
@@ -347,7 +347,7 @@ impl<T: Scalar> View<'_, T> {
         len: usize,
     ) -> Result<Vec<T>> {
         self.check_owner(backend.id(), "the input buffer")?;
-        let part = self.slice(start..start.checked_add(len).unwrap_or(usize::MAX))?;
+        let part = self.slice(start..start.saturating_add(len))?;
         if let Some(buffer) = part.buffer() {
             return backend.download_range(buffer, part.offset(), len);
         }

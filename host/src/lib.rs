@@ -55,6 +55,8 @@
 //! | host streaming | [`HostReducer`] | [`HostInput`], [`PinnedBuffer`], [`StreamPolicy`] | [`streaming`] |
 //! | multi-GPU | [`MultiReducer`] | [`Collective`] | [`multi`] |
 //! | custom operator | [`CustomReduction`] | [`CustomKernel`] | [`custom`] |
+//! | borrowed memory | every method, on [`Backend::borrow_raw`] (and `borrow_cudarc`, feature `cudarc`) | [`View`], [`PointerProblem`] | [`borrowed`] |
+//! | on your stream | [`Prepared::for_stream`], [`Prepared::enqueue_on`] (and `enqueue_on_cudarc`) | [`Prepared`] | [`on_stream`] |
 //! | the ladder | [`run_stage`] (stages 1–8), [`plan()`] | [`Stage`], [`LaunchOverrides`] | [`plan`](mod@plan) |
 //! | timing | | [`TimingSpec`] | [`measure`], [`transfer`], [`kernel_image`] |
 //!

@@ -3,7 +3,7 @@
 //! device memory the caller owns (a [`View`] of one element: a buffer's, or borrowed memory,
 //! [`crate::borrowed`]). The workspace is the [`Prepared`]'s own, allocated once, so the call
 //! makes no allocation, copy or synchronization: it can be captured in a CUDA graph. With the
-//! `cudarc` feature, [`Prepared::enqueue_on_cudarc`] does the same, safely, on a cudarc
+//! `cudarc` feature, `Prepared::enqueue_on_cudarc` does the same, safely, on a cudarc
 //! `CudaStream` with cudarc slices (`host/src/on_stream/cudarc.rs`).
 //!
 //! A `Prepared`'s workspace (partials, ticket counter) serves one launch at a time: two

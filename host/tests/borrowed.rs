@@ -110,7 +110,7 @@ fn enqueue_on_refuses_bad_arguments_before_launching() {
     let foreign = other.zeroed::<f32>(1).unwrap();
     let p = Prepared::<f32>::for_stream(&b, Op::Sum, 100).unwrap();
     let null = std::ptr::null_mut();
-    // SAFETY (all below): every call is refused before anything runs.
+    // SAFETY: every call below is refused before anything runs.
     unsafe {
         assert!(matches!(
             p.enqueue_on(&b, null, (&x).into(), out.slice(0..0).unwrap()),

@@ -158,7 +158,7 @@ fn bad_device_memory_is_a_typed_error() -> Result<(), Failed> {
     let p = raw(&slice, &stream);
     let host = vec![1.0f32; n];
     let mut pinned = cust::memory::LockedBuffer::new(&1.0f32, n)?;
-    // SAFETY (all below): each call is refused before the address is used.
+    // SAFETY: each call below is refused before the address is used.
     unsafe {
         expect_bad("null", b.borrow_raw(0, 4), "ptr", |p| {
             *p == PointerProblem::Null

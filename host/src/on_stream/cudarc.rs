@@ -41,7 +41,11 @@ impl<T: Scalar> Prepared<T> {
                 })
             }
         };
-        if stream.context().cu_ctx() as usize != gpu.cu_context() as usize {
+        let (theirs, ours) = (stream.context().cu_ctx(), gpu.cu_context());
+        if !std::ptr::eq(
+            theirs.cast::<std::ffi::c_void>(),
+            ours.cast::<std::ffi::c_void>(),
+        ) {
             return Err(ReduceError::ForeignBuffer {
                 what: "the cudarc stream (of another context)".into(),
             });
