@@ -8,6 +8,7 @@ use crate::backend::{Backend, KernelArgs, Launch};
 use crate::buffer::{BackendId, Buffer};
 use crate::error::{ReduceError, Result};
 use crate::types::{Op, Scalar};
+use crate::view::View;
 use reduce_kernels::table::Family;
 
 mod segments;
@@ -144,13 +145,14 @@ impl<T: Scalar> PreparedAxis<T> {
 
     /// Queue the reduction of `input` into `out[..results()]`. For segments, pass the
     /// [`Segments`] the plan was made for (or others of the same count).
-    pub fn enqueue(
+    pub fn enqueue<'a>(
         &self,
         backend: &Backend,
-        input: &Buffer<T>,
+        input: impl Into<View<'a, T>>,
         segments: Option<&Segments>,
         out: &mut Buffer<T>,
     ) -> Result<()> {
+        let input = input.into();
         self.owner
             .check_same(backend.id(), "the prepared axis plan")?;
         input.check_owner(self.owner, "the input buffer")?;
@@ -210,7 +212,7 @@ impl<T: Scalar> PreparedAxis<T> {
             // The plan's offsets lie inside its workspace (`partials` elements, allocated by
             // `with_plan`); `try_addr` checks it all the same.
             let (src, n) = if step.reads_input {
-                (input.addr(0), input.len())
+                (input.addr(0)?, input.len())
             } else {
                 // A column pass reads exactly the region the pass before wrote (`count × len`),
                 // which does not overlap the region it writes.
@@ -284,8 +286,8 @@ impl<T: Scalar> PreparedAxis<T> {
                 shared_bytes: step.shared_bytes,
                 args,
             };
-            // SAFETY: every address is from a live buffer of `backend` (owners checked above;
-            // the workspace was allocated on it) with element type `T`, or `u64` offsets of
+            // SAFETY: every address is from a live buffer of `backend` or the checked input view
+            // (owners checked above; the workspace was allocated on it) with element type `T`, or `u64` offsets of
             // `segments`, all uploaded together on one backend, each `step.count` long (the
             // segments' count and pieces were checked against the plan's above), or 0 where the
             // kernel reads no offsets. `n` and `out_len` are the lengths of those buffers (`out_len` at most
@@ -298,6 +300,7 @@ impl<T: Scalar> PreparedAxis<T> {
             // memory waits for the kernels using it.
             unsafe { backend.launch::<T>(&launch)? };
         }
-        Ok(())
+        // Borrowed memory may be freed by its owner once the borrow ends: wait for its readers.
+        crate::borrowed::wait_if_borrowed(backend, &input)
     }
 }

@@ -19,6 +19,7 @@ use crate::buffer::Buffer;
 use crate::error::{ReduceError, Result};
 use crate::reducer::Reducer;
 use crate::types::{Op, Scalar};
+use crate::view::View;
 
 /// Writes the public reduction along one axis, `$name` (a new buffer of `rows` or `cols`
 /// results), and its `$into` form (into the caller's buffer), with `$axis` fixed: rows and
@@ -26,10 +27,10 @@ use crate::types::{Op, Scalar};
 macro_rules! axis_reductions {
     ($axis:expr, $(#[$doc:meta])* $name:ident, $(#[$into_doc:meta])* $into:ident) => {
         $(#[$doc])*
-        pub fn $name<T: Scalar>(
+        pub fn $name<'a, T: Scalar>(
             &mut self,
             op: Op,
-            input: &Buffer<T>,
+            input: impl Into<View<'a, T>>,
             rows: usize,
             cols: usize,
         ) -> Result<Buffer<T>> {
@@ -40,10 +41,10 @@ macro_rules! axis_reductions {
             Ok(out)
         }
         $(#[$into_doc])*
-        pub fn $into<T: Scalar>(
+        pub fn $into<'a, T: Scalar>(
             &mut self,
             op: Op,
-            input: &Buffer<T>,
+            input: impl Into<View<'a, T>>,
             rows: usize,
             cols: usize,
             out: &mut Buffer<T>,
@@ -77,10 +78,10 @@ impl Reducer<'_> {
     );
     /// `op` of each segment (CUB's `DeviceSegmentedReduce`): one result per segment, the
     /// identity for an empty one.
-    pub fn reduce_segments<T: Scalar>(
+    pub fn reduce_segments<'a, T: Scalar>(
         &mut self,
         op: Op,
-        input: &Buffer<T>,
+        input: impl Into<View<'a, T>>,
         segments: &Segments,
     ) -> Result<Buffer<T>> {
         let mut out = self.backend().zeroed(segments.len())?;
@@ -88,13 +89,14 @@ impl Reducer<'_> {
         Ok(out)
     }
     /// [`Reducer::reduce_segments`] into `out[..segments.len()]`.
-    pub fn reduce_segments_into<T: Scalar>(
+    pub fn reduce_segments_into<'a, T: Scalar>(
         &mut self,
         op: Op,
-        input: &Buffer<T>,
+        input: impl Into<View<'a, T>>,
         segments: &Segments,
         out: &mut Buffer<T>,
     ) -> Result<()> {
+        let input = input.into();
         let backend = self.backend();
         let p = PreparedAxis::<T>::segments(
             backend,
@@ -110,13 +112,14 @@ impl Reducer<'_> {
     /// error when a row or column is empty. Floats: the device sum divided by the length.
     /// Integers: the exact sum in `i128` (the device's integer sums wrap), from the input copied
     /// back.
-    pub fn mean_axis<T: Scalar>(
+    pub fn mean_axis<'a, T: Scalar>(
         &mut self,
         axis: AxisKind,
-        input: &Buffer<T>,
+        input: impl Into<View<'a, T>>,
         rows: usize,
         cols: usize,
     ) -> Result<Vec<f64>> {
+        let input = input.into();
         let n = crate::axis_plan::check_shape(rows, cols)?;
         let (results, len) = match axis {
             AxisKind::Rows => (rows, cols),
@@ -141,7 +144,7 @@ impl Reducer<'_> {
         }
         input.check_owner(self.backend().id(), "the input buffer")?;
         check_matrix_input(rows, cols, n, input.len())?;
-        let data = self.backend().download(input, n)?;
+        let data = input.download_range(self.backend(), 0, n)?;
         let mut sums = vec![0i128; results];
         for (i, x) in data.iter().enumerate() {
             let k = if axis == AxisKind::Rows {
@@ -160,13 +163,14 @@ impl Reducer<'_> {
     /// # Errors
     /// [`ReduceError::OutOfBounds`] if `begin` or `end` are not the segments' offsets, or a
     /// segment ends past the input; [`ReduceError::EmptyInput`] if a segment is empty.
-    pub fn mean_segments<T: Scalar>(
+    pub fn mean_segments<'a, T: Scalar>(
         &mut self,
-        input: &Buffer<T>,
+        input: impl Into<View<'a, T>>,
         segments: &Segments,
         begin: &[u64],
         end: &[u64],
     ) -> Result<Vec<f64>> {
+        let input = input.into();
         input.check_owner(self.backend().id(), "the input buffer")?;
         segments.check_same_offsets(begin, end)?;
         if input.len() < segments.max_end() {
@@ -192,7 +196,7 @@ impl Reducer<'_> {
                 .map(|(i, s)| s.to_f64() / len(i))
                 .collect());
         }
-        let data = self.backend().download(input, segments.max_end())?;
+        let data = input.download_range(self.backend(), 0, segments.max_end())?;
         Ok((0..segments.len())
             .map(|i| {
                 let s: i128 = data[begin[i] as usize..end[i] as usize]

@@ -17,6 +17,7 @@ use crate::backend::{driver_result, Backend, KernelArgs, Launch};
 use crate::buffer::Buffer;
 use crate::error::{ReduceError, Result};
 use crate::types::Scalar;
+use crate::view::View;
 use cust::sys as cu;
 use reduce_kernels::primitives::device::ItemEntry;
 use reduce_kernels::primitives::{block::shared_words, Item, Policy, Words, MAX_WORDS};
@@ -120,7 +121,7 @@ impl ItemWorkspace {
         })
     }
 
-    /// Queue one launch of `code` over `input[offset..offset + n]`.
+    /// Queue one launch of `code` over `input`, a view of exactly `n` elements.
     ///
     /// # Safety
     /// `code` must be an item kernel (see the module docs) for `T` whose items have
@@ -129,16 +130,15 @@ impl ItemWorkspace {
         &self,
         backend: &Backend,
         code: &ItemCode<T>,
-        input: &Buffer<T>,
-        offset: usize,
+        input: View<'_, T>,
         n: usize,
     ) -> Result<()> {
         input.check_owner(backend.id(), "the input buffer")?;
         self.partials.check_owner(backend.id(), "the workspace")?;
-        input.check_range(offset, n)?;
+        crate::borrowed::check_view_len(&input, n)?;
         let shared_bytes = shared_words(self.block, self.words) * 4;
         let (i, p, c, o) = (
-            input.try_addr(offset)?,
+            input.addr(0)?,
             self.partials.addr(0),
             self.counter.addr(0),
             self.out.addr(0),
@@ -369,7 +369,14 @@ impl<T: Scalar, I: Item> PreparedCustom<'_, '_, T, I> {
         // SAFETY: `r.code` was loaded by `CustomReduction::load`, whose caller asserted it is an
         // item kernel for `T` and `I` with block `r.block`; the workspace was made for `I::WORDS`
         // and `r.block`.
-        unsafe { self.ws.enqueue(r.backend, &r.code, input, offset, self.n) }
+        unsafe {
+            self.ws.enqueue(
+                r.backend,
+                &r.code,
+                input.window("range", offset, self.n)?,
+                self.n,
+            )
+        }
     }
     /// Wait for the last run and read its result.
     pub fn read(&self) -> Result<I> {

@@ -48,6 +48,16 @@ pub enum ReduceError {
         /// What went wrong.
         reason: String,
     },
+    /// Device memory given to [`crate::Backend::borrow_raw`] (or a cudarc slice) that this GPU
+    /// cannot read as asked: null, misaligned, not device memory of its context, past the
+    /// allocation, a size that overflows. Nothing was launched.
+    #[error("bad device memory for `{arg}`: {problem}")]
+    BadPointer {
+        /// The argument it came from.
+        arg: &'static str,
+        /// What is wrong with it.
+        problem: crate::borrowed::PointerProblem,
+    },
     /// A kernel the stage needs is not in the loaded PTX.
     #[error("kernel `{name}` is not in the loaded PTX ({path}); it was probably built from other sources. Fix: cargo xtask build-ptx")]
     MissingKernel {

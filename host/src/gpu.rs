@@ -91,6 +91,12 @@ impl Gpu {
             .during("making a GPU's context current")
     }
 
+    /// This GPU's context: the device's primary context (`cuDevicePrimaryCtxRetain`), the one
+    /// the CUDA runtime, cudarc and PyTorch use.
+    pub fn cu_context(&self) -> cu::CUcontext {
+        self._context.as_raw()
+    }
+
     /// The device ordinal this handle opened.
     pub fn ordinal(&self) -> usize {
         self.ordinal
@@ -122,6 +128,10 @@ impl Gpu {
                 KernelImage::Ptx => true,
             })
             .ok();
+        // The device's PRIMARY context: cust 0.3.2's `Context::new` is `cuDevicePrimaryCtxRetain`
+        // (+ `cuCtxSetCurrent`; released on drop), the context cudarc, the CUDA runtime and
+        // PyTorch use, so their device memory is this GPU's with no context switch
+        // (`crate::borrowed`; `Gpu::cu_context`, checked in `host/tests/borrowed_gpu.rs`).
         let context = cust::context::Context::new(device).during("creating a context")?;
         // Its result is cached: `load` reads it (or the typed error of a corrupt image).
         if let Some(thread) = prefetch {
@@ -207,7 +217,12 @@ impl Gpu {
     /// Let `kernel` (`f`) launch with `bytes` of dynamic shared memory: above 48 KiB a kernel must
     /// opt in (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, once per kernel and size; the
     /// driver refuses more than the device's per-block maximum, a typed error).
-    fn allow_shared(&self, f: cu::CUfunction, kernel: KernelId, bytes: usize) -> Result<()> {
+    pub(crate) fn allow_shared(
+        &self,
+        f: cu::CUfunction,
+        kernel: KernelId,
+        bytes: usize,
+    ) -> Result<()> {
         const DEFAULT: usize = 48 * 1024;
         let allowed = self.shared_allowed.borrow().get(&kernel).copied();
         if bytes <= DEFAULT || allowed.is_some_and(|a| a >= bytes) {
@@ -316,7 +331,7 @@ fn raw_attr(device: &cust::device::Device, attr: cu::CUdevice_attribute) -> Resu
 
 /// One pointer per word (at most 10), as `cuLaunchKernel`'s `kernelParams` wants them; the
 /// driver reads one per declared parameter, the rest stay null.
-fn parameter_pointers(words: &mut [u64]) -> [*mut c_void; 10] {
+pub(crate) fn parameter_pointers(words: &mut [u64]) -> [*mut c_void; 10] {
     assert!(words.len() <= 10, "at most 10 kernel arguments");
     let base = words.as_mut_ptr();
     let mut params: [*mut c_void; 10] = [std::ptr::null_mut(); 10];

@@ -55,6 +55,8 @@
 //! | host streaming | [`HostReducer`] | [`HostInput`], [`PinnedBuffer`], [`StreamPolicy`] | [`streaming`] |
 //! | multi-GPU | [`MultiReducer`] | [`Collective`] | [`multi`] |
 //! | custom operator | [`CustomReduction`] | [`CustomKernel`] | [`custom`] |
+//! | borrowed memory | every method, on [`Backend::borrow_raw`] (and `borrow_cudarc`, feature `cudarc`) | [`View`], [`PointerProblem`] | [`borrowed`] |
+//! | on your stream | [`Prepared::for_stream`], [`Prepared::enqueue_on`] (and `enqueue_on_cudarc`) | [`Prepared`] | [`on_stream`] |
 //! | the ladder | [`run_stage`] (stages 1–8), [`plan()`] | [`Stage`], [`LaunchOverrides`] | [`plan`](mod@plan) |
 //! | timing | | [`TimingSpec`] | [`measure`], [`transfer`], [`kernel_image`] |
 //!
@@ -66,6 +68,7 @@ mod axis;
 mod axis_api;
 pub mod axis_plan;
 mod backend;
+pub mod borrowed;
 mod buffer;
 mod caps;
 pub mod custom;
@@ -80,6 +83,7 @@ mod mapped;
 pub mod measure;
 pub mod multi;
 mod occupancy;
+pub mod on_stream;
 mod pinned;
 pub mod plan;
 mod policy_settings;
@@ -103,6 +107,7 @@ pub use argreduce::{ArgPolicy, PreparedArg};
 pub use axis::{PreparedAxis, Segments};
 pub use axis_plan::{AxisKind, AxisPolicy};
 pub use backend::{Backend, BackendChoice, DeviceCaps, KernelArgs, Launch};
+pub use borrowed::PointerProblem;
 pub use buffer::{BackendId, Buffer};
 pub use caps::PRESETS;
 pub use custom::{CustomKernel, CustomReduction};

@@ -7,6 +7,7 @@ use crate::error::{ReduceError, Result};
 use crate::plan::{plan, LaunchOverrides, Plan};
 use crate::stage::Stage;
 use crate::types::Scalar;
+use crate::view::View;
 
 /// Device buffers a plan needs besides its input, allocated once and reused by every run.
 pub struct Workspace<T: Scalar> {
@@ -121,12 +122,49 @@ impl<T: Scalar> Prepared<T> {
     pub fn enqueue(&self, backend: &Backend, input: &Buffer<T>, offset: usize) -> Result<()> {
         self.check_backend(backend)?;
         input.check_owner(self.owner, "the input buffer")?;
+        let n = self.checked.passes[0].n;
+        self.enqueue_view(backend, input.window("offset", offset, n)?)
+    }
+
+    /// Queue every launch of the plan on `input`, a [`View`] of exactly the planned length, of
+    /// the backend this was prepared on (a buffer's range, or borrowed device memory:
+    /// [`crate::borrowed`]). For a borrowed view it waits for the launches, so that the
+    /// memory's owner may free it once the borrow ends.
+    ///
+    /// # Errors
+    /// [`ReduceError::ForeignBuffer`] for another backend's view or backend;
+    /// [`ReduceError::OutOfBounds`] naming `input` for a view of another length.
+    pub fn enqueue_view(&self, backend: &Backend, input: View<'_, T>) -> Result<()> {
+        self.launch_into(backend, input, None, |b, l| {
+            // SAFETY: `launch_into`'s launches on `backend`'s own stream: its addresses come
+            // from `backend`'s buffers and a view of it (checked there).
+            unsafe { b.launch::<T>(l) }
+        })?;
+        crate::borrowed::wait_if_borrowed(backend, &input)
+    }
+
+    /// Check `input` (and `out`, a device address for the result instead of the workspace's)
+    /// and hand every launch of the plan to `launch`, in order.
+    pub(crate) fn launch_into(
+        &self,
+        backend: &Backend,
+        input: View<'_, T>,
+        out: Option<u64>,
+        mut launch: impl FnMut(&Backend, &Launch) -> Result<()>,
+    ) -> Result<()> {
+        self.check_backend(backend)?;
+        input.check_owner(self.owner, "the input buffer")?;
         let plan = &self.checked;
         let n = plan.passes[0].n;
-        input.check_span("offset", offset, n)?;
+        if input.len() != n {
+            return Err(ReduceError::bounds(
+                "input",
+                format!("a view of {} elements given to a plan for {n}", input.len()),
+            ));
+        }
         for (k, pass) in plan.passes.iter().enumerate() {
             let src = if k == 0 {
-                input.addr(offset)
+                input.addr(0)?
             } else {
                 self.ws.partials[(k - 1) % 2].addr(0)
             };
@@ -136,10 +174,11 @@ impl<T: Scalar> Prepared<T> {
                     n: pass.n,
                     partials: self.ws.partials[0].addr(0),
                     counter: self.ws.counter.addr(0),
-                    out: self
-                        .mapped
-                        .as_ref()
-                        .map_or(self.ws.out.addr(0), |m| m.device_addr()),
+                    out: out.unwrap_or_else(|| {
+                        self.mapped
+                            .as_ref()
+                            .map_or(self.ws.out.addr(0), |m| m.device_addr())
+                    }),
                 }
             } else {
                 KernelArgs::MultiPass {
@@ -148,22 +187,24 @@ impl<T: Scalar> Prepared<T> {
                     partials: self.ws.partials[k % 2].addr(0),
                 }
             };
-            let launch = Launch {
-                kernel: plan.kernel,
-                grid: pass.grid,
-                block: pass.block,
-                shared_bytes: pass.shared_bytes,
-                args,
-            };
-            // SAFETY: every address is from a live buffer of `backend` (checked above; the
-            // workspace was allocated on it) with element type `T` (the counter `u32`, the
-            // mapped result `T`): the input holds `offset + n` elements (checked above), pass
-            // `k > 0` reads the partials pass `k - 1` wrote, and each partials buffer holds the
-            // largest grid of the passes that write it (`with_result_in`). The kernel, block
-            // size and shared memory are `plan()`'s own for this stage and type (`check_plan`),
-            // so the kernel takes exactly these arguments. The workspace lives as long as
-            // `self`, and freeing device memory (`cuMemFree`) waits for the kernels using it.
-            unsafe { backend.launch::<T>(&launch)? };
+            // Every address is from a live buffer of `backend` (checked above; the workspace
+            // was allocated on it) or the checked view, with element type `T` (the counter
+            // `u32`, the result `T`): the input holds `n` elements (checked above), pass `k > 0`
+            // reads the partials pass `k - 1` wrote, and each partials buffer holds the largest
+            // grid of the passes that write it (`with_result_in`). The kernel, block size and
+            // shared memory are `plan()`'s own for this stage and type (`check_plan`), so the
+            // kernel takes exactly these arguments. The workspace lives as long as `self`, and
+            // freeing device memory (`cuMemFree`) waits for the kernels using it.
+            launch(
+                backend,
+                &Launch {
+                    kernel: plan.kernel,
+                    grid: pass.grid,
+                    block: pass.block,
+                    shared_bytes: pass.shared_bytes,
+                    args,
+                },
+            )?;
         }
         Ok(())
     }
@@ -188,6 +229,12 @@ impl<T: Scalar> Prepared<T> {
     /// Run once and read the result back.
     pub fn run(&self, backend: &Backend, input: &Buffer<T>, offset: usize) -> Result<T> {
         self.enqueue(backend, input, offset)?;
+        self.read_result(backend)
+    }
+
+    /// [`Prepared::enqueue_view`] once and read the result back.
+    pub fn run_view(&self, backend: &Backend, input: View<'_, T>) -> Result<T> {
+        self.enqueue_view(backend, input)?;
         self.read_result(backend)
     }
 }

@@ -188,8 +188,7 @@ impl<'b> Reducer<'b> {
         if op.is_mean() {
             return Err(mean_is_not_a_t());
         }
-        x.buffer()
-            .check_owner(self.backend.id(), "the input buffer")?;
+        x.check_owner(self.backend.id(), "the input buffer")?;
         if x.is_empty() && op.is_extreme() {
             return Ok(None);
         }
@@ -198,7 +197,7 @@ impl<'b> Reducer<'b> {
         }
         let backend = self.backend;
         let p = self.prepared::<T>(op, x.len())?;
-        let v = p.run(backend, x.buffer(), x.offset())?;
+        let v = p.run_view(backend, x)?;
         same_type(v).map(Some)
     }
 
@@ -247,8 +246,7 @@ impl<'b> Reducer<'b> {
     where
         Wide<W>: Scalar,
     {
-        x.buffer()
-            .check_owner(self.backend.id(), "the input buffer")?;
+        x.check_owner(self.backend.id(), "the input buffer")?;
         let key = CacheKey {
             ty: W::TYPE,
             op: Op::Sum,
@@ -265,7 +263,7 @@ impl<'b> Reducer<'b> {
         self.wide[&key]
             .downcast_ref::<PreparedWide<W>>()
             .expect("keyed by the type")
-            .run(self.backend, x.buffer(), x.offset())
+            .run_view(self.backend, x)
     }
 
     /// For `f16` / `bf16`: `op` in stage 8's half kernels (an `f32`); `None` for other types.
@@ -280,7 +278,7 @@ impl<'b> Reducer<'b> {
     fn half_op_as<H: HalfFloat>(&mut self, op: Op, x: View<'_, H>) -> Result<Option<f32>> {
         let backend = self.backend;
         let p = PreparedWide::<H>::for_op(backend, x.len(), op, self.overrides)?;
-        p.run(backend, x.buffer(), x.offset()).map(Some)
+        p.run_view(backend, x).map(Some)
     }
 }
 

@@ -1,6 +1,6 @@
-//! [`View`]: a borrowed, length-checked window of a [`Buffer`] — what every [`crate::Reducer`]
-//! method reads. `&buffer` is the whole buffer; [`Buffer::slice`] a sub-range, checked once when
-//! it is made (a range outside the buffer is [`ReduceError::OutOfBounds`]).
+//! [`View`]: a borrowed, length-checked window of a [`Buffer`] (or of device memory the library
+//! did not allocate: [`crate::borrowed`]) — what every [`crate::Reducer`] method reads.
+//! `&buffer` is the whole buffer; [`Buffer::slice`] a sub-range, checked once when it is made (a range outside the buffer is [`ReduceError::OutOfBounds`]).
 //!
 //! ```no_run
 //! # use reduce_host::{Backend, BackendChoice, Reducer};
@@ -13,17 +13,41 @@
 //! # Ok::<(), reduce_host::ReduceError>(())
 //! ```
 
-use crate::buffer::Buffer;
+use crate::buffer::{BackendId, Buffer};
 use crate::error::{ReduceError, Result};
 use cust::memory::DeviceCopy;
+use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
 
-/// Elements `offset..offset + len` of a [`Buffer`], known to lie inside it.
+/// Elements `offset..offset + len` of a [`Buffer`], or of device memory the library did not
+/// allocate ([`crate::borrowed`]), known to lie inside it.
 pub struct View<'a, T: DeviceCopy> {
-    buffer: &'a Buffer<T>,
+    owner: BackendId,
+    memory: Memory<'a, T>,
     offset: usize,
     len: usize,
 }
+
+/// What a [`View`] looks into.
+enum Memory<'a, T: DeviceCopy> {
+    /// A buffer of the library (GPU memory, or host memory under the emulator).
+    Buffer(&'a Buffer<T>),
+    /// Device memory of the owner's context that the library did not allocate: `total` elements
+    /// of `T` from device address `base`, checked when the view was made (see
+    /// [`crate::borrowed`]); `'a` is the borrow of whatever keeps them allocated.
+    Borrowed {
+        base: u64,
+        total: usize,
+        _memory: PhantomData<&'a [T]>,
+    },
+}
+
+impl<T: DeviceCopy> Clone for Memory<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: DeviceCopy> Copy for Memory<'_, T> {}
 
 impl<T: DeviceCopy> Clone for View<'_, T> {
     fn clone(&self) -> Self {
@@ -33,11 +57,40 @@ impl<T: DeviceCopy> Clone for View<'_, T> {
 impl<T: DeviceCopy> Copy for View<'_, T> {}
 
 impl<'a, T: DeviceCopy + Copy> View<'a, T> {
-    /// The buffer it looks into.
-    pub fn buffer(&self) -> &'a Buffer<T> {
-        self.buffer
+    /// `total` elements of `T` at device address `base`, of the backend `owner`.
+    ///
+    /// # Safety
+    /// `base` is a device address of `owner`'s context, aligned for `T`, and `total` elements
+    /// from it lie in one allocation that stays allocated, and is not written, for `'a`
+    /// (and until the kernels reading it that a reduction queues have run).
+    pub(crate) unsafe fn borrowed(owner: BackendId, base: u64, total: usize) -> Self {
+        View {
+            owner,
+            memory: Memory::Borrowed {
+                base,
+                total,
+                _memory: PhantomData,
+            },
+            offset: 0,
+            len: total,
+        }
     }
-    /// Index of its first element in the buffer.
+    /// The buffer it looks into; `None` for device memory the library did not allocate.
+    pub fn buffer(&self) -> Option<&'a Buffer<T>> {
+        match self.memory {
+            Memory::Buffer(b) => Some(b),
+            Memory::Borrowed { .. } => None,
+        }
+    }
+    /// Is this a view of device memory the library did not allocate ([`crate::borrowed`])?
+    pub fn is_borrowed(&self) -> bool {
+        matches!(self.memory, Memory::Borrowed { .. })
+    }
+    /// The backend whose memory it is.
+    pub fn owner(&self) -> BackendId {
+        self.owner
+    }
+    /// Index of its first element in the buffer (or the borrowed memory).
     pub fn offset(&self) -> usize {
         self.offset
     }
@@ -56,10 +109,38 @@ impl<'a, T: DeviceCopy + Copy> View<'a, T> {
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<View<'a, T>> {
         let (start, len) = resolve(&range, self.len)?;
         Ok(View {
-            buffer: self.buffer,
             offset: self.offset + start,
             len,
+            ..*self
         })
+    }
+    /// `Ok` when this view's memory belongs to `backend`; otherwise
+    /// [`ReduceError::ForeignBuffer`] naming `what`.
+    pub(crate) fn check_owner(&self, backend: BackendId, what: &str) -> Result<()> {
+        self.owner.check_same(backend, what)
+    }
+    /// Address of its element `index` as the kernels see it (`index == len()`: one past the
+    /// end): a device address, or a host address under the emulator.
+    ///
+    /// # Errors
+    /// [`ReduceError::OutOfBounds`] if `index > len()`.
+    pub(crate) fn addr(&self, index: usize) -> Result<u64> {
+        if index > self.len {
+            return Err(ReduceError::bounds(
+                "index",
+                format!(
+                    "element {index} is past the end of a {}-element view",
+                    self.len
+                ),
+            ));
+        }
+        match self.memory {
+            Memory::Buffer(b) => b.try_addr(self.offset + index),
+            // In bounds: `offset + len <= total` and `total · size` fits (checked when made).
+            Memory::Borrowed { base, .. } => {
+                Ok(base + ((self.offset + index) * std::mem::size_of::<T>()) as u64)
+            }
+        }
     }
 }
 
@@ -67,17 +148,33 @@ impl<'a, T: DeviceCopy + Copy + 'static> View<'a, T> {
     /// The same view as a view of `U`s, when `U` is `T` (the dispatch on an element type's
     /// `TYPE`); an internal error otherwise, never a reinterpretation.
     pub(crate) fn cast<U: DeviceCopy + Copy + 'static>(self) -> Result<View<'a, U>> {
-        let buffer = (self.buffer as &dyn std::any::Any)
-            .downcast_ref::<Buffer<U>>()
-            .ok_or_else(|| {
-                ReduceError::InvalidArgument(format!(
-                    "internal: a view of {} where {} was expected",
-                    std::any::type_name::<T>(),
-                    std::any::type_name::<U>()
-                ))
-            })?;
+        let wrong = || {
+            ReduceError::InvalidArgument(format!(
+                "internal: a view of {} where {} was expected",
+                std::any::type_name::<T>(),
+                std::any::type_name::<U>()
+            ))
+        };
+        let memory = match self.memory {
+            Memory::Buffer(b) => Memory::Buffer(
+                (b as &dyn std::any::Any)
+                    .downcast_ref::<Buffer<U>>()
+                    .ok_or_else(wrong)?,
+            ),
+            Memory::Borrowed { base, total, .. } => {
+                if std::any::TypeId::of::<T>() != std::any::TypeId::of::<U>() {
+                    return Err(wrong());
+                }
+                Memory::Borrowed {
+                    base,
+                    total,
+                    _memory: PhantomData,
+                }
+            }
+        };
         Ok(View {
-            buffer,
+            owner: self.owner,
+            memory,
             offset: self.offset,
             len: self.len,
         })
@@ -95,13 +192,42 @@ impl<T: DeviceCopy + Copy> Buffer<T> {
     }
 }
 
+impl<T: DeviceCopy + Copy> Buffer<T> {
+    /// Elements `offset..offset + len` as a [`View`], the range named `arg` in the error.
+    ///
+    /// # Errors
+    /// [`ReduceError::OutOfBounds`] naming `arg` if the range is not inside the buffer.
+    pub(crate) fn window(
+        &self,
+        arg: &'static str,
+        offset: usize,
+        len: usize,
+    ) -> Result<View<'_, T>> {
+        self.check_span(arg, offset, len)?;
+        Ok(View {
+            offset,
+            len,
+            ..View::from(self)
+        })
+    }
+}
+
 impl<'a, T: DeviceCopy + Copy> From<&'a Buffer<T>> for View<'a, T> {
     fn from(buffer: &'a Buffer<T>) -> Self {
         View {
-            buffer,
+            owner: buffer.owner(),
+            memory: Memory::Buffer(buffer),
             offset: 0,
             len: buffer.len(),
         }
+    }
+}
+
+/// `&&buffer` (a reference to a reference, e.g. from iterating `&[&Buffer<T>]`) as `&buffer`:
+/// the axis methods took `&Buffer<T>`, to which `&&Buffer<T>` dereferenced by itself.
+impl<'a, T: DeviceCopy + Copy> From<&&'a Buffer<T>> for View<'a, T> {
+    fn from(buffer: &&'a Buffer<T>) -> Self {
+        View::from(*buffer)
     }
 }
 

@@ -14,6 +14,7 @@ use crate::error::{ReduceError, Result};
 use crate::plan::{plan, LaunchOverrides};
 use crate::stage::Stage;
 use crate::types::{ElemType, Op, Scalar};
+use crate::view::View;
 use reduce_kernels::table::{Family, KernelId, Row};
 
 /// The element type a wide sum of `T` returns: `i64` for `i32`, `u64` for `u32`, `f32` for `f16`
@@ -144,14 +145,23 @@ where
         self.owner
             .check_same(backend.id(), "the prepared wide sum's workspace")?;
         input.check_owner(self.owner, "the input buffer")?;
-        input.check_span("offset", offset, self.n)?;
+        self.enqueue_view(backend, input.window("offset", offset, self.n)?)
+    }
+
+    /// Queue the reduction of `input`, a view of exactly `n` elements (a buffer's range or
+    /// borrowed device memory, [`crate::borrowed`]) of the backend this was prepared on.
+    pub fn enqueue_view(&self, backend: &Backend, input: View<'_, T>) -> Result<()> {
+        self.owner
+            .check_same(backend.id(), "the prepared wide sum's workspace")?;
+        input.check_owner(self.owner, "the input buffer")?;
+        crate::borrowed::check_view_len(&input, self.n)?;
         let launch = Launch {
             kernel: self.kernel,
             grid: self.grid,
             block: self.block,
             shared_bytes: self.shared_bytes,
             args: KernelArgs::SinglePass {
-                input: input.addr(offset),
+                input: input.addr(0)?,
                 n: self.n,
                 partials: self.partials.addr(0),
                 counter: self.counter.addr(0),
@@ -159,18 +169,25 @@ where
             },
         };
         // SAFETY: every address is from a live buffer of `backend` (checked above; the workspace
-        // was allocated on it): `offset + n` input elements of `T` (checked above), `grid`
+        // was allocated on it) or a checked view of it: `n` input elements of `T` (checked above), `grid`
         // partials and one result of `Wide<T>`, a zeroed `u32` counter (the kernel leaves it
         // 0). The kernel is the wide stage-8 kernel for `T` and this block size, which takes
         // exactly these arguments; the shared memory is stage 8's plan for `Wide<T>`, the
         // kernel's accumulator type. The workspace lives as long as `self`, and freeing device
         // memory waits for the kernels using it.
-        unsafe { backend.launch::<T>(&launch) }
+        unsafe { backend.launch::<T>(&launch)? };
+        crate::borrowed::wait_if_borrowed(backend, &input)
     }
 
     /// Run once and read the result back.
     pub fn run(&self, backend: &Backend, input: &Buffer<T>, offset: usize) -> Result<Wide<T>> {
         self.enqueue(backend, input, offset)?;
+        Ok(backend.download(&self.out, 1)?[0])
+    }
+
+    /// [`PreparedWide::enqueue_view`] once and read the result back (waits for it).
+    pub fn run_view(&self, backend: &Backend, input: View<'_, T>) -> Result<Wide<T>> {
+        self.enqueue_view(backend, input)?;
         Ok(backend.download(&self.out, 1)?[0])
     }
 }

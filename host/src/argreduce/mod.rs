@@ -125,10 +125,17 @@ impl<T: Scalar> PreparedArg<T> {
     }
     /// Queue one run over `input[offset..offset + n]` (checked: ownership and range).
     pub fn enqueue(&self, backend: &Backend, input: &Buffer<T>, offset: usize) -> Result<()> {
+        input.check_owner(backend.id(), "the input buffer")?;
+        self.enqueue_view(backend, input.window("range", offset, self.n)?)
+    }
+    /// Queue one run over `input`, a view of exactly `n` elements (a buffer's range or borrowed
+    /// device memory, [`crate::borrowed`]; a borrowed one is waited for).
+    pub fn enqueue_view(&self, backend: &Backend, input: View<'_, T>) -> Result<()> {
         // SAFETY: the kernel is the table's arg-reduction kernel for `T` (an item kernel of
         // `ArgItem<T>` with the policy's block), and the workspace was made for that item and
         // block.
-        unsafe { self.ws.enqueue(backend, &self.code, input, offset, self.n) }
+        unsafe { self.ws.enqueue(backend, &self.code, input, self.n)? };
+        crate::borrowed::wait_if_borrowed(backend, &input)
     }
     /// Wait for the last run and read `(index, value)` (the index relative to `offset`); an
     /// all-NaN input to `nanargmin`/`nanargmax` is [`ReduceError::AllNanArg`].
@@ -164,8 +171,10 @@ impl Reducer<'_> {
     pub fn arg<'a, T: Scalar>(&mut self, op: Op, x: impl Into<View<'a, T>>) -> Result<(usize, T)> {
         let x = x.into();
         let backend = self.backend();
-        x.buffer().check_owner(backend.id(), "the input buffer")?;
-        PreparedArg::<T>::new(backend, op, x.len())?.run(backend, x.buffer(), x.offset())
+        x.check_owner(backend.id(), "the input buffer")?;
+        let p = PreparedArg::<T>::new(backend, op, x.len())?;
+        p.enqueue_view(backend, x)?;
+        p.read(backend)
     }
     /// The `(index, value)` of the first largest element (NumPy's `argmax`).
     pub fn argmax<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<(usize, T)> {

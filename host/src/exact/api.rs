@@ -17,11 +17,11 @@ impl Reducer<'_> {
     pub fn sum_exact<'a, T: ExactFloat>(&mut self, x: impl Into<View<'a, T>>) -> Result<T> {
         let x = x.into();
         let backend = self.backend();
-        x.buffer().check_owner(backend.id(), "the input buffer")?;
+        x.check_owner(backend.id(), "the input buffer")?;
         let (len, overrides) = (x.len(), self.overrides());
         let prepared =
             self.exact_cached::<T, _>(len, || PreparedExact::<T>::new(backend, len, overrides))?;
-        prepared.run(backend, x.buffer(), x.offset())
+        prepared.run_view(backend, x)
     }
 
     /// The mean from the exact sum: [`Reducer::sum_exact`] as `f64` divided by the length

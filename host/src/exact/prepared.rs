@@ -6,6 +6,7 @@ use crate::backend::{Backend, KernelArgs};
 use crate::buffer::{BackendId, Buffer};
 use crate::error::Result;
 use crate::plan::LaunchOverrides;
+use crate::view::View;
 
 /// A checked [`ExactPlan`] and its device workspace (the grid's words, ticket counter, result),
 /// reusable for any number of runs.
@@ -49,23 +50,33 @@ impl<T: ExactFloat> PreparedExact<T> {
         self.owner
             .check_same(backend.id(), "the exact sum's workspace")?;
         input.check_owner(self.owner, "the input buffer")?;
+        self.enqueue_view(backend, input.window("offset", offset, self.checked.n)?)
+    }
+
+    /// Queue the launch on `input`, a view of exactly `n` elements (a buffer's range or borrowed
+    /// device memory, [`crate::borrowed`]; a borrowed one is waited for).
+    pub fn enqueue_view(&self, backend: &Backend, input: View<'_, T>) -> Result<()> {
+        self.owner
+            .check_same(backend.id(), "the exact sum's workspace")?;
+        input.check_owner(self.owner, "the input buffer")?;
         let p = &self.checked;
-        input.check_span("offset", offset, p.n)?;
+        crate::borrowed::check_view_len(&input, p.n)?;
         // The exact kernels take stage 8's five arguments, with 64-bit words for partials.
         let launch = p.launch(KernelArgs::SinglePass {
-            input: input.addr(offset),
+            input: input.addr(0)?,
             n: p.n,
             partials: self.words.addr(0),
             counter: self.counter.addr(0),
             out: self.out.addr(0),
         });
         // SAFETY: every address is from a live buffer of `backend` (checked above; the workspace
-        // was allocated on it): `n` input elements from `offset` (checked), `slots` words and a
+        // was allocated on it): `n` input elements of the checked view, `slots` words and a
         // counter, zeroed at allocation and left zeroed by every launch, one result.
         // Kernel, block and shared memory are `exact_plan`'s own (the private `checked` copy),
         // so the kernel takes exactly these arguments; the workspace lives as long as `self`,
         // and freeing device memory waits for the kernels using it.
-        unsafe { backend.launch::<T>(&launch) }
+        unsafe { backend.launch::<T>(&launch)? };
+        crate::borrowed::wait_if_borrowed(backend, &input)
     }
 
     /// Read the result of the last [`PreparedExact::enqueue`] (waits for it).
@@ -76,6 +87,12 @@ impl<T: ExactFloat> PreparedExact<T> {
     /// Run once and read the result.
     pub fn run(&self, backend: &Backend, input: &Buffer<T>, offset: usize) -> Result<T> {
         self.enqueue(backend, input, offset)?;
+        self.read_result(backend)
+    }
+
+    /// [`PreparedExact::enqueue_view`] once and read the result.
+    pub fn run_view(&self, backend: &Backend, input: View<'_, T>) -> Result<T> {
+        self.enqueue_view(backend, input)?;
         self.read_result(backend)
     }
 }

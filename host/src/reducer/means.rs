@@ -14,8 +14,7 @@ impl Reducer<'_> {
     /// ([`Op::NanTotal`], which counts in `f64`, exact up to 2^53 elements).
     pub fn count<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<u64> {
         let x = x.into();
-        x.buffer()
-            .check_owner(self.backend().id(), "the input buffer")?;
+        x.check_owner(self.backend().id(), "the input buffer")?;
         if !T::TYPE.is_float() {
             return Ok(x.len() as u64);
         }
@@ -43,8 +42,7 @@ impl Reducer<'_> {
     /// [`ReduceError::EmptyInput`] for no elements.
     pub fn nanmean<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<f64> {
         let x = x.into();
-        x.buffer()
-            .check_owner(self.backend().id(), "the input buffer")?;
+        x.check_owner(self.backend().id(), "the input buffer")?;
         if x.is_empty() {
             return Err(ReduceError::EmptyInput { op: Op::NanMean });
         }
@@ -79,8 +77,7 @@ impl Reducer<'_> {
     /// [`ReduceError::EmptyInput`] for no elements.
     pub fn mean<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<f64> {
         let x = x.into();
-        x.buffer()
-            .check_owner(self.backend().id(), "the input buffer")?;
+        x.check_owner(self.backend().id(), "the input buffer")?;
         let len = x.len();
         if len == 0 {
             return Err(ReduceError::EmptyInput { op: Op::Mean });
@@ -114,9 +111,7 @@ impl Reducer<'_> {
         let mut done = 0;
         while done < len {
             let chunk = Self::MEAN_CHUNK.min(len - done);
-            let values = self
-                .backend()
-                .download_range(x.buffer(), x.offset() + done, chunk)?;
+            let values = x.download_range(self.backend(), done, chunk)?;
             sum += values.iter().filter_map(|v| v.to_i128()).sum::<i128>();
             done += chunk;
         }

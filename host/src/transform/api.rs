@@ -23,18 +23,17 @@ impl Reducer<'_> {
         b: Option<View<'_, T>>,
     ) -> Result<[f64; WORDS]> {
         let backend = self.backend();
-        a.buffer().check_owner(backend.id(), "the input buffer")?;
+        a.check_owner(backend.id(), "the input buffer")?;
         let b = match b {
             Some(b) => {
-                b.buffer()
-                    .check_owner(backend.id(), "the second input buffer")?;
+                b.check_owner(backend.id(), "the second input buffer")?;
                 if b.len() != a.len() {
                     return Err(ReduceError::LengthMismatch {
                         a: a.len(),
                         b: b.len(),
                     });
                 }
-                Some((b.buffer(), b.offset()))
+                Some(b)
             }
             None => None,
         };
@@ -46,7 +45,7 @@ impl Reducer<'_> {
             overrides,
             ResultIn::DeviceMemory,
         )?
-        .run(backend, a.buffer(), a.offset(), b)
+        .run_views(backend, a, b)
     }
 
     /// Σx², accumulated in `f64` (exact squares for `f32`, so no overflow); 0 when empty.
@@ -81,8 +80,7 @@ impl Reducer<'_> {
     /// [`ReduceError::EmptyInput`] (`op: mean`) for no elements.
     pub fn moments<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>) -> Result<Moments> {
         let x = x.into();
-        x.buffer()
-            .check_owner(self.backend().id(), "the input buffer")?;
+        x.check_owner(self.backend().id(), "the input buffer")?;
         if x.is_empty() {
             return Err(ReduceError::EmptyInput { op: Op::Mean });
         }
@@ -103,8 +101,7 @@ impl Reducer<'_> {
     pub fn var<'a, T: Scalar>(&mut self, x: impl Into<View<'a, T>>, ddof: u64) -> Result<f64> {
         let x = x.into();
         if x.len() as u64 <= ddof {
-            x.buffer()
-                .check_owner(self.backend().id(), "the input buffer")?;
+            x.check_owner(self.backend().id(), "the input buffer")?;
             return Err(ReduceError::TooFewElements {
                 n: x.len() as u64,
                 ddof,

@@ -10,6 +10,7 @@ use crate::plan::LaunchOverrides;
 use crate::prepared::ResultIn;
 use crate::types::Op;
 use crate::types::Scalar;
+use crate::view::View;
 use reduce_kernels::transform::WORDS;
 use std::marker::PhantomData;
 
@@ -105,14 +106,41 @@ impl<T: Scalar> PreparedTransform<T> {
     ) -> Result<()> {
         self.check_backend(backend)?;
         let n = self.plan.n;
-        let check = |buf: &Buffer<T>, offset: usize, arg, what: &str| -> Result<u64> {
-            buf.check_owner(self.owner, what)?;
-            buf.check_span(arg, offset, n)?;
-            buf.try_addr(offset)
+        a.check_owner(self.owner, "the input buffer")?;
+        let a = a.window("a_offset", a_offset, n)?;
+        let b = match b {
+            Some((b, off)) => {
+                b.check_owner(self.owner, "the second input buffer")?;
+                Some(b.window("b_offset", off, n)?)
+            }
+            None => None,
         };
-        let a_addr = check(a, a_offset, "a_offset", "the input buffer")?;
+        self.enqueue_views(backend, a, b)
+    }
+
+    /// Queue one launch over `a` (and, for the dot product, `b`), views of exactly `n` elements
+    /// (a buffer's range or borrowed device memory, [`crate::borrowed`]; borrowed ones are waited
+    /// for).
+    ///
+    /// # Errors
+    /// As [`PreparedTransform::enqueue`]; [`ReduceError::OutOfBounds`] naming `input` for a view
+    /// of another length.
+    pub fn enqueue_views(
+        &self,
+        backend: &Backend,
+        a: View<'_, T>,
+        b: Option<View<'_, T>>,
+    ) -> Result<()> {
+        self.check_backend(backend)?;
+        let n = self.plan.n;
+        let check = |v: &View<'_, T>, what: &str| -> Result<u64> {
+            v.check_owner(self.owner, what)?;
+            crate::borrowed::check_view_len(v, n)?;
+            v.addr(0)
+        };
+        let a_addr = check(&a, "the input buffer")?;
         let b_addr = match (self.plan.op.inputs(), b) {
-            (2, Some((b, off))) => check(b, off, "b_offset", "the second input buffer")?,
+            (2, Some(b)) => check(&b, "the second input buffer")?,
             (2, None) => {
                 return Err(ReduceError::InvalidArgument(
                     "the dot product needs a second input".into(),
@@ -150,7 +178,12 @@ impl<T: Scalar> PreparedTransform<T> {
         // mapped). The kernel, block and shared memory are `plan_transform_on`'s for this op and
         // type, so the kernel takes exactly these arguments. The workspace lives as long as
         // `self`, and freeing device memory waits for the kernels using it.
-        unsafe { backend.launch::<T>(&launch) }
+        unsafe { backend.launch::<T>(&launch)? };
+        crate::borrowed::wait_if_borrowed(backend, &a)?;
+        match b {
+            Some(b) => crate::borrowed::wait_if_borrowed(backend, &b),
+            None => Ok(()),
+        }
     }
 
     /// The three result words of the last [`PreparedTransform::enqueue`] (waits for it): the
@@ -178,6 +211,17 @@ impl<T: Scalar> PreparedTransform<T> {
         b: Option<(&Buffer<T>, usize)>,
     ) -> Result<[f64; WORDS]> {
         self.enqueue(backend, a, a_offset, b)?;
+        self.read(backend)
+    }
+
+    /// [`PreparedTransform::enqueue_views`] once and read the result words.
+    pub fn run_views(
+        &self,
+        backend: &Backend,
+        a: View<'_, T>,
+        b: Option<View<'_, T>>,
+    ) -> Result<[f64; WORDS]> {
+        self.enqueue_views(backend, a, b)?;
         self.read(backend)
     }
 

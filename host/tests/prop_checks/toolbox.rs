@@ -343,6 +343,6 @@ fn total_of<T: Scalar>(b: &Backend, x: View<'_, T>) -> reduce_host::Result<f64> 
         LaunchOverrides::default(),
         reduce_host::plan::ResultIn::DeviceMemory,
     )?
-    .run(b, x.buffer(), x.offset(), None)
+    .run_views(b, x, None)
     .map(|w| w[0])
 }

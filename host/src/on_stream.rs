@@ -1,0 +1,132 @@
+//! Stage-8 reductions queued on the caller's stream, asynchronously: [`Prepared::enqueue_on`]
+//! launches on a raw `CUstream` the caller gives and returns at once, the result written into
+//! device memory the caller owns (a [`View`] of one element: a buffer's, or borrowed memory,
+//! [`crate::borrowed`]). The workspace is the [`Prepared`]'s own, allocated once, so the call
+//! makes no allocation, copy or synchronization: it can be captured in a CUDA graph. With the
+//! `cudarc` feature, `Prepared::enqueue_on_cudarc` does the same, safely, on a cudarc
+//! `CudaStream` with cudarc slices (`host/src/on_stream/cudarc.rs`).
+//!
+//! A `Prepared`'s workspace (partials, ticket counter) serves one launch at a time: two
+//! reductions that may run at once (on two streams) need two `Prepared`s. One `Prepared` used
+//! on two streams at once gives wrong results (every address stays inside the workspace).
+
+#[cfg(feature = "cudarc")]
+mod cudarc;
+
+use crate::backend::{Backend, Launch};
+use crate::error::{ReduceError, Result};
+use crate::gpu::{driver_result, parameter_pointers, Gpu};
+use crate::plan::{plan, LaunchOverrides};
+use crate::prepared::{Prepared, ResultIn};
+use crate::stage::Stage;
+use crate::types::{Op, Scalar};
+use crate::view::View;
+use cust::sys as cu;
+
+impl<T: Scalar> Prepared<T> {
+    /// Stage 8's plan for `op` over `n` elements of `T` on `backend` (what [`crate::Reducer`]
+    /// uses, with the default launch shape), its workspace allocated now, the result left in
+    /// device memory: ready for [`Prepared::enqueue_on`].
+    ///
+    /// # Errors
+    /// The plan's errors (e.g. `f16` / `bf16`, whose stage-8 kernels are
+    /// [`crate::PreparedWide`]'s; [`Op::Mean`]); an allocation failure.
+    pub fn for_stream(backend: &Backend, op: Op, n: usize) -> Result<Self> {
+        let p = plan(
+            Stage::S8,
+            T::TYPE,
+            op,
+            n,
+            LaunchOverrides::default(),
+            backend.caps(),
+        )?;
+        Prepared::with_result_in(backend, p, ResultIn::DeviceMemory)
+    }
+
+    /// Queue the reduction of `input` (exactly the planned length) on `stream` and return
+    /// without waiting; the kernel writes the result into `out[0]`. Nothing is allocated, copied
+    /// or synchronized, so this may be captured into a CUDA graph (and the graph replayed: the
+    /// kernel leaves its ticket counter at 0). On the emulator the reduction runs at once and
+    /// `stream` is not used.
+    ///
+    /// # Errors
+    /// [`ReduceError::ForeignBuffer`] for views or a backend not this plan's;
+    /// [`ReduceError::OutOfBounds`] naming `input` (another length) or `out` (empty);
+    /// [`ReduceError::InvalidArgument`] for a plan of stages 1–7 (several launches, the result
+    /// in the workspace); the launch's driver error. Nothing is launched on an error.
+    ///
+    /// # Safety
+    /// * `stream` is a live stream of this GPU's context (the primary context: the CUDA
+    ///   runtime's, cudarc's and PyTorch's streams of this device are), or null (the legacy
+    ///   default stream);
+    /// * `input` and `out` (and this `Prepared`) stay allocated until the stream has run the
+    ///   kernel — for borrowed views, regardless of their lifetime; nothing writes `input`, and
+    ///   nothing reads or writes `out[0]`, until then (order other streams after an event);
+    /// * `out` does not overlap `input`;
+    /// * no other launch using this `Prepared`'s workspace runs at the same time (another
+    ///   stream): one `Prepared` per concurrent reduction.
+    pub unsafe fn enqueue_on(
+        &self,
+        backend: &Backend,
+        stream: cu::CUstream,
+        input: View<'_, T>,
+        out: View<'_, T>,
+    ) -> Result<()> {
+        if self.plan.stage != Stage::S8 {
+            return Err(ReduceError::InvalidArgument(format!(
+                "{} takes several launches: only stage 8's plans run on the caller's stream",
+                self.plan.stage
+            )));
+        }
+        out.check_owner(backend.id(), "the output")?;
+        if out.is_empty() {
+            return Err(ReduceError::bounds("out", "the output holds no element"));
+        }
+        let out_addr = out.addr(0)?;
+        self.launch_into(backend, input, Some(out_addr), |b, l| match b {
+            // SAFETY: `launch_into`'s one stage-8 launch: its addresses are this backend's
+            // workspace, the checked input view and `out[0]` (one `T`, checked non-empty);
+            // the stream, lifetimes and exclusivity are this function's contract.
+            Backend::Gpu(g) => unsafe { launch_on(g, l, stream) },
+            // SAFETY: as above, on the emulator (host addresses), run to completion now.
+            Backend::Emulator(e) => unsafe { e.launch::<T>(l) },
+        })
+    }
+}
+
+/// `cuLaunchKernel` of `l` on `stream` instead of the GPU's own.
+///
+/// # Safety
+/// As [`Backend::launch`] (addresses of this context, live until the stream has run the kernel,
+/// the kernel taking exactly `l.args`), and `stream` is a live stream of this context or null.
+unsafe fn launch_on(gpu: &Gpu, l: &Launch, stream: cu::CUstream) -> Result<()> {
+    let f = gpu.function(l.kernel)?;
+    gpu.allow_shared(f, l.kernel, l.shared_bytes)?;
+    let mut words = l.args.words();
+    let mut params = parameter_pointers(&mut words);
+    // SAFETY: `f` is `l.kernel`'s function of this GPU's module, which takes 64-bit words in the
+    // order `KernelArgs` lists them; `words` outlives the call (the driver copies the
+    // arguments); the addresses and the stream are valid by this function's contract.
+    let r = unsafe {
+        cu::cuLaunchKernel(
+            f,
+            l.grid as u32,
+            1,
+            1,
+            l.block as u32,
+            1,
+            1,
+            l.shared_bytes as u32,
+            stream,
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    driver_result(
+        r,
+        format!(
+            "launching {} <<<{}, {}, {}>>> on the caller's stream",
+            l.kernel, l.grid, l.block, l.shared_bytes
+        ),
+    )
+}
