@@ -19,6 +19,9 @@
 #   sanitizer  the GPU test suite (bin/gpu-tests), `reduce stress`, the CLI's own checks, then
 #              compute-sanitizer memcheck, racecheck, initcheck and synccheck over every kernel
 #              family (stages, wide sums, axis, arg, transform, halves, exact, host, multi)
+#   interop    device memory from cudarc reduced in place, bad pointers, the caller's streams, a
+#              CUDA graph (bin/borrowed-tests); the cudarc example; borrowed against buffer,
+#              enqueue host time and graph replay timings (bin/interop-bench)
 #   proof      the proof cases run by the old `reduce` (--baseline) and this one alternating:
 #              result bits and min/median times side by side (proof/proof.md)
 # After ladder or stage8, bin/report turns their records into report/results.md and plots; after
@@ -38,6 +41,9 @@
 #                     ends): what a device call can bring back (8 files at most)
 #   --ncu             ladder: also profile stages 1-8 with Nsight Compute (needs ncu)
 #   --criterion       ladder: also run the criterion benchmarks (bin/bench-*)
+#   --kernels K       which form of the embedded kernels every run loads: sass (the default: the
+#                     cubin of the GPU's architecture) or ptx (the PTX, JIT-compiled kernel by
+#                     kernel, as on a GPU no cubin runs on); exported as REDUCE_KERNEL_IMAGE
 #
 # Exit status: 0 when every suite that ran passed; OUTDIR/summary.md says which failed and why
 # (each suite's status.txt and logs/ hold the details).
@@ -45,7 +51,7 @@ set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 LIB=$HERE/lib
-ALL_SUITES="ladder stage8 axis toolbox exact host multi sanitizer"
+ALL_SUITES="ladder stage8 axis toolbox exact host multi sanitizer interop"
 
 usage() { sed -n '2,/^set -u/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
 
@@ -53,7 +59,7 @@ OUTDIR="" SUITES=() BIN=$HERE/bin BASELINE=$HERE/bin-old ROUNDS=2 BUDGET=0 PACK=
 EXPS=12,14,16,18,20,22,24,26,28,30 NCU=0 CRITERION=0
 while [ $# -gt 0 ]; do
     case $1 in
-        --bin | --baseline | --rounds | --exps | --budget)
+        --bin | --baseline | --rounds | --exps | --budget | --kernels)
             [ $# -ge 2 ] || { echo "gpu.sh: $1 needs a value" >&2; exit 2; }
             case $1 in
                 --bin) BIN=$2 ;;
@@ -61,6 +67,11 @@ while [ $# -gt 0 ]; do
                 --rounds) ROUNDS=$2 ;;
                 --exps) EXPS=$2 ;;
                 --budget) BUDGET=$2 ;;
+                --kernels)
+                    case $2 in
+                        sass | ptx) export REDUCE_KERNEL_IMAGE=$2 ;;
+                        *) echo "gpu.sh: --kernels takes sass or ptx" >&2; exit 2 ;;
+                    esac ;;
             esac
             shift ;;
         --pack) PACK=1 ;;
@@ -112,6 +123,7 @@ fi
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "host: $(hostname 2>/dev/null || echo '?')"
     echo "suites: ${SUITES[*]}"
+    echo "kernels: REDUCE_KERNEL_IMAGE=${REDUCE_KERNEL_IMAGE:-sass}"
     echo "reduce: $REDUCE ($("$REDUCE" --version 2>&1))"
     nvidia-smi 2>&1
     command -v nvcc >/dev/null 2>&1 && nvcc --version 2>&1
@@ -129,7 +141,7 @@ done
 
 START=0 # bash's SECONDS count from the start of this script
 declare -A DEFAULT_LIMIT=([proof]=420 [ladder]=200 [stage8]=200 [axis]=200 [toolbox]=420
-    [exact]=200 [host]=200 [multi]=300 [sanitizer]=540)
+    [exact]=200 [host]=200 [multi]=300 [sanitizer]=540 [interop]=200)
 SUMMARY=()
 status=0
 
@@ -190,7 +202,7 @@ summary() {
         echo "|---|---|---|---|"
         printf '%s\n' "${SUMMARY[@]}"
         for t in proof/proof.md sanitizer/sanitizer.md report/results.md axis/axis.md \
-            toolbox/arg.md toolbox/transform.md toolbox/toolbox-ops.md toolbox/toolbox-halves.md \
+            interop/interop.md toolbox/arg.md toolbox/transform.md toolbox/toolbox-ops.md toolbox/toolbox-halves.md \
             exact/exact.md host/host.md multi/multi.md; do
             [ -f "$RESULTS/$t" ] || continue
             echo

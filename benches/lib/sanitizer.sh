@@ -16,6 +16,8 @@
 #      memcheck still checks every access of every kernel those runs launch.
 #
 # SANITIZE_ONLY=NAME,NAME... runs the CLI checks and those workloads only (no GPU tests, no stress).
+# SANITIZE_PARTS=tests,stress,cli,tools (the default: all four) runs those parts only, e.g.
+# `tools` for the sanitizers alone, `tests` for the GPU test suite alone.
 
 # NAME|ARGS of `reduce --backend gpu ARGS`
 SANITIZE_WORKLOADS=(
@@ -49,17 +51,23 @@ SANITIZE_WORKLOADS=(
 sanitizer_run() {
     local tests ptx env=()
     if ptx=$(asset custom_op.ptx); then env=("REDUCE_CUSTOM_OP_PTX=$ptx"); fi
+    local parts=",${SANITIZE_PARTS:-tests,stress,cli,tools},"
     if [ -n "${SANITIZE_ONLY:-}" ]; then
         say "    SANITIZE_ONLY=$SANITIZE_ONLY: the CLI checks and those workloads only"
+        parts=${parts//,tests,/,}
+        parts=${parts//,stress,/,}
+    fi
+    if [[ $parts != *,tests,* ]]; then
+        :
     elif tests=$(bin_path gpu-tests); then
         step gpu-tests "$SUITE_DIR/gpu-tests.txt" env "${env[@]}" "$tests"
         grep -E '^test result|FAILED|panicked' "$SUITE_DIR/gpu-tests.txt" | head -n 20
     else
         fail gpu-tests "no $BIN/gpu-tests"
     fi
-    [ -n "${SANITIZE_ONLY:-}" ] || ours stress "$SUITE_DIR/stress.txt" stress
-    step cli-checks "$SUITE_DIR/cli-checks.txt" cli_checks
-    sanitize_all
+    [[ $parts != *,stress,* ]] || ours stress "$SUITE_DIR/stress.txt" stress
+    [[ $parts != *,cli,* ]] || step cli-checks "$SUITE_DIR/cli-checks.txt" cli_checks
+    [[ $parts != *,tools,* ]] || sanitize_all
     finish
 }
 

@@ -40,6 +40,11 @@ impl<T: Scalar> Prepared<T> {
             LaunchOverrides::default(),
             backend.caps(),
         )?;
+        // Resolve the kernel now (on the PTX path this JIT-compiles and loads its module), so
+        // that no `enqueue_on` loads a module: one inside a stream capture would end it.
+        if let Backend::Gpu(g) = backend {
+            g.function(p.kernel)?;
+        }
         Prepared::with_result_in(backend, p, ResultIn::DeviceMemory)
     }
 

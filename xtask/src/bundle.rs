@@ -12,12 +12,30 @@ use std::process::Command;
 pub(crate) fn bundle() -> Result<()> {
     let root = ptx::workspace_root();
     build_ptx(Prebuilt::Refresh, true)?;
+    // One feature set for every reduce-host artifact (the CLI's and cudarc's), so the library
+    // compiles once.
+    let features = ["--features", "reduce-host/cli,reduce-host/cudarc"];
     status(
         cargo()
             .current_dir(&root)
             .args(["build", "--release"])
-            .args(crate::REDUCE_BIN)
-            .args(["--example", "cold_open", "--example", "quickstart"]),
+            .args(features)
+            .args([
+                "--package",
+                "reduce-host",
+                "--package",
+                "cudarc-interop",
+                "--bin",
+                "reduce",
+                "--bin",
+                "cudarc-interop",
+                "--example",
+                "cold_open",
+                "--example",
+                "quickstart",
+                "--example",
+                "interop_bench",
+            ]),
     )?;
     let out = String::from_utf8(
         cargo()
@@ -51,6 +69,10 @@ pub(crate) fn bundle() -> Result<()> {
                 "reduce-host",
                 "--test",
                 "gpu",
+                "--test",
+                "borrowed_gpu",
+                "--features",
+                "cli,cudarc",
                 "--no-run",
                 "--message-format=json",
             ])
@@ -63,19 +85,31 @@ pub(crate) fn bundle() -> Result<()> {
     std::fs::copy(root.join("target/release/reduce"), dest.join("bin/reduce"))?;
     // `CUDA_CACHE_DISABLE=1 bin/cold-open` times a first Backend::open; `bin/quickstart` is the
     // library's example.
-    for (example, name) in [("cold_open", "cold-open"), ("quickstart", "quickstart")] {
+    std::fs::copy(
+        root.join("target/release/cudarc-interop"),
+        dest.join("bin/cudarc-interop"),
+    )?;
+    for (example, name) in [
+        ("cold_open", "cold-open"),
+        ("quickstart", "quickstart"),
+        ("interop_bench", "interop-bench"),
+    ] {
         std::fs::copy(
             root.join("target/release/examples").join(example),
             dest.join("bin").join(name),
         )?;
     }
     std::fs::copy(root.join("target/release/report"), dest.join("bin/report"))?;
-    if let Some(exe) = tests
-        .lines()
-        .filter(|l| l.contains("\"kind\":[\"test\"]"))
-        .find_map(|l| l.split("\"executable\":\"").nth(1)?.split('"').next())
-    {
-        std::fs::copy(exe, dest.join("bin/gpu-tests"))?;
+    // The GPU suite (`bin/gpu-tests`) and the borrowed-memory tests (`bin/borrowed-tests`).
+    for (test, name) in [("gpu", "gpu-tests"), ("borrowed_gpu", "borrowed-tests")] {
+        let target = format!("\"name\":\"{test}\"");
+        if let Some(exe) = tests
+            .lines()
+            .filter(|l| l.contains("\"kind\":[\"test\"]") && l.contains(&target))
+            .find_map(|l| l.split("\"executable\":\"").nth(1)?.split('"').next())
+        {
+            std::fs::copy(exe, dest.join("bin").join(name))?;
+        }
     }
     std::fs::create_dir_all(dest.join("python"))?;
     for e in std::fs::read_dir(root.join("benches/python"))? {
