@@ -16,7 +16,8 @@
 # case NAME|ARGS (after `reduce --backend gpu`): stage 8 at every even exponent 12-30, one axis
 # shape per kind (2^26 elements; segments: about 2^27), argmax, the L2 norm, the variance and the
 # bf16 sums (`half`: stage 8's, f32 result; `transform --op total`: f64) at 2^20 (launch-bound) and
-# 2^26 (bandwidth-bound), the exact sums at 2^24 and 2^30.
+# 2^26 (bandwidth-bound), the exact sums at 2^24 and 2^30; then rows, argmax, the norm and the
+# exact f32 sum at the sizes the others skip (2^20, 2^26, 2^30 for every family).
 PROOF_CASES=(
     "stage8|sweep --exps 12,14,16,18,20,22,24,26,28,30 --types f32,f64 --ops sum --protocol gated --warmup 10 --runs 50"
     "axis-rows|axis --rows 65536 --cols 1024 --axis rows --data random --runs 50 --format json"
@@ -32,6 +33,12 @@ PROOF_CASES=(
     "exact-f64-24|exact --type f64 --n 16777216 --runs 50 --format json"
     "exact-f32-30|exact --type f32 --n 1073741824 --runs 50 --no-reference --format json"
     "exact-f64-30|exact --type f64 --n 1073741824 --runs 50 --no-reference --format json"
+    "axis-rows-20|axis --rows 1024 --cols 1024 --axis rows --data random --runs 50 --format json"
+    "axis-rows-30|axis --rows 1048576 --cols 1024 --axis rows --data random --runs 20 --format json"
+    "argmax-30|arg --ops argmax --types f32 --exps 30 --warmup 5 --runs 20 --format json"
+    "transform-30|transform --op norm2 --n 1073741824 --runs 20 --format json"
+    "exact-f32-20|exact --type f32 --n 1048576 --runs 50 --format json"
+    "exact-f32-26|exact --type f32 --n 67108864 --runs 50 --format json"
 )
 
 # proof_one BIN_LABEL EXE ROUND CASE ARGS...: one invocation, its JSON lines tagged into J; a

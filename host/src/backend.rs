@@ -17,6 +17,9 @@ use cust::sys as cu;
 use reduce_kernels::table::KernelId;
 
 /// A device: GPU or emulator.
+// One `Backend` per device, made once and then borrowed: its size does not matter, and boxing
+// the GPU would put an indirection in front of every launch for nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Backend {
     /// An NVIDIA GPU.
     Gpu(Gpu),

@@ -49,8 +49,8 @@ pub const REFERENCE_THREADS_PER_SM: usize = 2048;
 pub const PRESETS: [&str; 5] = ["t4", "rtx4090", "a100", "h200", "b200"];
 
 impl DeviceCaps {
-    /// `tuned` blocks of `block` threads per SM, measured on a GPU of [`REFERENCE_THREADS_PER_SM`]
-    /// resident threads per SM, for this device (at least 1):
+    /// `tuned` blocks of `block` threads per SM, measured on a GPU of 2,048 resident threads per
+    /// SM (the H200), for this device (at least 1):
     /// * a policy that fits on the reference SM at once (`tuned · block` ≤ 2,048: as many blocks
     ///   as registers or loads in flight allow) keeps `tuned`, capped at what this device's SM
     ///   holds (`max_threads_per_sm / block`: a T4 holds four 256-thread blocks, not six);

@@ -17,7 +17,7 @@
 //! On the host the emulator computes the same results in Rust (the halves widened exactly). The
 //! shipped PTX targets sm_70 (every GPU from Volta on), where `.NaN` and the packed halves do
 //! not exist: there the `.NaN` form is `max.f32`/`min.f32` plus a NaN test, and the halves are
-//! compared widened to `f32` (the emulator's rules, [`portable`]); a build for sm_80 or later
+//! compared widened to `f32` (the emulator's rules); a build for sm_80 or later
 //! (`-Ctarget-cpu=sm_80`) uses the single instructions.
 
 /// The larger of `a` and `b` (see the module docs for NaN and zeros).
