@@ -232,9 +232,18 @@ impl<T: Scalar> Prepared<T> {
         self.read_result(backend)
     }
 
-    /// [`Prepared::enqueue_view`] once and read the result back.
+    /// [`Prepared::enqueue_view`] once and read the result back. Reading waits for the stream,
+    /// which is also the wait a borrowed input needs: one synchronization, not two.
     pub fn run_view(&self, backend: &Backend, input: View<'_, T>) -> Result<T> {
-        self.enqueue_view(backend, input)?;
+        let queued = self.launch_into(backend, input, None, |b, l| {
+            // SAFETY: as in `enqueue_view`.
+            unsafe { b.launch::<T>(l) }
+        });
+        if let Err(e) = queued {
+            // Launches queued before the failure may still read a borrowed input.
+            crate::borrowed::wait_if_borrowed(backend, &input)?;
+            return Err(e);
+        }
         self.read_result(backend)
     }
 }
