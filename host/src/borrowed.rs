@@ -283,15 +283,7 @@ impl Backend {
     /// * nothing writes it while a reduction reads it (no kernel on another stream, no copy):
     ///   work the owner queued on another stream must be finished (or waited for) first.
     pub unsafe fn borrow_raw<'a, T: Scalar>(&self, ptr: u64, len: usize) -> Result<View<'a, T>> {
-        let gpu = match self {
-            Backend::Gpu(g) => g,
-            Backend::Emulator(_) => {
-                return Err(ReduceError::BadPointer {
-                    arg: "ptr",
-                    problem: PointerProblem::Emulator,
-                })
-            }
-        };
+        let gpu = gpu_of(self, "ptr")?;
         check_device_memory::<T>(gpu, "ptr", ptr, len).map_err(|e| match e {
             ReduceError::BadPointer {
                 problem: p @ PointerProblem::Overflow { .. },
@@ -319,6 +311,18 @@ pub(crate) fn check_view_len<T: DeviceCopy + Copy>(view: &View<'_, T>, n: usize)
         ));
     }
     Ok(())
+}
+
+/// The GPU of `backend`; on the emulator [`PointerProblem::Emulator`] naming `arg` (device memory
+/// the library did not allocate exists only on a GPU).
+pub(crate) fn gpu_of<'b>(backend: &'b Backend, arg: &'static str) -> Result<&'b Gpu> {
+    match backend {
+        Backend::Gpu(g) => Ok(g),
+        Backend::Emulator(_) => Err(ReduceError::BadPointer {
+            arg,
+            problem: PointerProblem::Emulator,
+        }),
+    }
 }
 
 /// After queueing kernels that read `view`: wait for them when it is borrowed memory, whose

@@ -228,6 +228,13 @@ impl Gpu {
         if bytes <= DEFAULT || allowed.is_some_and(|a| a >= bytes) {
             return Ok(());
         }
+        if bytes > self.caps.shared_per_block_optin {
+            return Err(ReduceError::InvalidArgument(format!(
+                "{kernel} needs {bytes} bytes of shared memory per block, more than {} allows \
+                 ({} bytes)",
+                self.caps.name, self.caps.shared_per_block_optin
+            )));
+        }
         let attr = cu::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
         let value = i32::try_from(bytes).unwrap_or(i32::MAX);
         // SAFETY: `f` is a function of this handle's module (from `function`), which lives as

@@ -8,7 +8,7 @@ use crate::types::Scalar;
 use crate::view::View;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 
-use super::{check_device_memory, PointerProblem};
+use super::check_device_memory;
 
 impl Backend {
     /// `memory` (a `&CudaSlice<T>`, `&CudaView<'_, T>` or `&CudaViewMut<'_, T>`) as a [`View`]
@@ -23,22 +23,14 @@ impl Backend {
     ///
     /// # Errors
     /// [`ReduceError::BadPointer`] naming `memory` ([`crate::PointerProblem`]: another
-    /// context or GPU, misaligned, …); on the emulator always ([`PointerProblem::Emulator`]);
+    /// context or GPU, misaligned, …); on the emulator always ([`crate::PointerProblem::Emulator`]);
     /// a driver error from the synchronization.
     pub fn borrow_cudarc<'a, T: Scalar, M: DevicePtr<T>>(
         &self,
         memory: &'a M,
         stream: &CudaStream,
     ) -> Result<View<'a, T>> {
-        let gpu = match self {
-            Backend::Gpu(g) => g,
-            Backend::Emulator(_) => {
-                return Err(ReduceError::BadPointer {
-                    arg: "memory",
-                    problem: PointerProblem::Emulator,
-                })
-            }
-        };
+        let gpu = super::gpu_of(self, "memory")?;
         let len = memory.len();
         let (ptr, read) = memory.device_ptr(stream);
         stream.synchronize().map_err(|e| ReduceError::Driver {

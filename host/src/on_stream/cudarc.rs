@@ -5,7 +5,7 @@
 //! for before it frees, reads or writes them on another stream.
 
 use crate::backend::Backend;
-use crate::borrowed::{check_device_memory, PointerProblem};
+use crate::borrowed::{check_device_memory, gpu_of};
 use crate::error::{ReduceError, Result};
 use crate::prepared::Prepared;
 use crate::types::Scalar;
@@ -32,15 +32,7 @@ impl<T: Scalar> Prepared<T> {
         input: &I,
         out: &mut O,
     ) -> Result<()> {
-        let gpu = match backend {
-            Backend::Gpu(g) => g,
-            Backend::Emulator(_) => {
-                return Err(ReduceError::BadPointer {
-                    arg: "input",
-                    problem: PointerProblem::Emulator,
-                })
-            }
-        };
+        let gpu = gpu_of(backend, "input")?;
         let (theirs, ours) = (stream.context().cu_ctx(), gpu.cu_context());
         if !std::ptr::eq(
             theirs.cast::<std::ffi::c_void>(),
