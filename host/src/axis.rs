@@ -4,7 +4,7 @@
 //! the short way to use them.
 
 use crate::axis_plan::{AxisKind, AxisPlan, AxisPolicy, Offsets};
-use crate::backend::{Backend, KernelArgs, Launch};
+use crate::backend::{Backend, KernelArgs, Launch, On};
 use crate::buffer::{BackendId, Buffer};
 use crate::error::{ReduceError, Result};
 use crate::types::{Op, Scalar};
@@ -118,6 +118,7 @@ impl<T: Scalar> PreparedAxis<T> {
                     },
                 });
             }
+            backend.resolve(s.kernel)?;
         }
         let ticket = plan.steps.iter().any(|s| s.ticket());
         Ok(PreparedAxis {
@@ -153,10 +154,34 @@ impl<T: Scalar> PreparedAxis<T> {
         out: &mut Buffer<T>,
     ) -> Result<()> {
         let input = input.into();
+        out.check_owner(self.owner, "the output buffer")?;
+        let out_view = View::from(&*out);
+        // SAFETY: our own stream; `out` is borrowed mutably for the call (no other view of it
+        // can be read or written meanwhile through this library's safe API), and the call waits
+        // for a borrowed input below.
+        unsafe { self.queue_on(backend, input, segments, out_view, On::Own)? };
+        // Borrowed memory may be freed by its owner once the borrow ends: wait for its readers.
+        crate::borrowed::wait_if_borrowed(backend, &input)
+    }
+
+    /// Queue the reduction of `input` into `out[..results()]` on `on`'s stream, without waiting.
+    ///
+    /// # Safety
+    /// A caller's stream is a live stream of the GPU's context (or null); `input`, `out` and
+    /// `segments` stay allocated until that stream has run the launches; nothing writes `input`
+    /// or touches `out` meanwhile, and `out` does not overlap `input` or the segments.
+    pub(crate) unsafe fn queue_on(
+        &self,
+        backend: &Backend,
+        input: View<'_, T>,
+        segments: Option<&Segments>,
+        out: View<'_, T>,
+        on: On,
+    ) -> Result<()> {
         self.owner
             .check_same(backend.id(), "the prepared axis plan")?;
         input.check_owner(self.owner, "the input buffer")?;
-        out.check_owner(self.owner, "the output buffer")?;
+        out.check_owner(self.owner, "the output")?;
         if out.len() < self.plan.results {
             return Err(ReduceError::bounds(
                 "out",
@@ -227,7 +252,7 @@ impl<T: Scalar> PreparedAxis<T> {
                 (self.partials.try_addr(at)?, n)
             };
             let (dst, dst_len) = if step.writes_result {
-                (out.addr(0), out.len())
+                (out.addr(0)?, out.len())
             } else {
                 let at = step.dst_offset;
                 (
@@ -297,10 +322,10 @@ impl<T: Scalar> PreparedAxis<T> {
             // from the plan for this type and operator (`AXIS_BLOCK`, or 512 for the flat column
             // kernel: the blocks the kernels are built for). A one-launch step gets this plan's own partials (`grid · len`, checked
             // above) and counter (zeroed, and left 0 by the kernel). `self` and the caller's buffers outlive the queued work: freeing device
-            // memory waits for the kernels using it.
-            unsafe { backend.launch::<T>(&launch)? };
+            // memory waits for the kernels using it. The stream, and `out` not overlapping what
+            // the steps read, are this function's contract.
+            unsafe { backend.launch_on::<T>(&launch, on)? };
         }
-        // Borrowed memory may be freed by its owner once the borrow ends: wait for its readers.
-        crate::borrowed::wait_if_borrowed(backend, &input)
+        Ok(())
     }
 }

@@ -7,6 +7,7 @@ pub use crate::caps::DeviceCaps;
 pub use crate::emulator::Emulator;
 pub use crate::gpu::Gpu;
 pub(crate) use crate::gpu::{driver_result, Mapped};
+pub(crate) use crate::launch::On;
 pub use crate::launch::{KernelArgs, Launch};
 
 use crate::buffer::{HostMem, Mem};
@@ -244,11 +245,30 @@ impl Backend {
     /// [`KernelArgs::AxisTicket`], `partials` holds `grid · len` elements of `T`, `out` holds
     /// `out_len`, and `counter` is a zeroed `u32`.
     pub unsafe fn launch<T: Scalar>(&self, l: &Launch) -> Result<()> {
+        // SAFETY: this function's contract.
+        unsafe { self.launch_on::<T>(l, On::Own) }
+    }
+
+    /// [`Backend::launch`] on the stream `on` names (the emulator runs it at once).
+    ///
+    /// # Safety
+    /// As [`Backend::launch`], "until the stream has run the launch" meaning `on`'s stream; a
+    /// caller's stream is a live stream of this GPU's context, or null.
+    pub(crate) unsafe fn launch_on<T: Scalar>(&self, l: &Launch, on: On) -> Result<()> {
         match self {
             // SAFETY: this function's contract.
-            Backend::Gpu(g) => unsafe { g.launch(l) },
+            Backend::Gpu(g) => unsafe { g.launch(l, on) },
             // SAFETY: this function's contract.
             Backend::Emulator(e) => unsafe { e.launch::<T>(l) },
+        }
+    }
+
+    /// Look `kernel` up now (on the per-kernel PTX path: JIT-compile and load its module), so
+    /// that no later launch of it loads a module — which a CUDA stream capture would refuse.
+    pub(crate) fn resolve(&self, kernel: KernelId) -> Result<()> {
+        match self {
+            Backend::Gpu(g) => g.function(kernel).map(drop),
+            Backend::Emulator(_) => Ok(()),
         }
     }
 

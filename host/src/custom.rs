@@ -13,7 +13,7 @@
 //! into the backend's context (`cuModuleLoadData`, JIT-compiled by the driver) and launched on the
 //! backend's stream.
 
-use crate::backend::{driver_result, Backend, KernelArgs, Launch};
+use crate::backend::{driver_result, Backend, KernelArgs, Launch, On};
 use crate::buffer::Buffer;
 use crate::error::{ReduceError, Result};
 use crate::types::Scalar;
@@ -121,17 +121,20 @@ impl ItemWorkspace {
         })
     }
 
-    /// Queue one launch of `code` over `input`, a view of exactly `n` elements.
+    /// Queue one launch of `code` over `input`, a view of exactly `n` elements, on `on`'s stream.
     ///
     /// # Safety
     /// `code` must be an item kernel (see the module docs) for `T` whose items have
-    /// `self.words` words and whose block size is `self.block`.
+    /// `self.words` words and whose block size is `self.block`; a caller's stream is a live
+    /// stream of the GPU's context (or null), and the input and this workspace stay allocated
+    /// until it has run the launch.
     pub(crate) unsafe fn enqueue<T: Scalar>(
         &self,
         backend: &Backend,
         code: &ItemCode<T>,
         input: View<'_, T>,
         n: usize,
+        on: On,
     ) -> Result<()> {
         input.check_owner(backend.id(), "the input buffer")?;
         self.partials.check_owner(backend.id(), "the workspace")?;
@@ -188,8 +191,9 @@ impl ItemWorkspace {
                 // SAFETY: the item ABI passes the same five words as the single-pass one; the
                 // addresses are this backend's live buffers of the sizes the kernel reads and
                 // writes (checked above and allocated for this shape); the kernel is an item
-                // kernel of `words` words and this block size (this function's contract).
-                unsafe { backend.launch::<T>(&l) }
+                // kernel of `words` words and this block size, and the stream is live (this
+                // function's contract).
+                unsafe { backend.launch_on::<T>(&l, on) }
             }
             (ItemCode::Rust { entry, .. }, Backend::Emulator(_)) => run_emulated(*entry),
             (
@@ -205,7 +209,8 @@ impl ItemWorkspace {
                 }
                 // SAFETY: `function` lives in the module this code owns, loaded in `g`'s
                 // context; the five parameters are the item ABI's (this function's contract),
-                // valid until the launch has copied them; the buffers are live.
+                // valid until the launch has copied them; the buffers are live, and so is the
+                // stream (this function's contract).
                 let r = unsafe {
                     cu::cuLaunchKernel(
                         *function,
@@ -216,7 +221,7 @@ impl ItemWorkspace {
                         1,
                         1,
                         shared_bytes as u32,
-                        g.stream().as_inner(),
+                        g.raw_stream(on),
                         params.as_mut_ptr(),
                         std::ptr::null_mut(),
                     )
@@ -365,18 +370,22 @@ pub struct PreparedCustom<'r, 'b, T: Scalar, I: Item> {
 impl<T: Scalar, I: Item> PreparedCustom<'_, '_, T, I> {
     /// Queue one reduction of `input[offset..offset + n]` (checked: ownership and range).
     pub fn enqueue(&self, input: &Buffer<T>, offset: usize) -> Result<()> {
+        let input = input.window("range", offset, self.n)?;
+        // SAFETY: our own stream; the buffer is borrowed for the call, and freeing it waits for
+        // the kernels reading it.
+        unsafe { self.queue_on(input, On::Own) }
+    }
+    /// Queue one reduction of `input` on `on`'s stream.
+    ///
+    /// # Safety
+    /// A caller's stream is a live stream of the GPU's context (or null); `input` stays
+    /// allocated, and unwritten, until that stream has run the launch.
+    pub(crate) unsafe fn queue_on(&self, input: View<'_, T>, on: On) -> Result<()> {
         let r = self.reduction;
         // SAFETY: `r.code` was loaded by `CustomReduction::load`, whose caller asserted it is an
         // item kernel for `T` and `I` with block `r.block`; the workspace was made for `I::WORDS`
-        // and `r.block`.
-        unsafe {
-            self.ws.enqueue(
-                r.backend,
-                &r.code,
-                input.window("range", offset, self.n)?,
-                self.n,
-            )
-        }
+        // and `r.block`; the stream and the input are this function's contract.
+        unsafe { self.ws.enqueue(r.backend, &r.code, input, self.n, on) }
     }
     /// Wait for the last run and read its result.
     pub fn read(&self) -> Result<I> {

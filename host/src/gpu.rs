@@ -4,6 +4,7 @@
 use crate::backend::{DeviceCaps, Launch};
 use crate::buffer::BackendId;
 use crate::error::{CudaContext, ReduceError, Result};
+use crate::launch::On;
 use cust::sys as cu;
 use reduce_kernels::table::KernelId;
 use std::cell::{OnceCell, RefCell};
@@ -253,20 +254,30 @@ impl Gpu {
         self.functions.borrow().contains_key(&kernel) || self.kernels.has(kernel.symbol().as_str())
     }
 
-    /// Queue `l` on this GPU's stream.
+    /// Queue `l` on this GPU's stream, or on the caller's (`on`).
     ///
     /// # Safety
     /// As [`crate::Backend::launch`]: the addresses in `l.args` are device addresses of this
     /// context, the buffers behind them hold what the kernel reads and writes for this shape,
-    /// and they stay allocated until the stream has run the kernel.
-    pub(crate) unsafe fn launch(&self, l: &Launch) -> Result<()> {
+    /// and they stay allocated until the stream has run the kernel; a caller's stream is a live
+    /// stream of this context (or null, the legacy default stream).
+    pub(crate) unsafe fn launch(&self, l: &Launch, on: On) -> Result<()> {
         let f = self.function(l.kernel)?;
         self.allow_shared(f, l.kernel, l.shared_bytes)?;
         let mut words = l.args.words();
+        let stream = self.raw_stream(on);
         // SAFETY: every kernel of this crate takes 64-bit pointers and a 64-bit length, in the
-        // order `KernelArgs` lists them; `f` is `l.kernel`; the addresses are valid for the
-        // launch by this function's contract.
-        unsafe { self.launch_words(f, &l.kernel, l.grid, l.block, l.shared_bytes, &mut words) }
+        // order `KernelArgs` lists them; `f` is `l.kernel`; the addresses and the stream are
+        // valid for the launch by this function's contract.
+        unsafe {
+            self.launch_words(
+                f,
+                &l.kernel,
+                (l.grid, l.block, l.shared_bytes),
+                stream,
+                &mut words,
+            )
+        }
     }
 
     /// Queue the benchmarks' gate kernel ([`reduce_kernels::bench_gate::SYMBOL`], one thread):
@@ -286,21 +297,33 @@ impl Gpu {
             }
         };
         // SAFETY: the gate takes (u32*, u64); `flag` is valid by this function's contract.
-        unsafe { self.launch_words(f, &SYMBOL, 1, 1, 0, &mut [flag, timeout_ns]) }
+        unsafe {
+            let own = self.stream.as_inner();
+            self.launch_words(f, &SYMBOL, (1, 1, 0), own, &mut [flag, timeout_ns])
+        }
     }
 
-    /// `cuLaunchKernel` of `f` (named `kernel` in messages) with 64-bit arguments.
+    /// The `CUstream` that `on` names: this GPU's own, or the caller's.
+    pub(crate) fn raw_stream(&self, on: On) -> cu::CUstream {
+        match on {
+            On::Own => self.stream.as_inner(),
+            On::Caller(s) => s,
+        }
+    }
+
+    /// `cuLaunchKernel` of `f` (named `kernel` in messages) with 64-bit arguments, `shape` =
+    /// (grid, block, dynamic shared bytes), on `stream`.
     ///
     /// # Safety
     /// `f` is a function of this handle's module; `words` must match its parameters, and every
-    /// address in them must stay valid until the kernel has run.
+    /// address in them must stay valid until the kernel has run; `stream` is a live stream of
+    /// this context (or null).
     unsafe fn launch_words(
         &self,
         f: cu::CUfunction,
         kernel: &dyn std::fmt::Display,
-        grid: usize,
-        block: usize,
-        shared_bytes: usize,
+        (grid, block, shared_bytes): (usize, usize, usize),
+        stream: cu::CUstream,
         words: &mut [u64],
     ) -> Result<()> {
         let mut params = parameter_pointers(words);
@@ -315,14 +338,19 @@ impl Gpu {
                 1,
                 1,
                 shared_bytes as u32,
-                self.stream.as_inner(),
+                stream,
                 params.as_mut_ptr(),
                 std::ptr::null_mut(),
             )
         };
+        let whose = if stream == self.stream.as_inner() {
+            ""
+        } else {
+            " on the caller's stream"
+        };
         driver_result(
             r,
-            format!("launching {kernel} <<<{grid}, {block}, {shared_bytes}>>>"),
+            format!("launching {kernel} <<<{grid}, {block}, {shared_bytes}>>>{whose}"),
         )
     }
 }

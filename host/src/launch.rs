@@ -3,6 +3,16 @@
 
 use reduce_kernels::table::{Abi, ArgWords, KernelId};
 
+/// The stream a launch is queued on: the backend's own, or one the caller gave
+/// ([`crate::on_stream`]). The emulator runs every launch at once and has no streams.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum On {
+    /// The backend's own stream.
+    Own,
+    /// A live stream of the GPU's context (null: the legacy default stream).
+    Caller(cust::sys::CUstream),
+}
+
 /// Arguments of one launch, as device addresses (the emulator's are host addresses).
 #[derive(Clone, Copy, Debug)]
 pub enum KernelArgs {

@@ -1,21 +1,25 @@
-//! Stage-8 reductions queued on the caller's stream, asynchronously: [`Prepared::enqueue_on`]
-//! launches on a raw `CUstream` the caller gives and returns at once, the result written into
-//! device memory the caller owns (a [`View`] of one element: a buffer's, or borrowed memory,
-//! [`crate::borrowed`]). The workspace is the [`Prepared`]'s own, allocated once, so the call
-//! makes no allocation, copy or synchronization: it can be captured in a CUDA graph. With the
-//! `cudarc` feature, `Prepared::enqueue_on_cudarc` does the same, safely, on a cudarc
-//! `CudaStream` with cudarc slices (`host/src/on_stream/cudarc.rs`).
+//! Reductions queued on the caller's stream, asynchronously. [`Prepared::enqueue_on`] (stage 8:
+//! sum, min, max, the NaN-aware ops, products, counts) launches on a raw `CUstream` the caller
+//! gives and returns at once, the result written into device memory the caller owns (a [`View`]
+//! of one element: a buffer's, or borrowed memory, [`crate::borrowed`]). Every other family has
+//! the same `enqueue_on` ([`families`]: halves and wide sums, argmin/argmax, norms, dot and
+//! moments, exact sums, axis and segmented reductions, custom item kernels), its result in the
+//! plan's own slot (or, for the axis plans, the caller's output), read after the caller's own
+//! synchronization. Each plan's workspace is allocated once and its kernels are looked up when it
+//! is made, so a call makes no allocation, copy, module load or synchronization: it can be
+//! captured in a CUDA graph. With the `cudarc` feature each has a safe `enqueue_on_cudarc` on a
+//! cudarc `CudaStream` with cudarc slices (`host/src/on_stream/cudarc.rs`).
 //!
-//! A `Prepared`'s workspace (partials, ticket counter) serves one launch at a time: two
-//! reductions that may run at once (on two streams) need two `Prepared`s. One `Prepared` used
-//! on two streams at once gives wrong results (every address stays inside the workspace).
+//! A plan's workspace (partials, ticket counter, result slot) serves one launch at a time: two
+//! reductions that may run at once (on two streams) need two plans. One plan used on two
+//! streams at once gives wrong results (every address stays inside the workspace).
 
 #[cfg(feature = "cudarc")]
 mod cudarc;
+pub mod families;
 
-use crate::backend::{Backend, Launch};
+use crate::backend::{Backend, On};
 use crate::error::{ReduceError, Result};
-use crate::gpu::{driver_result, parameter_pointers, Gpu};
 use crate::plan::{plan, LaunchOverrides};
 use crate::prepared::{Prepared, ResultIn};
 use crate::stage::Stage;
@@ -40,11 +44,6 @@ impl<T: Scalar> Prepared<T> {
             LaunchOverrides::default(),
             backend.caps(),
         )?;
-        // Resolve the kernel now (on the PTX path this JIT-compiles and loads its module), so
-        // that no `enqueue_on` loads a module: one inside a stream capture would end it.
-        if let Backend::Gpu(g) = backend {
-            g.function(p.kernel)?;
-        }
         Prepared::with_result_in(backend, p, ResultIn::DeviceMemory)
     }
 
@@ -88,50 +87,12 @@ impl<T: Scalar> Prepared<T> {
             return Err(ReduceError::bounds("out", "the output holds no element"));
         }
         let out_addr = out.addr(0)?;
-        self.launch_into(backend, input, Some(out_addr), |b, l| match b {
+        self.launch_into(backend, input, Some(out_addr), |b, l| {
             // SAFETY: `launch_into`'s one stage-8 launch: its addresses are this backend's
             // workspace, the checked input view and `out[0]` (one `T`, checked non-empty);
-            // the stream, lifetimes and exclusivity are this function's contract.
-            Backend::Gpu(g) => unsafe { launch_on(g, l, stream) },
-            // SAFETY: as above, on the emulator (host addresses), run to completion now.
-            Backend::Emulator(e) => unsafe { e.launch::<T>(l) },
+            // the stream, lifetimes and exclusivity are this function's contract (the emulator
+            // runs it at once).
+            unsafe { b.launch_on::<T>(l, On::Caller(stream)) }
         })
     }
-}
-
-/// `cuLaunchKernel` of `l` on `stream` instead of the GPU's own.
-///
-/// # Safety
-/// As [`Backend::launch`] (addresses of this context, live until the stream has run the kernel,
-/// the kernel taking exactly `l.args`), and `stream` is a live stream of this context or null.
-unsafe fn launch_on(gpu: &Gpu, l: &Launch, stream: cu::CUstream) -> Result<()> {
-    let f = gpu.function(l.kernel)?;
-    gpu.allow_shared(f, l.kernel, l.shared_bytes)?;
-    let mut words = l.args.words();
-    let mut params = parameter_pointers(&mut words);
-    // SAFETY: `f` is `l.kernel`'s function of this GPU's module, which takes 64-bit words in the
-    // order `KernelArgs` lists them; `words` outlives the call (the driver copies the
-    // arguments); the addresses and the stream are valid by this function's contract.
-    let r = unsafe {
-        cu::cuLaunchKernel(
-            f,
-            l.grid as u32,
-            1,
-            1,
-            l.block as u32,
-            1,
-            1,
-            l.shared_bytes as u32,
-            stream,
-            params.as_mut_ptr(),
-            std::ptr::null_mut(),
-        )
-    };
-    driver_result(
-        r,
-        format!(
-            "launching {} <<<{}, {}, {}>>> on the caller's stream",
-            l.kernel, l.grid, l.block, l.shared_bytes
-        ),
-    )
 }

@@ -62,6 +62,9 @@ impl<T: Scalar> Prepared<T> {
             )));
         }
         check_plan(backend, &plan)?;
+        // Look the kernel up now (on the PTX path this loads its module), so that no launch of
+        // this plan loads a module: one inside a stream capture would end the capture.
+        backend.resolve(plan.kernel)?;
         let a = plan
             .passes
             .iter()

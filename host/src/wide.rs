@@ -8,7 +8,7 @@
 //! `reduce_s8_half_{op}_b{BLOCK}_{f16,bf16}`), run every stage-8 operator on halves with an `f32`
 //! accumulator and result ([`PreparedWide::for_op`]: `Reducer::sum`, `min`, … of a half buffer).
 
-use crate::backend::{Backend, KernelArgs, Launch};
+use crate::backend::{Backend, KernelArgs, Launch, On};
 use crate::buffer::{BackendId, Buffer};
 use crate::error::{ReduceError, Result};
 use crate::plan::{plan, LaunchOverrides};
@@ -103,6 +103,7 @@ where
                 pass.block
             )));
         }
+        backend.resolve(id)?;
         Ok(PreparedWide {
             kernel: id,
             n,
@@ -151,6 +152,22 @@ where
     /// Queue the reduction of `input`, a view of exactly `n` elements (a buffer's range or
     /// borrowed device memory, [`crate::borrowed`]) of the backend this was prepared on.
     pub fn enqueue_view(&self, backend: &Backend, input: View<'_, T>) -> Result<()> {
+        // SAFETY: our own stream, and the call waits for a borrowed input below.
+        unsafe { self.queue_on(backend, input, On::Own)? };
+        crate::borrowed::wait_if_borrowed(backend, &input)
+    }
+
+    /// Queue the reduction of `input` on `on`'s stream, without waiting.
+    ///
+    /// # Safety
+    /// A caller's stream is a live stream of the GPU's context (or null); `input` stays
+    /// allocated, and unwritten, until that stream has run the launch.
+    pub(crate) unsafe fn queue_on(
+        &self,
+        backend: &Backend,
+        input: View<'_, T>,
+        on: On,
+    ) -> Result<()> {
         self.owner
             .check_same(backend.id(), "the prepared wide sum's workspace")?;
         input.check_owner(self.owner, "the input buffer")?;
@@ -174,20 +191,28 @@ where
         // 0). The kernel is the wide stage-8 kernel for `T` and this block size, which takes
         // exactly these arguments; the shared memory is stage 8's plan for `Wide<T>`, the
         // kernel's accumulator type. The workspace lives as long as `self`, and freeing device
-        // memory waits for the kernels using it.
-        unsafe { backend.launch::<T>(&launch)? };
-        crate::borrowed::wait_if_borrowed(backend, &input)
+        // memory waits for the kernels using it; the stream and the input's lifetime are this
+        // function's contract.
+        unsafe { backend.launch_on::<T>(&launch, on) }
+    }
+
+    /// Read the result of the last launch (waits for this backend's stream; after
+    /// [`PreparedWide::enqueue_on`], synchronize the caller's stream first).
+    pub fn read(&self, backend: &Backend) -> Result<Wide<T>> {
+        self.owner
+            .check_same(backend.id(), "the prepared wide sum's workspace")?;
+        Ok(backend.download(&self.out, 1)?[0])
     }
 
     /// Run once and read the result back.
     pub fn run(&self, backend: &Backend, input: &Buffer<T>, offset: usize) -> Result<Wide<T>> {
         self.enqueue(backend, input, offset)?;
-        Ok(backend.download(&self.out, 1)?[0])
+        self.read(backend)
     }
 
     /// [`PreparedWide::enqueue_view`] once and read the result back (waits for it).
     pub fn run_view(&self, backend: &Backend, input: View<'_, T>) -> Result<Wide<T>> {
         self.enqueue_view(backend, input)?;
-        Ok(backend.download(&self.out, 1)?[0])
+        self.read(backend)
     }
 }

@@ -4,6 +4,8 @@
 //! Run: `cargo test -p reduce-host --features cudarc --test borrowed_gpu`.
 
 mod common;
+#[path = "borrowed_gpu/families.rs"]
+mod families;
 
 use common::data;
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
@@ -276,7 +278,7 @@ fn a_cuda_graph_of_reductions_replays() -> Result<(), Failed> {
         }
         Ok(())
     };
-    enqueue_all()?; // once outside the capture (resolves the kernels)
+    enqueue_all()?; // once outside the capture, as a program would before capturing
     let mut graph: cu::CUgraph = std::ptr::null_mut();
     let mut exec: cu::CUgraphExec = std::ptr::null_mut();
     use cu::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_GLOBAL as GLOBAL;
@@ -342,6 +344,10 @@ fn main() {
         (
             "a_cuda_graph_of_reductions_replays",
             a_cuda_graph_of_reductions_replays,
+        ),
+        (
+            "every_family_on_a_cudarc_stream_and_in_a_graph",
+            families::every_family_on_a_cudarc_stream_and_in_a_graph,
         ),
     ];
     // Gpu::open first: without a driver cudarc (loaded at run time) would panic.

@@ -12,7 +12,7 @@
 //! The launch shape is an [`ArgPolicy`] (`block=256,bps=4`), settable from text at run time
 //! (`reduce arg --policy`).
 
-use crate::backend::Backend;
+use crate::backend::{Backend, On};
 use crate::buffer::Buffer;
 use crate::custom::{ItemCode, ItemWorkspace};
 use crate::error::{ReduceError, Result};
@@ -103,6 +103,7 @@ impl<T: Scalar> PreparedArg<T> {
                 ws.grid, ws.block
             )));
         }
+        backend.resolve(id)?;
         Ok(PreparedArg {
             op,
             policy,
@@ -131,11 +132,25 @@ impl<T: Scalar> PreparedArg<T> {
     /// Queue one run over `input`, a view of exactly `n` elements (a buffer's range or borrowed
     /// device memory, [`crate::borrowed`]; a borrowed one is waited for).
     pub fn enqueue_view(&self, backend: &Backend, input: View<'_, T>) -> Result<()> {
+        // SAFETY: our own stream, and the call waits for a borrowed input below.
+        unsafe { self.queue_on(backend, input, On::Own)? };
+        crate::borrowed::wait_if_borrowed(backend, &input)
+    }
+    /// Queue one run over `input` on `on`'s stream, without waiting.
+    ///
+    /// # Safety
+    /// A caller's stream is a live stream of the GPU's context (or null); `input` stays
+    /// allocated, and unwritten, until that stream has run the launch.
+    pub(crate) unsafe fn queue_on(
+        &self,
+        backend: &Backend,
+        input: View<'_, T>,
+        on: On,
+    ) -> Result<()> {
         // SAFETY: the kernel is the table's arg-reduction kernel for `T` (an item kernel of
         // `ArgItem<T>` with the policy's block), and the workspace was made for that item and
-        // block.
-        unsafe { self.ws.enqueue(backend, &self.code, input, self.n)? };
-        crate::borrowed::wait_if_borrowed(backend, &input)
+        // block; the stream and the input's lifetime are this function's contract.
+        unsafe { self.ws.enqueue(backend, &self.code, input, self.n, on) }
     }
     /// Wait for the last run and read `(index, value)` (the index relative to `offset`); an
     /// all-NaN input to `nanargmin`/`nanargmax` is [`ReduceError::AllNanArg`].

@@ -2,7 +2,7 @@
 
 use super::plan::{exact_plan, ExactPlan, ExactPolicy};
 use super::reference::ExactFloat;
-use crate::backend::{Backend, KernelArgs};
+use crate::backend::{Backend, KernelArgs, On};
 use crate::buffer::{BackendId, Buffer};
 use crate::error::Result;
 use crate::plan::LaunchOverrides;
@@ -35,6 +35,7 @@ impl<T: ExactFloat> PreparedExact<T> {
         policy: ExactPolicy,
     ) -> Result<Self> {
         let plan = exact_plan(T::TYPE, n, overrides, backend.caps(), policy)?;
+        backend.resolve(plan.kernel)?;
         Ok(PreparedExact {
             words: backend.zeroed(plan.slots)?,
             counter: backend.zeroed(1)?,
@@ -56,6 +57,22 @@ impl<T: ExactFloat> PreparedExact<T> {
     /// Queue the launch on `input`, a view of exactly `n` elements (a buffer's range or borrowed
     /// device memory, [`crate::borrowed`]; a borrowed one is waited for).
     pub fn enqueue_view(&self, backend: &Backend, input: View<'_, T>) -> Result<()> {
+        // SAFETY: our own stream, and the call waits for a borrowed input below.
+        unsafe { self.queue_on(backend, input, On::Own)? };
+        crate::borrowed::wait_if_borrowed(backend, &input)
+    }
+
+    /// Queue the launch on `input` on `on`'s stream, without waiting.
+    ///
+    /// # Safety
+    /// A caller's stream is a live stream of the GPU's context (or null); `input` stays
+    /// allocated, and unwritten, until that stream has run the launch.
+    pub(crate) unsafe fn queue_on(
+        &self,
+        backend: &Backend,
+        input: View<'_, T>,
+        on: On,
+    ) -> Result<()> {
         self.owner
             .check_same(backend.id(), "the exact sum's workspace")?;
         input.check_owner(self.owner, "the input buffer")?;
@@ -74,9 +91,9 @@ impl<T: ExactFloat> PreparedExact<T> {
         // counter, zeroed at allocation and left zeroed by every launch, one result.
         // Kernel, block and shared memory are `exact_plan`'s own (the private `checked` copy),
         // so the kernel takes exactly these arguments; the workspace lives as long as `self`,
-        // and freeing device memory waits for the kernels using it.
-        unsafe { backend.launch::<T>(&launch)? };
-        crate::borrowed::wait_if_borrowed(backend, &input)
+        // and freeing device memory waits for the kernels using it; the stream and the input's
+        // lifetime are this function's contract.
+        unsafe { backend.launch_on::<T>(&launch, on) }
     }
 
     /// Read the result of the last [`PreparedExact::enqueue`] (waits for it).

@@ -83,12 +83,7 @@ impl<T: Scalar> ZeroCopyPlan<T> {
         // on the emulator) of `input`'s `pass.n` elements (checked above), page-locked on a GPU;
         // the caller lends `input` for this call, and `download` below waits for the kernel
         // before the call returns, so nothing frees or writes it meanwhile.
-        let launched = match backend {
-            // SAFETY: as above.
-            Backend::Gpu(g) => unsafe { g.launch(&launch) },
-            // SAFETY: as above.
-            Backend::Emulator(e) => unsafe { e.launch::<T>(&launch) },
-        };
+        let launched = unsafe { backend.launch::<T>(&launch) };
         let value = backend.download(&self.out, 1);
         launched?;
         Ok(value?[0])

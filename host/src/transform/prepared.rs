@@ -3,7 +3,7 @@
 //! backend and a plan made by [`super::plan_transform_on`] (plans are not taken from callers).
 
 use super::plan::{plan_transform_looped_on, TransformLoop, TransformPlan};
-use crate::backend::{self, Backend, KernelArgs, Launch};
+use crate::backend::{self, Backend, KernelArgs, Launch, On};
 use crate::buffer::{BackendId, Buffer};
 use crate::error::{ReduceError, Result};
 use crate::plan::LaunchOverrides;
@@ -69,6 +69,7 @@ impl<T: Scalar> PreparedTransform<T> {
         looping: Option<TransformLoop>,
     ) -> Result<Self> {
         let plan = plan_transform_looped_on(backend, op, T::TYPE, n, overrides, looping)?;
+        backend.resolve(plan.kernel)?;
         let mapped = match (backend, result_in) {
             (Backend::Gpu(_), ResultIn::MappedHost) => Some(backend::Mapped::new(WORDS)?),
             _ => None,
@@ -131,6 +132,27 @@ impl<T: Scalar> PreparedTransform<T> {
         a: View<'_, T>,
         b: Option<View<'_, T>>,
     ) -> Result<()> {
+        // SAFETY: our own stream, and the call waits for borrowed inputs below.
+        unsafe { self.queue_on(backend, a, b, On::Own)? };
+        crate::borrowed::wait_if_borrowed(backend, &a)?;
+        match b {
+            Some(b) => crate::borrowed::wait_if_borrowed(backend, &b),
+            None => Ok(()),
+        }
+    }
+
+    /// Queue one launch over `a` (and `b`) on `on`'s stream, without waiting.
+    ///
+    /// # Safety
+    /// A caller's stream is a live stream of the GPU's context (or null); the inputs stay
+    /// allocated, and unwritten, until that stream has run the launch.
+    pub(crate) unsafe fn queue_on(
+        &self,
+        backend: &Backend,
+        a: View<'_, T>,
+        b: Option<View<'_, T>>,
+        on: On,
+    ) -> Result<()> {
         self.check_backend(backend)?;
         let n = self.plan.n;
         let check = |v: &View<'_, T>, what: &str| -> Result<u64> {
@@ -177,13 +199,9 @@ impl<T: Scalar> PreparedTransform<T> {
         // `counter` is a `u32` the kernel keeps at 0, the result holds three doubles (device or
         // mapped). The kernel, block and shared memory are `plan_transform_on`'s for this op and
         // type, so the kernel takes exactly these arguments. The workspace lives as long as
-        // `self`, and freeing device memory waits for the kernels using it.
-        unsafe { backend.launch::<T>(&launch)? };
-        crate::borrowed::wait_if_borrowed(backend, &a)?;
-        match b {
-            Some(b) => crate::borrowed::wait_if_borrowed(backend, &b),
-            None => Ok(()),
-        }
+        // `self`, and freeing device memory waits for the kernels using it; the stream and the
+        // inputs' lifetimes are this function's contract.
+        unsafe { backend.launch_on::<T>(&launch, on) }
     }
 
     /// The three result words of the last [`PreparedTransform::enqueue`] (waits for it): the
