@@ -21,7 +21,8 @@
 #              family (stages, wide sums, axis, arg, transform, halves, exact, host, multi)
 #   interop    device memory from cudarc reduced in place, bad pointers, the caller's streams, a
 #              CUDA graph (bin/borrowed-tests); the cudarc example; borrowed against buffer,
-#              enqueue host time and graph replay timings (bin/interop-bench)
+#              enqueue host time and graph replay timings (bin/interop-bench); the Python
+#              extension (bin/reduce.abi3.so) against torch (python/torch_ext.py)
 #   proof      the proof cases run by the old `reduce` (--baseline) and this one alternating:
 #              result bits and min/median times side by side (proof/proof.md)
 # After ladder or stage8, bin/report turns their records into report/results.md and plots; after
@@ -202,7 +203,7 @@ summary() {
         echo "|---|---|---|---|"
         printf '%s\n' "${SUMMARY[@]}"
         for t in proof/proof.md sanitizer/sanitizer.md report/results.md axis/axis.md \
-            interop/interop.md toolbox/arg.md toolbox/transform.md toolbox/toolbox-ops.md toolbox/toolbox-halves.md \
+            interop/interop.md interop/torch_ext.md toolbox/arg.md toolbox/transform.md toolbox/toolbox-ops.md toolbox/toolbox-halves.md \
             exact/exact.md host/host.md multi/multi.md; do
             [ -f "$RESULTS/$t" ] || continue
             echo

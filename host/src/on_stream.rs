@@ -76,20 +76,58 @@ impl<T: Scalar> Prepared<T> {
         input: View<'_, T>,
         out: View<'_, T>,
     ) -> Result<()> {
+        out.check_owner(backend.id(), "the output")?;
+        if out.is_empty() {
+            return Err(ReduceError::bounds("out", "the output holds no element"));
+        }
+        let out_addr = out.addr(0)?;
+        // SAFETY: this function's contract, `out[0]` checked above.
+        unsafe { self.queue_on(backend, stream, input, Some(out_addr)) }
+    }
+
+    /// [`Prepared::enqueue_on`] with the result left in the plan's own slot instead of the
+    /// caller's memory: for a plan made with [`ResultIn::MappedHost`] ([`Prepared::new`]'s
+    /// default on a GPU), mapped pinned host memory the kernel's last block writes, so that
+    /// once the caller has synchronized `stream`, [`Prepared::read_result`] reads it with no
+    /// copy (a `for_stream` plan keeps it in device memory: one copy).
+    ///
+    /// # Errors
+    /// As [`Prepared::enqueue_on`], without the output's.
+    ///
+    /// # Safety
+    /// As [`Prepared::enqueue_on`], the plan's result slot in place of `out`: it is read only
+    /// after the stream has run the kernel.
+    pub unsafe fn enqueue_on_slot(
+        &self,
+        backend: &Backend,
+        stream: cu::CUstream,
+        input: View<'_, T>,
+    ) -> Result<()> {
+        // SAFETY: this function's contract.
+        unsafe { self.queue_on(backend, stream, input, None) }
+    }
+
+    /// The one stage-8 launch on `stream`, the result at `out` or in the plan's slot.
+    ///
+    /// # Safety
+    /// As [`Prepared::enqueue_on`]; `out`, when given, is the address of one `T` of this
+    /// context, not overlapping `input`.
+    unsafe fn queue_on(
+        &self,
+        backend: &Backend,
+        stream: cu::CUstream,
+        input: View<'_, T>,
+        out: Option<u64>,
+    ) -> Result<()> {
         if self.plan.stage != Stage::S8 {
             return Err(ReduceError::InvalidArgument(format!(
                 "{} takes several launches: only stage 8's plans run on the caller's stream",
                 self.plan.stage
             )));
         }
-        out.check_owner(backend.id(), "the output")?;
-        if out.is_empty() {
-            return Err(ReduceError::bounds("out", "the output holds no element"));
-        }
-        let out_addr = out.addr(0)?;
-        self.launch_into(backend, input, Some(out_addr), |b, l| {
+        self.launch_into(backend, input, out, |b, l| {
             // SAFETY: `launch_into`'s one stage-8 launch: its addresses are this backend's
-            // workspace, the checked input view and `out[0]` (one `T`, checked non-empty);
+            // workspace, the checked input view and `out` (one `T`) or the plan's slot;
             // the stream, lifetimes and exclusivity are this function's contract (the emulator
             // runs it at once).
             unsafe { b.launch_on::<T>(l, On::Caller(stream)) }

@@ -120,3 +120,27 @@ fn enqueue_on_refuses_bad_arguments_before_launching() {
     }
     assert!(b.download(&short, 99).unwrap().iter().all(|&v| v == 0.0));
 }
+
+#[test]
+fn stage8_into_its_own_slot_on_a_stream() {
+    let b = emu();
+    let x = b.upload(&data::<f64>(N, 8)).unwrap();
+    let p = plan(
+        Stage::S8,
+        ElemType::F64,
+        Op::Sum,
+        N - 3,
+        LaunchOverrides::default(),
+        b.caps(),
+    )
+    .unwrap();
+    let p = Prepared::<f64>::new(&b, p).unwrap();
+    let v = x.slice(3..).unwrap();
+    // SAFETY: the emulator runs it before returning; `x` outlives it.
+    unsafe { p.enqueue_on_slot(&b, std::ptr::null_mut(), v).unwrap() };
+    let want = Reducer::new(&b).sum(v).unwrap();
+    assert_eq!(p.read_result(&b).unwrap().to_bits(), want.to_bits());
+    // SAFETY: refused before anything runs.
+    let refused = unsafe { p.enqueue_on_slot(&b, std::ptr::null_mut(), (&x).into()) };
+    assert!(matches!(refused, Err(ReduceError::OutOfBounds { .. })));
+}

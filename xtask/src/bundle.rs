@@ -1,9 +1,10 @@
 //! `cargo xtask bundle`: everything a GPU machine without Rust needs, in `bundle/`, laid out like
 //! `benches/` so that `bash bundle/gpu.sh OUTDIR SUITE…` runs there — the GPU runner (`gpu.sh`,
 //! `lib/`), the CUDA C and Python baselines, fonts for the plots, and in `bin/` the release CLI,
-//! the examples, the criterion and GPU-test binaries, the custom-op example and its PTX, and the
-//! CCCL headers of the exact sums' CUB baseline (`cccl.tar.xz`). Copying `bundle/bin` to
-//! `benches/bin` stages the binaries for `benches/gpu.sh` in the repository.
+//! the examples, the criterion and GPU-test binaries, the custom-op example and its PTX, the
+//! Python extension (`reduce.abi3.so`), and the CCCL headers of the exact sums' CUB baseline
+//! (`cccl.tar.xz`). Copying `bundle/bin` to `benches/bin` stages the binaries for
+//! `benches/gpu.sh` in the repository.
 
 use crate::{build_ptx, cargo, ptx, status, Prebuilt};
 use anyhow::Result;
@@ -100,6 +101,20 @@ pub(crate) fn bundle() -> Result<()> {
         )?;
     }
     std::fs::copy(root.join("target/release/report"), dest.join("bin/report"))?;
+    // The Python extension (`examples/python`, module `reduce`): one abi3 library for every
+    // CPython from 3.9 on, named as Python imports it; `gpu.sh interop` puts it on PYTHONPATH.
+    // (Its own build: a package's library is not built along with the `--bin` / `--example`
+    // targets above. The same features, so reduce-host is not compiled again.)
+    status(
+        cargo()
+            .current_dir(&root)
+            .args(["build", "--release", "--package", "reduce-python"])
+            .args(features),
+    )?;
+    std::fs::copy(
+        root.join("target/release/libreduce.so"),
+        dest.join("bin/reduce.abi3.so"),
+    )?;
     // The GPU suite (`bin/gpu-tests`) and the borrowed-memory tests (`bin/borrowed-tests`).
     for (test, name) in [("gpu", "gpu-tests"), ("borrowed_gpu", "borrowed-tests")] {
         let target = format!("\"name\":\"{test}\"");
