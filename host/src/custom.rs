@@ -352,10 +352,12 @@ impl<'b, T: Scalar, I: Item> CustomReduction<'b, T, I> {
         })
     }
 
-    /// Reduce all of `input` (an empty input gives the kernel's identity).
-    pub fn reduce(&self, input: &Buffer<T>) -> Result<I> {
+    /// Reduce all of `input`, a buffer or a view (a buffer's range, or borrowed device memory,
+    /// [`crate::borrowed`]); an empty input gives the kernel's identity.
+    pub fn reduce<'a>(&self, input: impl Into<View<'a, T>>) -> Result<I> {
+        let input = input.into();
         let p = self.prepare(input.len())?;
-        p.enqueue(input, 0)?;
+        p.enqueue_view(input)?;
         p.read()
     }
 }
@@ -374,6 +376,13 @@ impl<T: Scalar, I: Item> PreparedCustom<'_, '_, T, I> {
         // SAFETY: our own stream; the buffer is borrowed for the call, and freeing it waits for
         // the kernels reading it.
         unsafe { self.queue_on(input, On::Own) }
+    }
+    /// Queue one reduction of `input`, a view of exactly the prepared length (a buffer's range or
+    /// borrowed device memory; a borrowed one is waited for).
+    pub fn enqueue_view(&self, input: View<'_, T>) -> Result<()> {
+        // SAFETY: our own stream, and the call waits for a borrowed input below.
+        unsafe { self.queue_on(input, On::Own)? };
+        crate::borrowed::wait_if_borrowed(self.reduction.backend, &input)
     }
     /// Queue one reduction of `input` on `on`'s stream.
     ///

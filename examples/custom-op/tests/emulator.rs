@@ -64,6 +64,13 @@ fn max_abs_f64_and_offsets() {
     p.enqueue(&input, 3).unwrap();
     let want = x[3..5003].iter().map(|v| v.abs()).fold(0.0, f64::max);
     assert_eq!(p.read().unwrap(), want);
+    // A view (as borrowed device memory would be) takes the same path.
+    p.enqueue_view(input.slice(3..5003).unwrap()).unwrap();
+    assert_eq!(p.read().unwrap(), want);
+    assert_eq!(op.reduce(input.slice(3..5003).unwrap()).unwrap(), want);
+    // SAFETY: the emulator runs it before returning; `input` outlives it.
+    unsafe { p.enqueue_on(std::ptr::null_mut(), input.slice(3..5003).unwrap()) }.unwrap();
+    assert_eq!(p.read().unwrap(), want);
     // Checked like every launch: a range past the end, a buffer of another backend.
     assert!(matches!(
         p.enqueue(&input, 5008),
