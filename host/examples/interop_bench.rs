@@ -50,6 +50,65 @@ fn driver(r: cu::CUresult, what: &str) -> Res<()> {
     Ok(())
 }
 
+/// An empty kernel taking stage 8's five 64-bit arguments: what a launch costs the host with
+/// nothing of the library's around it.
+const EMPTY_PTX: &str = ".version 7.0\n.target sm_70\n.address_size 64\n\
+.visible .entry empty(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 d, .param .u64 e)\n\
+{\n\tret;\n}\n\0";
+
+/// Host µs per `cuLaunchKernel` of [`EMPTY_PTX`] on `s`, as 20 samples of 100 launches each.
+fn bare_launches(s: cu::CUstream, mut words: [u64; 5]) -> Res<Vec<f64>> {
+    let (mut module, mut f): (cu::CUmodule, cu::CUfunction) =
+        (std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: the PTX is NUL-terminated text; the driver writes the module and function handles
+    // into the locals, in the current (primary) context.
+    unsafe {
+        driver(
+            cu::cuModuleLoadData(&mut module, EMPTY_PTX.as_ptr().cast()),
+            "load the empty kernel",
+        )?;
+        driver(
+            cu::cuModuleGetFunction(&mut f, module, c"empty".as_ptr()),
+            "find the empty kernel",
+        )?;
+    }
+    let mut params: Vec<*mut std::ffi::c_void> =
+        words.iter_mut().map(|w| (w as *mut u64).cast()).collect();
+    let mut samples = Vec::new();
+    for i in 0..21 {
+        let t = Instant::now();
+        for _ in 0..100 {
+            // SAFETY: `f` takes five u64 parameters, which `params` points at (alive for the
+            // call, copied by the driver); the kernel touches no memory; `s` is a live stream.
+            let r = unsafe {
+                cu::cuLaunchKernel(
+                    f,
+                    1,
+                    1,
+                    1,
+                    256,
+                    1,
+                    1,
+                    0,
+                    s,
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            };
+            driver(r, "launch the empty kernel")?;
+        }
+        if i > 0 {
+            samples.push(t.elapsed().as_secs_f64() * 1e6 / 100.0);
+        }
+        // SAFETY: a live stream of the current context.
+        driver(unsafe { cu::cuStreamSynchronize(s) }, "wait")?;
+    }
+    // SAFETY: the stream is idle (synchronized above) and nothing uses the module after this.
+    let r = unsafe { cu::cuModuleUnload(module) };
+    driver(r, "unload the empty kernel")?;
+    Ok(samples)
+}
+
 fn run() -> Res<()> {
     let backend = match Gpu::open() {
         Ok(g) => Backend::Gpu(g),
@@ -149,6 +208,8 @@ fn run() -> Res<()> {
     let ((qmin, qmed), (bmin, bmed)) = (stats(tq), stats(tb.clone()));
     println!("| `enqueue_on` (no wait) | {qmin:.2} | {qmed:.2} |");
     println!("| blocking `sum` | {bmin:.2} | {bmed:.2} |");
+    let (lmin, lmed) = stats(bare_launches(s, [xp, n as u64, 0, 0, op])?);
+    println!("| the driver alone: `cuLaunchKernel` of an empty kernel, five arguments | {lmin:.2} | {lmed:.2} |");
 
     let mut graph: cu::CUgraph = std::ptr::null_mut();
     let mut exec: cu::CUgraphExec = std::ptr::null_mut();
