@@ -36,6 +36,16 @@ impl<T: Scalar> Prepared<T> {
     /// The plan's errors (e.g. `f16` / `bf16`, whose stage-8 kernels are
     /// [`crate::PreparedWide`]'s; [`Op::Mean`]); an allocation failure.
     pub fn for_stream(backend: &Backend, op: Op, n: usize) -> Result<Self> {
+        Self::for_stream_in(backend, op, n, ResultIn::DeviceMemory)
+    }
+
+    /// [`Prepared::for_stream`] with the plan's own result slot where `result_in` says:
+    /// [`ResultIn::MappedHost`] for [`Prepared::enqueue_on_slot`], whose result
+    /// [`Prepared::read_result`] then reads with no copy.
+    ///
+    /// # Errors
+    /// As [`Prepared::for_stream`].
+    pub fn for_stream_in(backend: &Backend, op: Op, n: usize, result_in: ResultIn) -> Result<Self> {
         let p = plan(
             Stage::S8,
             T::TYPE,
@@ -44,7 +54,7 @@ impl<T: Scalar> Prepared<T> {
             LaunchOverrides::default(),
             backend.caps(),
         )?;
-        Prepared::with_result_in(backend, p, ResultIn::DeviceMemory)
+        Prepared::with_result_in(backend, p, result_in)
     }
 
     /// Queue the reduction of `input` (exactly the planned length) on `stream` and return

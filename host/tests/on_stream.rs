@@ -125,16 +125,7 @@ fn enqueue_on_refuses_bad_arguments_before_launching() {
 fn stage8_into_its_own_slot_on_a_stream() {
     let b = emu();
     let x = b.upload(&data::<f64>(N, 8)).unwrap();
-    let p = plan(
-        Stage::S8,
-        ElemType::F64,
-        Op::Sum,
-        N - 3,
-        LaunchOverrides::default(),
-        b.caps(),
-    )
-    .unwrap();
-    let p = Prepared::<f64>::new(&b, p).unwrap();
+    let p = Prepared::<f64>::for_stream_in(&b, Op::Sum, N - 3, plan::ResultIn::MappedHost).unwrap();
     let v = x.slice(3..).unwrap();
     // SAFETY: the emulator runs it before returning; `x` outlives it.
     unsafe { p.enqueue_on_slot(&b, std::ptr::null_mut(), v).unwrap() };

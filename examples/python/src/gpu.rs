@@ -19,8 +19,8 @@ use crate::parse::{overlaps, wide_sum};
 use cust::sys as cu;
 use driver::{driver, refuse_capture, relaxed_capture_mode, start, SavedContext};
 use reduce_host::plan::ResultIn;
-use reduce_host::{plan, LaunchOverrides, PreparedWide, ReduceError, Scalar, Stage, Wide};
 use reduce_host::{with_elem_type, Backend, BackendChoice, ElemType, Op, Prepared};
+use reduce_host::{LaunchOverrides, PreparedWide, ReduceError, Scalar, Wide};
 use std::any::Any;
 use std::cell::RefCell;
 use std::collections::hash_map::{Entry, HashMap};
@@ -259,15 +259,7 @@ fn plan_for<'p, T: Scalar>(
     // reads the value there after waiting for the stream, with no copy (the `out` form writes
     // the caller's memory and leaves the slot alone).
     cached(plans, key, || {
-        let p = plan(
-            Stage::S8,
-            T::TYPE,
-            op,
-            n,
-            LaunchOverrides::default(),
-            backend.caps(),
-        )?;
-        Prepared::<T>::with_result_in(backend, p, ResultIn::MappedHost)
+        Prepared::<T>::for_stream_in(backend, op, n, ResultIn::MappedHost)
     })
 }
 
