@@ -10,10 +10,10 @@
 //! invalid Rust value, and no alignment is assumed.
 //!
 //! This module and `gpu.rs` are the only ones that load PTX modules: a user's module is loaded
-//! into the backend's context (`cuModuleLoadData`, JIT-compiled by the driver) and launched on the
-//! backend's stream.
+//! into the backend's context (`cuModuleLoadData`, JIT-compiled by the driver) and launched like
+//! the library's kernels (`Gpu::launch_words`), on the backend's stream or the caller's.
 
-use crate::backend::{driver_result, Backend, KernelArgs, Launch, On};
+use crate::backend::{Backend, KernelArgs, Launch, On};
 use crate::buffer::Buffer;
 use crate::error::{ReduceError, Result};
 use crate::types::Scalar;
@@ -22,7 +22,6 @@ use cust::sys as cu;
 use reduce_kernels::primitives::device::ItemEntry;
 use reduce_kernels::primitives::{block::shared_words, Item, Policy, Words, MAX_WORDS};
 use reduce_kernels::table::KernelId;
-use std::ffi::c_void;
 use std::marker::PhantomData;
 
 /// Where an item kernel's code is.
@@ -202,37 +201,19 @@ impl ItemWorkspace {
                 },
                 Backend::Gpu(g),
             ) => {
-                let mut words: [u64; 5] = [i, n as u64, p, c, o];
-                let mut params: [*mut c_void; 5] = [std::ptr::null_mut(); 5];
-                for (k, param) in params.iter_mut().enumerate() {
-                    *param = &mut words[k] as *mut u64 as *mut c_void;
-                }
+                let shape = (self.grid, self.block, shared_bytes);
                 // SAFETY: `function` lives in the module this code owns, loaded in `g`'s
-                // context; the five parameters are the item ABI's (this function's contract),
-                // valid until the launch has copied them; the buffers are live, and so is the
-                // stream (this function's contract).
-                let r = unsafe {
-                    cu::cuLaunchKernel(
+                // context; the five words are the item ABI's (this function's contract); the
+                // buffers are live, and so is the stream (this function's contract).
+                unsafe {
+                    g.launch_words(
                         *function,
-                        self.grid as u32,
-                        1,
-                        1,
-                        self.block as u32,
-                        1,
-                        1,
-                        shared_bytes as u32,
+                        symbol,
+                        shape,
                         g.raw_stream(on),
-                        params.as_mut_ptr(),
-                        std::ptr::null_mut(),
+                        &mut [i, n as u64, p, c, o],
                     )
-                };
-                driver_result(
-                    r,
-                    format!(
-                        "launching {symbol} <<<{}, {}, {shared_bytes}>>>",
-                        self.grid, self.block
-                    ),
-                )
+                }
             }
             _ => Err(ReduceError::InvalidArgument(format!(
                 "kernel {} was loaded for another kind of backend",
