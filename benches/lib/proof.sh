@@ -7,39 +7,134 @@
 # (every record, tagged with the binary, round and case), proof.md (the table); with a cold-open
 # binary beside both reduce binaries, cold opens too (cold-open.txt).
 #
-# PROOF_ONLY=NAME,NAME... runs those cases only. PROOF_ENV_OLD / PROOF_ENV_NEW: VAR=VALUE words
+# PROOF_ONLY=NAME,PREFIX*,... runs those cases only. PROOF_ENV_OLD / PROOF_ENV_NEW: VAR=VALUE words
 # set for one side's runs only — with --baseline pointing at the same binaries,
 # PROOF_ENV_NEW=REDUCE_KERNEL_IMAGE=ptx sets a build's cubin against its PTX, JIT-compiled. Both binaries must accept every command below, so the cases use only options both have.
 # Timings: stage 8 and the exact sums use the gated protocol (GPU time only); axis, arg,
 # transform and half time plain CUDA-event windows (the only protocol those commands have).
 
-# case NAME|ARGS (after `reduce --backend gpu`): stage 8 at every even exponent 12-30, one axis
-# shape per kind (2^26 elements; segments: about 2^27), argmax, the L2 norm, the variance and the
-# bf16 sums (`half`: stage 8's, f32 result; `transform --op total`: f64) at 2^20 (launch-bound) and
-# 2^26 (bandwidth-bound), the exact sums at 2^24 and 2^30; then rows, argmax, the norm and the
-# exact f32 sum at the sizes the others skip (2^20, 2^26, 2^30 for every family).
+# case NAME|ARGS (after `reduce --backend gpu`): every family x every type it takes, at 2^20
+# (launch-bound), 2^26 and 2^30 (bandwidth-bound): stage 8 with all ten reduce ops on f32, f64,
+# i32 and u32 and the wide 64-bit sums of i32/u32 (`sweep --wide`); the halves' ten ops on f16 and
+# bf16 (`half`); the four arg-reductions on all six types; the nine transform ops on f32, f64, f16
+# and bf16; the exact sums on f32 and f64; sums along rows, columns and ragged segments on f32,
+# f64, i32 and u32 (and min, max and mean at 2^26). Cases named `*-30` (2^30 elements: seconds of
+# data generation and CPU reference per invocation, a run-to-run spread under 0.2%) run one
+# round per binary (old, new); the others ROUNDS rounds each, ABBA. A family's cases share a
+# prefix, so PROOF_ONLY=arg*,half* picks families.
 PROOF_CASES=(
-    "stage8|sweep --exps 12,14,16,18,20,22,24,26,28,30 --types f32,f64 --ops sum --protocol gated --warmup 10 --runs 50"
-    "axis-rows|axis --rows 65536 --cols 1024 --axis rows --data random --runs 50 --format json"
-    "axis-cols|axis --rows 4096 --cols 16384 --axis cols --data random --runs 50 --format json"
-    "axis-segments|axis --axis segments --segments 2000 --max-len 1048576 --seed 42 --data random --runs 50 --format json"
-    "argmax|arg --ops argmax,argmin --types f32,f64 --exps 20,26 --warmup 10 --runs 50 --format json"
-    "transform-20|transform --op norm2,var --n 1048576 --runs 50 --format json"
-    "transform-26|transform --op norm2,var --n 67108864 --runs 50 --format json"
-    "bf16-sum|half --types bf16 --ops sum --exps 20,26 --warmup 10 --runs 50 --format json"
-    "bf16-total-20|transform --type bf16 --op total --n 1048576 --runs 50 --format json"
-    "bf16-total-26|transform --type bf16 --op total --n 67108864 --runs 50 --format json"
-    "exact-f32-24|exact --type f32 --n 16777216 --runs 50 --format json"
-    "exact-f64-24|exact --type f64 --n 16777216 --runs 50 --format json"
-    "exact-f32-30|exact --type f32 --n 1073741824 --runs 50 --no-reference --format json"
-    "exact-f64-30|exact --type f64 --n 1073741824 --runs 50 --no-reference --format json"
-    "axis-rows-20|axis --rows 1024 --cols 1024 --axis rows --data random --runs 50 --format json"
-    "axis-rows-30|axis --rows 1048576 --cols 1024 --axis rows --data random --runs 20 --format json"
-    "argmax-30|arg --ops argmax --types f32 --exps 30 --warmup 5 --runs 20 --format json"
-    "transform-30|transform --op norm2 --n 1073741824 --runs 20 --format json"
-    "exact-f32-20|exact --type f32 --n 1048576 --runs 50 --format json"
-    "exact-f32-26|exact --type f32 --n 67108864 --runs 50 --format json"
+    "arg|arg --ops argmin,argmax,nanargmin,nanargmax --types f16,bf16,f32,f64,i32,u32 --exps 20,26 --warmup 10 --runs 50 --format json"
+    "arg-30|arg --ops argmin,argmax,nanargmin,nanargmax --types f16,bf16,f32,f64,i32,u32 --exps 30 --warmup 5 --runs 20 --format json"
+    "half|half --types f16,bf16 --ops sum,min,max,mean,prod,nanmin,nanmax,nansum,nanmean,count --exps 20,26 --warmup 10 --runs 50 --format json"
+    "half-30|half --types f16,bf16 --ops sum,min,max,mean,prod,nanmin,nanmax,nansum,nanmean,count --exps 30 --warmup 5 --runs 20 --format json"
+    "stage8|sweep --exps 20,26 --types f32,f64,i32,u32 --ops sum,min,max,mean,prod,nanmin,nanmax,nansum,nanmean,count --wide --protocol gated --warmup 10 --runs 50"
+    "stage8-30|sweep --exps 30 --types f32,f64,i32,u32 --ops sum,min,max,mean,prod,nanmin,nanmax,nansum,nanmean,count --wide --protocol gated --warmup 5 --runs 20"
+    "transform-f32-20|transform --type f32 --op sumsq,l1,norm2,dot,mean,var,std,total,nanmean --n 1048576 --runs 50 --format json"
+    "transform-f32-26|transform --type f32 --op sumsq,l1,norm2,dot,mean,var,std,total,nanmean --n 67108864 --runs 50 --format json"
+    "transform-f32-30|transform --type f32 --op sumsq,l1,norm2,dot,mean,var,std,total,nanmean --n 1073741824 --runs 20 --format json"
+    "transform-f64-20|transform --type f64 --op sumsq,l1,norm2,dot,mean,var,std,total,nanmean --n 1048576 --runs 50 --format json"
+    "transform-f64-26|transform --type f64 --op sumsq,l1,norm2,dot,mean,var,std,total,nanmean --n 67108864 --runs 50 --format json"
+    "transform-f64-30|transform --type f64 --op sumsq,l1,norm2,dot,mean,var,std,total,nanmean --n 1073741824 --runs 20 --format json"
+    "transform-f16-20|transform --type f16 --op sumsq,l1,norm2,dot,mean,var,std,total,nanmean --n 1048576 --runs 50 --format json"
+    "transform-f16-26|transform --type f16 --op sumsq,l1,norm2,dot,mean,var,std,total,nanmean --n 67108864 --runs 50 --format json"
+    "transform-f16-30|transform --type f16 --op sumsq,l1,norm2,dot,mean,var,std,total,nanmean --n 1073741824 --runs 20 --format json"
+    "transform-bf16-20|transform --type bf16 --op sumsq,l1,norm2,dot,mean,var,std,total,nanmean --n 1048576 --runs 50 --format json"
+    "transform-bf16-26|transform --type bf16 --op sumsq,l1,norm2,dot,mean,var,std,total,nanmean --n 67108864 --runs 50 --format json"
+    "transform-bf16-30|transform --type bf16 --op sumsq,l1,norm2,dot,mean,var,std,total,nanmean --n 1073741824 --runs 20 --format json"
+    "exact-f32-20|exact --type f32 --n 1048576 --warmup 10 --runs 50 --format json"
+    "exact-f32-26|exact --type f32 --n 67108864 --warmup 10 --runs 50 --format json"
+    "exact-f32-30|exact --type f32 --n 1073741824 --warmup 5 --runs 20 --no-reference --format json"
+    "exact-f64-20|exact --type f64 --n 1048576 --warmup 10 --runs 50 --format json"
+    "exact-f64-26|exact --type f64 --n 67108864 --warmup 10 --runs 50 --format json"
+    "exact-f64-30|exact --type f64 --n 1073741824 --warmup 5 --runs 20 --no-reference --format json"
+    "axis-rows-f32-20|axis --axis rows --rows 1024 --cols 1024 --op sum --type f32 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-f32-26|axis --axis rows --rows 65536 --cols 1024 --op sum --type f32 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-f32-30|axis --axis rows --rows 1048576 --cols 1024 --op sum --type f32 --data random --seed 42 --runs 20 --format json"
+    "axis-rows-f64-20|axis --axis rows --rows 1024 --cols 1024 --op sum --type f64 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-f64-26|axis --axis rows --rows 65536 --cols 1024 --op sum --type f64 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-f64-30|axis --axis rows --rows 1048576 --cols 1024 --op sum --type f64 --data random --seed 42 --runs 20 --format json"
+    "axis-rows-i32-20|axis --axis rows --rows 1024 --cols 1024 --op sum --type i32 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-i32-26|axis --axis rows --rows 65536 --cols 1024 --op sum --type i32 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-i32-30|axis --axis rows --rows 1048576 --cols 1024 --op sum --type i32 --data random --seed 42 --runs 20 --format json"
+    "axis-rows-u32-20|axis --axis rows --rows 1024 --cols 1024 --op sum --type u32 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-u32-26|axis --axis rows --rows 65536 --cols 1024 --op sum --type u32 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-u32-30|axis --axis rows --rows 1048576 --cols 1024 --op sum --type u32 --data random --seed 42 --runs 20 --format json"
+    "axis-cols-f32-20|axis --axis cols --rows 64 --cols 16384 --op sum --type f32 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-f32-26|axis --axis cols --rows 4096 --cols 16384 --op sum --type f32 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-f32-30|axis --axis cols --rows 65536 --cols 16384 --op sum --type f32 --data random --seed 42 --runs 20 --format json"
+    "axis-cols-f64-20|axis --axis cols --rows 64 --cols 16384 --op sum --type f64 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-f64-26|axis --axis cols --rows 4096 --cols 16384 --op sum --type f64 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-f64-30|axis --axis cols --rows 65536 --cols 16384 --op sum --type f64 --data random --seed 42 --runs 20 --format json"
+    "axis-cols-i32-20|axis --axis cols --rows 64 --cols 16384 --op sum --type i32 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-i32-26|axis --axis cols --rows 4096 --cols 16384 --op sum --type i32 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-i32-30|axis --axis cols --rows 65536 --cols 16384 --op sum --type i32 --data random --seed 42 --runs 20 --format json"
+    "axis-cols-u32-20|axis --axis cols --rows 64 --cols 16384 --op sum --type u32 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-u32-26|axis --axis cols --rows 4096 --cols 16384 --op sum --type u32 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-u32-30|axis --axis cols --rows 65536 --cols 16384 --op sum --type u32 --data random --seed 42 --runs 20 --format json"
+    "axis-segments-f32-20|axis --axis segments --segments 161 --max-len 65536 --op sum --type f32 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-f32-26|axis --axis segments --segments 957 --max-len 1048576 --op sum --type f32 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-f32-30|axis --axis segments --segments 13691 --max-len 1048576 --op sum --type f32 --data random --seed 42 --runs 20 --format json"
+    "axis-segments-f64-20|axis --axis segments --segments 161 --max-len 65536 --op sum --type f64 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-f64-26|axis --axis segments --segments 957 --max-len 1048576 --op sum --type f64 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-f64-30|axis --axis segments --segments 13691 --max-len 1048576 --op sum --type f64 --data random --seed 42 --runs 20 --format json"
+    "axis-segments-i32-20|axis --axis segments --segments 161 --max-len 65536 --op sum --type i32 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-i32-26|axis --axis segments --segments 957 --max-len 1048576 --op sum --type i32 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-i32-30|axis --axis segments --segments 13691 --max-len 1048576 --op sum --type i32 --data random --seed 42 --runs 20 --format json"
+    "axis-segments-u32-20|axis --axis segments --segments 161 --max-len 65536 --op sum --type u32 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-u32-26|axis --axis segments --segments 957 --max-len 1048576 --op sum --type u32 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-u32-30|axis --axis segments --segments 13691 --max-len 1048576 --op sum --type u32 --data random --seed 42 --runs 20 --format json"
+    "axis-rows-f32-min-26|axis --axis rows --rows 65536 --cols 1024 --op min --type f32 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-f32-max-26|axis --axis rows --rows 65536 --cols 1024 --op max --type f32 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-f32-mean-26|axis --axis rows --rows 65536 --cols 1024 --op mean --type f32 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-f64-min-26|axis --axis rows --rows 65536 --cols 1024 --op min --type f64 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-f64-max-26|axis --axis rows --rows 65536 --cols 1024 --op max --type f64 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-f64-mean-26|axis --axis rows --rows 65536 --cols 1024 --op mean --type f64 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-i32-min-26|axis --axis rows --rows 65536 --cols 1024 --op min --type i32 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-i32-max-26|axis --axis rows --rows 65536 --cols 1024 --op max --type i32 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-i32-mean-26|axis --axis rows --rows 65536 --cols 1024 --op mean --type i32 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-u32-min-26|axis --axis rows --rows 65536 --cols 1024 --op min --type u32 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-u32-max-26|axis --axis rows --rows 65536 --cols 1024 --op max --type u32 --data random --seed 42 --runs 50 --format json"
+    "axis-rows-u32-mean-26|axis --axis rows --rows 65536 --cols 1024 --op mean --type u32 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-f32-min-26|axis --axis cols --rows 4096 --cols 16384 --op min --type f32 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-f32-max-26|axis --axis cols --rows 4096 --cols 16384 --op max --type f32 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-f32-mean-26|axis --axis cols --rows 4096 --cols 16384 --op mean --type f32 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-f64-min-26|axis --axis cols --rows 4096 --cols 16384 --op min --type f64 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-f64-max-26|axis --axis cols --rows 4096 --cols 16384 --op max --type f64 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-f64-mean-26|axis --axis cols --rows 4096 --cols 16384 --op mean --type f64 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-i32-min-26|axis --axis cols --rows 4096 --cols 16384 --op min --type i32 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-i32-max-26|axis --axis cols --rows 4096 --cols 16384 --op max --type i32 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-i32-mean-26|axis --axis cols --rows 4096 --cols 16384 --op mean --type i32 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-u32-min-26|axis --axis cols --rows 4096 --cols 16384 --op min --type u32 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-u32-max-26|axis --axis cols --rows 4096 --cols 16384 --op max --type u32 --data random --seed 42 --runs 50 --format json"
+    "axis-cols-u32-mean-26|axis --axis cols --rows 4096 --cols 16384 --op mean --type u32 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-f32-min-26|axis --axis segments --segments 957 --max-len 1048576 --op min --type f32 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-f32-max-26|axis --axis segments --segments 957 --max-len 1048576 --op max --type f32 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-f32-mean-26|axis --axis segments --segments 957 --max-len 1048576 --op mean --type f32 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-f64-min-26|axis --axis segments --segments 957 --max-len 1048576 --op min --type f64 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-f64-max-26|axis --axis segments --segments 957 --max-len 1048576 --op max --type f64 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-f64-mean-26|axis --axis segments --segments 957 --max-len 1048576 --op mean --type f64 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-i32-min-26|axis --axis segments --segments 957 --max-len 1048576 --op min --type i32 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-i32-max-26|axis --axis segments --segments 957 --max-len 1048576 --op max --type i32 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-i32-mean-26|axis --axis segments --segments 957 --max-len 1048576 --op mean --type i32 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-u32-min-26|axis --axis segments --segments 957 --max-len 1048576 --op min --type u32 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-u32-max-26|axis --axis segments --segments 957 --max-len 1048576 --op max --type u32 --data random --seed 42 --runs 50 --format json"
+    "axis-segments-u32-mean-26|axis --axis segments --segments 957 --max-len 1048576 --op mean --type u32 --data random --seed 42 --runs 50 --format json"
 )
+
+# proof_selected NAME: whether PROOF_ONLY (comma-separated names; `prefix*` matches a prefix)
+# selects the case; everything when it is unset.
+proof_selected() {
+    local w
+    [ -n "${PROOF_ONLY:-}" ] || return 0
+    for w in ${PROOF_ONLY//,/ }; do
+        if [[ $w == *'*' ]]; then
+            [[ $1 == "${w%'*'}"* ]] && return 0
+        elif [ "$1" = "$w" ]; then
+            return 0
+        fi
+    done
+    return 1
+}
 
 # proof_one BIN_LABEL EXE ROUND CASE ARGS...: one invocation, its JSON lines tagged into J; a
 # failed invocation leaves a record of its exit status.
@@ -61,7 +156,7 @@ proof_one() {
 }
 
 proof_run() {
-    local old new_exe r c name args order=()
+    local old new_exe r c name args rounds order
     J=$SUITE_DIR/proof.jsonl
     : >"$J"
     old=$(bin_path reduce "$BASELINE") || {
@@ -70,15 +165,17 @@ proof_run() {
         return
     }
     new_exe=$REDUCE
-    for ((r = 1; r <= ROUNDS; r++)); do
-        if ((r % 2)); then order+=("old:$r" "new:$r"); else order+=("new:$r" "old:$r"); fi
-    done
     say "    old: $old ($("$old" --version 2>&1)); new: $new_exe ($("$new_exe" --version 2>&1))"
     for c in "${PROOF_CASES[@]}"; do
         name=${c%%|*}
-        # PROOF_ONLY=stage8,exact-f32-30: those cases only.
-        [ -z "${PROOF_ONLY:-}" ] || [[ ",$PROOF_ONLY," == *",$name,"* ]] || continue
+        proof_selected "$name" || continue
         read -r -a args <<<"${c#*|}"
+        rounds=$ROUNDS
+        [[ $name == *-30 ]] && rounds=1
+        order=()
+        for ((r = 1; r <= rounds; r++)); do
+            if ((r % 2)); then order+=("old:$r" "new:$r"); else order+=("new:$r" "old:$r"); fi
+        done
         for o in "${order[@]}"; do
             if [ "${o%%:*}" = old ]; then
                 proof_one old "$old" "${o#*:}" "$name" "${args[@]}"

@@ -1,14 +1,16 @@
 """The side-by-side proof's table (benches/gpu.sh proof): an old and a new `reduce` run the same
 cases alternating; this reads their tagged JSON lines and prints, per case, the result old and new,
 whether they are identical, min and median µs old and new, the ratio of the mins and whether it is
-within ±2%, and the A/A spread (how far each binary's rounds differ from each other).
+within ±2% (`yes`), more than 2% faster (`faster`) or more than 2% slower (`NO`), and the A/A
+spread (how far each binary's rounds differ from each other).
 
-    python3 proof_table.py proof.jsonl > proof.md
+    python3 proof_table.py [--strict] proof.jsonl > proof.md
 
 Results are compared as the CLI prints them: hex bits where it prints bits (`exact_bits`,
 `s8_bits`, axis's `results_digest`), else the decimal text of the value, kept as printed (serde's
 shortest round-trip form of an f32/f64: equal text is equal bits). Exit status 1 when a result
-differs, a time is outside ±2% or an invocation failed.
+differs, a time is more than 2% slower or an invocation failed (`--strict`: also more than 2%
+faster, for a change that must not move any time).
 """
 import json
 import statistics
@@ -48,6 +50,9 @@ def measurements(r):
     elif r.get("impl") == "rust_s8":
         yield (f"stage 8 {r['op']} {r['type']} {log2(r['n'])}", r.get("result"), ms("min_ms"),
                ms("median_ms"), r.get("correct", False))
+    elif r.get("impl") == "rust_s8_wide_kernel":
+        yield (f"wide {r['op']} {r['type']} {log2(r['n'])}", r.get("result"), ms("min_ms"),
+               ms("median_ms"), r.get("correct", False))
 
 
 def fmt(x, digits=2):
@@ -57,7 +62,9 @@ def fmt(x, digits=2):
 def main():
     cases = {}  # case -> bin -> list of (round, result, min, median, ok)
     failed = []
-    for line in open(sys.argv[1]):
+    strict = "--strict" in sys.argv[1:]
+    path = next(a for a in sys.argv[1:] if not a.startswith("--"))
+    for line in open(path):
         if not line.startswith("{"):
             continue
         # Floats kept as printed: the decimal text is what is compared.
@@ -72,7 +79,8 @@ def main():
     print("| case | result old | result new | identical | min µs old | min µs new "
           "| median µs old | median µs new | new/old (min) | within ±2% | A/A spread old / new |")
     print("|---|---|---|---|---:|---:|---:|---:|---:|---|---|")
-    counts = {"identical": 0, "different": 0, "unknown": 0, "within": 0, "outside": 0}
+    counts = {"identical": 0, "different": 0, "unknown": 0, "within": 0, "faster": 0,
+              "outside": 0}
     for case, by in cases.items():
         text = {}
         for b in ("old", "new"):
@@ -101,21 +109,24 @@ def main():
             mins = [m[2] for m in by[b] if m[2] is not None]
             spread[b] = (max(mins) / min(mins) - 1) * 100 if len(mins) > 1 and min(mins) > 0 else None
         ratio = lo["new"] / lo["old"] if lo["old"] and lo["new"] else None
-        within = "—" if ratio is None else "yes" if abs(ratio - 1) <= TOLERANCE else "NO"
+        within = ("—" if ratio is None else "yes" if abs(ratio - 1) <= TOLERANCE
+                  else "faster" if ratio < 1 else "NO")
         if ratio is not None:
-            counts["within" if within == "yes" else "outside"] += 1
+            counts[{"yes": "within", "faster": "faster"}.get(within, "outside")] += 1
         print(f"| {case} | `{text['old']}` | `{text['new']}` | {same} | {fmt(lo['old'])} | "
               f"{fmt(lo['new'])} | {fmt(med['old'])} | {fmt(med['new'])} | {fmt(ratio, 4)} | "
               f"{within} | {fmt(spread['old'], 1)}% / {fmt(spread['new'], 1)}% |")
     print()
     print(f"{len(cases)} measurements: {counts['identical']} identical, {counts['different']} "
           f"different, {counts['unknown']} not comparable (a binary does not print that result); "
-          f"times: {counts['within']} within ±{TOLERANCE:.0%}, {counts['outside']} outside. "
+          f"times: {counts['within']} within ±{TOLERANCE:.0%}, {counts['faster']} faster, "
+          f"{counts['outside']} slower. "
           "min = the fastest of every round's timed runs, median = the median of the rounds' "
           "medians, A/A spread = how far a binary's slowest round min is above its fastest.")
     for f in failed:
         print(f"\nFAILED: {f}")
-    sys.exit(1 if failed or counts["different"] or counts["outside"] else 0)
+    moved = counts["outside"] + (counts["faster"] if strict else 0)
+    sys.exit(1 if failed or counts["different"] or moved else 0)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 //! Project tasks: `cargo xtask <command>`.
 //!
-//! * `build-ptx` — kernels/ → `target/ptx/reduce_kernels.ptx` (portable: `.target sm_70`),
-//!   assembled by ptxas into a cubin for every architecture of `ptx::ARCHS` (printing registers,
-//!   spills and stack per architecture; a spill fails the build), all copied into
+//! * `build-ptx` — kernels/ → `target/ptx/reduce_kernels.ptx` (portable: `.target sm_70`) and
+//!   the sm_80 and sm_90 PTX, assembled by ptxas into a cubin for every architecture of
+//!   `ptx::ARCHS`, each from its own generation's PTX (`ptx::TARGETS`; printing registers,
+//!   spills and stack per architecture; a spill fails the build), the portable PTX and the
+//!   cubins copied into
 //!   `host/prebuilt/`, the committed images the host crate embeds. `build-ptx --check` builds the
 //!   same but only compares: it fails if a committed file differs from the fresh build.
 //! * `test` — the test suite: `build-ptx --check`, then `cargo test --workspace`.
@@ -63,9 +65,11 @@ fn run(args: &[String]) -> Result<()> {
             // Show what the kernels' source compiles to now (this refreshes host/prebuilt/).
             build_ptx(Prebuilt::Refresh, true)?;
             let root = ptx::workspace_root();
+            // The PTX the shown architecture's shipped SASS is assembled from.
+            let shown = ptx::target_of(ptx::SHOW_ARCH).context("SHOW_ARCH is in TARGETS")?;
             let out = show::render(
                 &root,
-                &root.join(ptx::PTX_REL_PATH),
+                &root.join("target/ptx").join(shown.file),
                 ptx::find_ptxas().as_deref(),
                 show::find_tool("nvdisasm").as_deref(),
                 &show_args,
@@ -75,7 +79,7 @@ fn run(args: &[String]) -> Result<()> {
         }
         "help" | "--help" | "-h" => {
             println!(
-                "cargo xtask build-ptx                     kernels -> PTX (sm_70) + SASS per arch, refreshes host/prebuilt/\n\
+                "cargo xtask build-ptx                     kernels -> PTX (sm_70/80/90) + SASS per arch, refreshes host/prebuilt/\n\
                  cargo xtask build-ptx --check             the same build; fails if host/prebuilt/ differs from it\n\
                  cargo xtask build-ptx --crate <dir>       a user's kernel crate (examples/custom-op) -> target/ptx/<lib>.ptx + cubin\n\
                  cargo xtask test [cargo test args]        build-ptx --check, then every test\n\
@@ -99,12 +103,14 @@ enum Prebuilt {
     Check,
 }
 
-/// Build the PTX, assemble a cubin for every architecture of [`ptx::ARCHS`] (ptxas is required:
+/// Build the PTX of every [`ptx::TARGETS`] row, assemble a cubin for every architecture of
+/// [`ptx::ARCHS`] from its generation's PTX (ptxas is required:
 /// `host/prebuilt/` ships them all, and a new PTX next to an old cubin would be a mismatch), fail
 /// if a kernel spills on any of them, then refresh or check `host/prebuilt/`.
 /// `quiet`: no cargo output and no ptxas table (for the commands that build it on the way).
 fn build_ptx(mode: Prebuilt, quiet: bool) -> Result<()> {
-    let path = ptx::build_ptx(quiet)?;
+    let built = ptx::build_ptx(quiet)?;
+    let path = built.portable().to_path_buf();
     let Some(ptxas) = ptx::find_ptxas() else {
         bail!(
             "ptxas not found (looked at $PTXAS, PATH, /usr/local/cuda/bin and python3's nvidia-cuda-nvcc-cu12); \
@@ -118,10 +124,10 @@ fn build_ptx(mode: Prebuilt, quiet: bool) -> Result<()> {
         path.with_file_name("ptxas-version.txt"),
         format!("{version}\n"),
     )?;
-    let archs = ptx::ptxas_check_all(&ptxas, &path)?;
+    let archs = ptx::ptxas_check_all(&ptxas, &built.jobs()?)?;
     let root = ptx::workspace_root();
     if !quiet {
-        print_report(&path, &ptxas, &version, &archs);
+        print_report(&built.builds, &ptxas, &version, &archs);
     }
     check_no_spills(&archs)?;
     match mode {
@@ -171,8 +177,13 @@ fn build_crate_ptx(dir: &str) -> Result<()> {
     match ptx::find_ptxas() {
         Some(ptxas) => {
             let version = ptx::ptxas_version(&ptxas)?;
-            let archs = ptx::ptxas_check_all(&ptxas, &ptx_path)?;
-            print_report(&ptx_path, &ptxas, &version, &archs);
+            let archs = ptx::ptxas_check_all(&ptxas, &ptx::jobs_for(&ptx_path))?;
+            print_report(
+                &[(ptx::PORTABLE, ptx_path.clone())],
+                &ptxas,
+                &version,
+                &archs,
+            );
             println!("cubins: {}", ptx::cubin_path(&ptx_path, "{arch}").display());
         }
         None => println!(
@@ -183,15 +194,29 @@ fn build_crate_ptx(dir: &str) -> Result<()> {
     Ok(())
 }
 
-/// The PTX's path, then ptxas's resources per architecture: a summary line each, and the kernels
-/// that spill (`build-ptx` fails on them: [`check_no_spills`]).
+/// The PTX files with the architectures assembled from each, then ptxas's resources per
+/// architecture: a summary line each, and the kernels that spill (`build-ptx` fails on them:
+/// [`check_no_spills`]).
 fn print_report(
-    path: &std::path::Path,
+    builds: &[(ptx::PtxTarget, std::path::PathBuf)],
     ptxas: &std::path::Path,
     version: &str,
     archs: &[(&str, Vec<ptx::KernelResources>)],
 ) {
-    println!("PTX: {} (.target {})", path.display(), ptx::TARGET_CPU);
+    for (target, path) in builds {
+        let from: Vec<&str> = archs
+            .iter()
+            .map(|(a, _)| *a)
+            .filter(|a| builds.len() == 1 || target.archs.contains(a))
+            .collect();
+        println!(
+            "PTX: {} (.target {}, ISA {}) -> SASS for {}",
+            path.display(),
+            target.cpu,
+            target.isa,
+            from.join(", ")
+        );
+    }
     println!("ptxas: {} ({version})", ptxas.display());
     print!("{}", resources_table(archs));
 }

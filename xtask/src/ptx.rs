@@ -1,31 +1,85 @@
-//! `cargo xtask build-ptx`: kernels/ → one portable PTX (sm_70), then ptxas assembles it into SASS
-//! for every architecture in [`ARCHS`].
+//! `cargo xtask build-ptx`: kernels/ → PTX, then ptxas assembles SASS for every architecture in
+//! [`ARCHS`], each from the PTX built for its own generation ([`TARGETS`]).
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The lowest GPU the PTX targets: `sm_70` (Volta), the lowest Rust's `nvptx64-nvidia-cuda`
-/// target supports. Nothing the kernels do needs more: the only newer instructions they could use
-/// (`min/max.NaN`, packed-half `min/max`, sm_80) have sm_70 forms (`kernels/src/gpu/minmax.rs`).
-/// The driver JIT-compiles this PTX for any GPU from Volta on that [`ARCHS`] has no SASS for.
-pub const TARGET_CPU: &str = "sm_70";
-/// The PTX ISA version: LLVM emits the lowest version that knows the target, which for `sm_70` is
-/// PTX ISA 7.0 (CUDA 11.0): every driver from R450 on loads the module. `build_ptx` checks the
-/// `.version` line so a toolchain change cannot move it silently.
-pub const PTX_ISA: &str = "7.0";
-/// The architectures `host/prebuilt/` ships SASS for, each assembled from the one PTX: V100
-/// (sm_70), T4 (sm_75), A100/A30 (sm_80), RTX 30/A10/A40 (sm_86), RTX 40/L4/L40 (sm_89),
-/// H100/H200 (sm_90), B200 (sm_100), RTX 50/RTX PRO (sm_120). A cubin runs on its own major
-/// version at an equal or higher minor (sm_86 SASS on sm_87, sm_120 on sm_121), so this covers
-/// every GPU from Volta on but sm_72 … (which takes sm_70's) and new majors, which JIT the PTX.
+/// One PTX build of the kernels: the `-Ctarget-cpu` it is compiled for, the PTX ISA version
+/// LLVM declares for it, the file it lands in (in `target/ptx/`), and the architectures whose
+/// SASS ptxas assembles from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PtxTarget {
+    /// `-Ctarget-cpu`: what the code may use. The kernels' `cfg(target_feature = "sm_80")`
+    /// picks the one-instruction `min/max.NaN` and packed-half forms from sm_80 on
+    /// (`kernels/src/gpu/minmax.rs`), and LLVM lowers f16/bf16 arithmetic to the instructions the
+    /// target has.
+    pub cpu: &'static str,
+    /// The `.version` line LLVM writes: the lowest PTX ISA that knows `cpu`. `build_ptx` checks
+    /// it so a toolchain change cannot move it silently.
+    pub isa: &'static str,
+    /// The file name in `target/ptx/`.
+    pub file: &'static str,
+    /// The architectures assembled from this PTX (in [`ARCHS`]' order).
+    pub archs: &'static [&'static str],
+}
+
+/// The PTX builds, lowest first.
+///
+/// * `sm_70`: the portable PTX, the one the host crate embeds. Its PTX ISA 7.0 (CUDA 11.0) loads
+///   on every driver from R450 on, and the driver JIT-compiles it for any GPU from Volta on that
+///   [`ARCHS`] has no SASS for. sm_70 has no `.NaN` min/max and no packed-half min/max: there the
+///   kernels compare halves widened to `f32` (`kernels/src/gpu/minmax.rs`). Volta's and Turing's
+///   SASS come from it.
+/// * `sm_80`: Ampere and Ada (sm_80/86/89): the packed-half and `.NaN` instructions. Built only
+///   for its SASS (not shipped: no GPU JIT-compiles it).
+/// * `sm_90`: Hopper and later (sm_90/100/120), PTX ISA 7.8: the code the library ran on the
+///   H100/H200 before the portable PTX (the same `-Ctarget-cpu`), also built only for its SASS.
+///
+/// SASS assembled from the sm_70 PTX for sm_90 is sm_70 code: ptxas cannot turn widened
+/// comparisons back into `max.bf16x2`, which made the half-precision arg-reductions up to 2×
+/// slower on an H100 (`docs/decisions.md`).
+pub const TARGETS: [PtxTarget; 3] = [
+    PtxTarget {
+        cpu: "sm_70",
+        isa: "7.0",
+        file: "reduce_kernels.ptx",
+        archs: &["sm_70", "sm_75"],
+    },
+    PtxTarget {
+        cpu: "sm_80",
+        isa: "7.0",
+        file: "reduce_kernels.sm_80.ptx",
+        archs: &["sm_80", "sm_86", "sm_89"],
+    },
+    PtxTarget {
+        cpu: "sm_90",
+        isa: "7.8",
+        file: "reduce_kernels.sm_90.ptx",
+        archs: &["sm_90", "sm_100", "sm_120"],
+    },
+];
+
+/// The portable build: the PTX the host embeds and JIT-compiles where no cubin runs.
+pub const PORTABLE: PtxTarget = TARGETS[0];
+/// The architectures `host/prebuilt/` ships SASS for: V100 (sm_70), T4 (sm_75), A100/A30
+/// (sm_80), RTX 30/A10/A40 (sm_86), RTX 40/L4/L40 (sm_89), H100/H200 (sm_90), B200 (sm_100),
+/// RTX 50/RTX PRO (sm_120), each assembled from the PTX of its [`TARGETS`] row. A cubin runs on
+/// its own major version at an equal or higher minor (sm_86 SASS on sm_87, sm_120 on sm_121), so
+/// this covers every GPU from Volta on but sm_72 … (which takes sm_70's) and new majors, which
+/// JIT the portable PTX.
 pub const ARCHS: [&str; 8] = [
     "sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120",
 ];
 /// The architecture `cargo xtask ptx` shows SASS for: the GPU the benchmarks run on.
 pub const SHOW_ARCH: &str = "sm_90";
-/// Where the PTX lands, relative to the workspace root.
+/// Where the portable PTX lands, relative to the workspace root.
 pub const PTX_REL_PATH: &str = "target/ptx/reduce_kernels.ptx";
+
+/// The [`TARGETS`] row whose PTX `arch`'s SASS is assembled from.
+pub fn target_of(arch: &str) -> Option<PtxTarget> {
+    TARGETS.into_iter().find(|t| t.archs.contains(&arch))
+}
 
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -50,16 +104,79 @@ pub fn clean_cargo_command(program: impl AsRef<std::ffi::OsStr>) -> Command {
     cmd
 }
 
-/// Build the kernels crate for `nvptx64-nvidia-cuda` and return the path of the PTX file.
-pub fn build_ptx(quiet: bool) -> Result<PathBuf> {
-    build_crate_ptx("reduce-kernels", "reduce_kernels", quiet)
+/// The library's PTX builds: one per row of [`TARGETS`], each into `target/ptx/{file}`.
+#[derive(Clone, Debug)]
+pub struct LibraryPtx {
+    /// `(target, path)`, in [`TARGETS`]' order; the first is the portable PTX ([`PTX_REL_PATH`]).
+    pub builds: Vec<(PtxTarget, PathBuf)>,
 }
 
-/// Build workspace package `package` (library `lib`) for `nvptx64-nvidia-cuda` the same way
-/// (`cargo xtask build-ptx --crate`), into `target/ptx/{lib}.ptx`, and return that path.
-pub fn build_crate_ptx(package: &str, lib: &str, quiet: bool) -> Result<PathBuf> {
+impl LibraryPtx {
+    /// The portable PTX's path.
+    pub fn portable(&self) -> &Path {
+        &self.builds[0].1
+    }
+
+    /// ptxas's jobs: every architecture of [`ARCHS`] with the PTX of its generation and the cubin
+    /// it writes (`target/ptx/reduce_kernels.{arch}.cubin`, the name `host/prebuilt/` ships).
+    pub fn jobs(&self) -> Result<Vec<PtxasJob>> {
+        ARCHS
+            .iter()
+            .map(|&arch| {
+                let target = target_of(arch)
+                    .with_context(|| format!("{arch} is in ARCHS but in no row of TARGETS"))?;
+                let (_, ptx) = self
+                    .builds
+                    .iter()
+                    .find(|(t, _)| *t == target)
+                    .with_context(|| format!("no PTX was built for {}", target.cpu))?;
+                Ok(PtxasJob {
+                    arch,
+                    ptx: ptx.clone(),
+                    cubin: cubin_path(self.portable(), arch),
+                })
+            })
+            .collect()
+    }
+}
+
+/// Build the kernels crate for `nvptx64-nvidia-cuda` once per row of [`TARGETS`].
+pub fn build_ptx(quiet: bool) -> Result<LibraryPtx> {
     let root = workspace_root();
-    let target_dir = root.join("target/nvptx");
+    let mut builds = Vec::new();
+    for target in TARGETS {
+        let dest = root.join("target/ptx").join(target.file);
+        build_target_ptx("reduce-kernels", "reduce_kernels", target, &dest, quiet)?;
+        builds.push((target, dest));
+    }
+    Ok(LibraryPtx { builds })
+}
+
+/// Build workspace package `package` (library `lib`) for `nvptx64-nvidia-cuda` the same way, as
+/// portable PTX (`cargo xtask build-ptx --crate`), into `target/ptx/{lib}.ptx`, and return that
+/// path.
+pub fn build_crate_ptx(package: &str, lib: &str, quiet: bool) -> Result<PathBuf> {
+    let dest = workspace_root().join(format!("target/ptx/{lib}.ptx"));
+    build_target_ptx(package, lib, PORTABLE, &dest, quiet)?;
+    Ok(dest)
+}
+
+/// Build `package` (library `lib`) for `target` into `dest`: each target in a cargo target
+/// folder of its own (`target/nvptx` for the portable build, `target/nvptx-{cpu}` for the
+/// others), so switching between them rebuilds nothing.
+fn build_target_ptx(
+    package: &str,
+    lib: &str,
+    target: PtxTarget,
+    dest: &Path,
+    quiet: bool,
+) -> Result<()> {
+    let root = workspace_root();
+    let target_dir = if target == PORTABLE {
+        root.join("target/nvptx")
+    } else {
+        root.join(format!("target/nvptx-{}", target.cpu))
+    };
     let linker = std::env::current_exe().context("locating the xtask executable")?;
     crate::linker::llvm_tools_dir()?; // fail early, with the fix, if llvm-tools is missing
     let src = Command::new("rustc")
@@ -74,7 +191,7 @@ pub fn build_crate_ptx(package: &str, lib: &str, quiet: bool) -> Result<PathBuf>
     // it byte for byte with the committed copy): map the workspace and the sysroot's sources to
     // fixed names, in case a path ever reaches the output (panic locations, debug info).
     let rustflags = [
-        format!("-Ctarget-cpu={TARGET_CPU}"),
+        format!("-Ctarget-cpu={}", target.cpu),
         format!("-Clinker={}", linker.display()),
         format!("--remap-path-prefix={}=/reduce", root.display()),
         format!("--remap-path-prefix={}=/rustc-src", sysroot.display()),
@@ -106,7 +223,10 @@ pub fn build_crate_ptx(package: &str, lib: &str, quiet: bool) -> Result<PathBuf>
     }
     let status = cmd.status().context("starting cargo for the nvptx build")?;
     if !status.success() {
-        bail!("building {package} for nvptx64-nvidia-cuda failed ({status})");
+        bail!(
+            "building {package} for nvptx64-nvidia-cuda ({}) failed ({status})",
+            target.cpu
+        );
     }
     let built = target_dir.join(format!("nvptx64-nvidia-cuda/release/{lib}.ptx"));
     if !built.exists() {
@@ -116,28 +236,27 @@ pub fn build_crate_ptx(package: &str, lib: &str, quiet: bool) -> Result<PathBuf>
         );
     }
     let text = std::fs::read_to_string(&built)?;
-    let version = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix(".version "))
-        .unwrap_or("?")
-        .trim()
-        .to_string();
-    if version != PTX_ISA {
+    let line = |key: &str| {
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix(key))
+            .unwrap_or("?")
+            .trim()
+            .to_string()
+    };
+    let (version, declared) = (line(".version "), line(".target "));
+    if version != target.isa || declared != target.cpu {
         bail!(
-            "{} declares PTX ISA {version}, expected {PTX_ISA} for {TARGET_CPU}",
-            built.display()
+            "{} declares PTX ISA {version} for {declared}, expected {} for {}",
+            built.display(),
+            target.isa,
+            target.cpu
         );
     }
-    let dest = if package == "reduce-kernels" {
-        root.join(PTX_REL_PATH)
-    } else {
-        root.join(format!("target/ptx/{lib}.ptx"))
-    };
-    std::fs::create_dir_all(dest.parent().unwrap())?;
+    std::fs::create_dir_all(dest.parent().context("a PTX path has a folder")?)?;
     // The register caps Rust cannot express (`_r<N>_` entries: `.maxnreg N`).
     let (text, _capped) = crate::directives::add_maxnreg(&text);
-    std::fs::write(&dest, text)?;
-    Ok(dest)
+    std::fs::write(dest, text)?;
+    Ok(())
 }
 
 /// Find `ptxas`: `$PTXAS`, the PATH, CUDA's usual places, then the PyPI package
@@ -215,45 +334,74 @@ pub fn run_ptxas(ptxas: &Path, args: &[&str], ptx: &Path, cubin: &Path) -> Resul
     Ok((out.status.success(), text))
 }
 
-/// Assemble the PTX for `arch` with `ptxas -v -O3` (into [`cubin_path`]) and parse its report.
-pub fn ptxas_check(ptxas: &Path, ptx: &Path, arch: &str) -> Result<Vec<KernelResources>> {
-    let cubin = cubin_path(ptx, arch);
-    let (ok, text) = run_ptxas(ptxas, &["-arch", arch, "-v", "-O3"], ptx, &cubin)?;
+/// One ptxas run: `arch`'s SASS assembled from `ptx` into `cubin`.
+#[derive(Clone, Debug)]
+pub struct PtxasJob {
+    pub arch: &'static str,
+    pub ptx: PathBuf,
+    pub cubin: PathBuf,
+}
+
+/// The jobs for a single PTX (a user's crate, `build-ptx --crate`): every architecture of
+/// [`ARCHS`] from it, into [`cubin_path`].
+pub fn jobs_for(ptx: &Path) -> Vec<PtxasJob> {
+    ARCHS
+        .iter()
+        .map(|&arch| PtxasJob {
+            arch,
+            ptx: ptx.to_path_buf(),
+            cubin: cubin_path(ptx, arch),
+        })
+        .collect()
+}
+
+/// Run `job` with `ptxas -v -O3` and parse its report.
+pub fn ptxas_check(ptxas: &Path, job: &PtxasJob) -> Result<Vec<KernelResources>> {
+    let (ok, text) = run_ptxas(
+        ptxas,
+        &["-arch", job.arch, "-v", "-O3"],
+        &job.ptx,
+        &job.cubin,
+    )?;
     if !ok {
-        bail!("ptxas rejected {} for {arch}:\n{text}", ptx.display());
+        bail!(
+            "ptxas rejected {} for {}:\n{text}",
+            job.ptx.display(),
+            job.arch
+        );
     }
     let kernels = parse_report(&text);
     if kernels.is_empty() {
         bail!(
-            "ptxas accepted {} for {arch} but reported no kernels:\n{text}",
-            ptx.display()
+            "ptxas accepted {} for {} but reported no kernels:\n{text}",
+            job.ptx.display(),
+            job.arch
         );
     }
     Ok(kernels)
 }
 
-/// [`ptxas_check`] for every architecture of [`ARCHS`], as many at once as there are cores (each
-/// ptxas is one thread and takes about a minute on the library's PTX): `(arch, kernels)` in
-/// [`ARCHS`]' order.
+/// [`ptxas_check`] for every job, as many at once as there are cores (each ptxas is one thread
+/// and takes about a minute on the library's PTX): `(arch, kernels)` in the jobs' order.
 pub fn ptxas_check_all(
     ptxas: &Path,
-    ptx: &Path,
+    jobs: &[PtxasJob],
 ) -> Result<Vec<(&'static str, Vec<KernelResources>)>> {
     let workers = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
-        .min(ARCHS.len());
+        .min(jobs.len());
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(arch) = ARCHS.get(i) else { break };
-                let r = ptxas_check(ptxas, ptx, arch);
+                let Some(job) = jobs.get(i) else { break };
+                let r = ptxas_check(ptxas, job);
                 results
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .push((i, *arch, r));
+                    .push((i, job.arch, r));
             });
         }
     });
@@ -322,4 +470,53 @@ pub fn crate_names(dir: &Path) -> Result<(String, String)> {
         package.with_context(|| format!("{} has no [package] name", manifest.display()))?;
     let lib = lib.unwrap_or_else(|| package.replace('-', "_"));
     Ok((package, lib))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_arch_is_assembled_from_one_ptx_of_its_generation_or_lower() {
+        let listed: Vec<&str> = TARGETS
+            .iter()
+            .flat_map(|t| t.archs.iter().copied())
+            .collect();
+        assert_eq!(
+            listed, ARCHS,
+            "TARGETS' rows list ARCHS once each, in order"
+        );
+        let number = |sm: &str| sm.trim_start_matches("sm_").parse::<u32>().unwrap();
+        for t in TARGETS {
+            for a in t.archs {
+                assert!(number(a) >= number(t.cpu), "{a} from PTX for {}", t.cpu);
+                assert_eq!(target_of(a), Some(t));
+            }
+        }
+        // sm_80 and later run SASS made from PTX that may use sm_80's instructions.
+        for a in ARCHS.iter().filter(|a| number(a) >= 80) {
+            assert!(number(target_of(a).unwrap().cpu) >= 80, "{a}");
+        }
+        assert_eq!(PORTABLE.file, "reduce_kernels.ptx");
+        assert!(PTX_REL_PATH.ends_with(PORTABLE.file));
+    }
+
+    #[test]
+    fn a_single_ptx_gives_every_arch_its_own_cubin() {
+        let jobs = jobs_for(Path::new("/x/custom_op.ptx"));
+        assert_eq!(jobs.len(), ARCHS.len());
+        assert_eq!(jobs[5].cubin, Path::new("/x/custom_op.sm_90.cubin"));
+        let lib = LibraryPtx {
+            builds: TARGETS
+                .iter()
+                .map(|t| (*t, PathBuf::from("/t/ptx").join(t.file)))
+                .collect(),
+        };
+        let jobs = lib.jobs().unwrap();
+        let sm_86 = jobs.iter().find(|j| j.arch == "sm_86").unwrap();
+        assert_eq!(sm_86.ptx, Path::new("/t/ptx/reduce_kernels.sm_80.ptx"));
+        assert_eq!(sm_86.cubin, Path::new("/t/ptx/reduce_kernels.sm_86.cubin"));
+        let sm_75 = jobs.iter().find(|j| j.arch == "sm_75").unwrap();
+        assert_eq!(sm_75.ptx, Path::new("/t/ptx/reduce_kernels.ptx"));
+    }
 }
