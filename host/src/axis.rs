@@ -199,7 +199,7 @@ impl<T: Scalar> PreparedAxis<T> {
                 None
             }
             (Shape::Segments { count, pieces, .. }, Some(s)) => {
-                s.begin.check_owner(self.owner, "the segment offsets")?;
+                s.check_owner(self.owner)?;
                 if s.count != count || s.pieces() != pieces {
                     return Err(ReduceError::bounds(
                         "segments",

@@ -172,6 +172,9 @@ impl Reducer<'_> {
     ) -> Result<Vec<f64>> {
         let input = input.into();
         input.check_owner(self.backend().id(), "the input buffer")?;
+        // Before the integer path, which reads the offsets on the host: segments made on
+        // another backend are refused for every element type, as `reduce_segments` does.
+        segments.check_owner(self.backend().id())?;
         segments.check_same_offsets(begin, end)?;
         if input.len() < segments.max_end() {
             return Err(ReduceError::bounds(

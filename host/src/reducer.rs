@@ -176,6 +176,7 @@ impl<'b> Reducer<'b> {
     /// (and `nanmin`/`nanmax`) of nothing; a sum or count of nothing is 0, a product 1.
     ///
     /// # Errors
+    /// [`ReduceError::WrongOp`] for an arg or transform op, on every element type;
     /// [`ReduceError::InvalidArgument`] for [`Op::Mean`] and [`Op::NanMean`] (a mean is an
     /// `f64`: [`Reducer::mean`], [`Reducer::nanmean`]); [`ReduceError::ForeignBuffer`] for
     /// another backend's buffer; the plan's errors.
@@ -185,6 +186,9 @@ impl<'b> Reducer<'b> {
         x: impl Into<View<'a, T>>,
     ) -> Result<Option<T::Acc>> {
         let x = x.into();
+        // Checked before any shortcut (the halves' path, an empty input): an arg or transform op
+        // is the same typed error for every element type.
+        ReduceError::check_op(op, &Op::REDUCE, "a reduce op")?;
         if op.is_mean() {
             return Err(mean_is_not_a_t());
         }

@@ -58,9 +58,12 @@ where
     /// halves are planned as `n / 2` `f32`s: the same 16-byte vectors).
     ///
     /// # Errors
-    /// [`ReduceError::InvalidArgument`] for another type or operator, or a block size the wide
-    /// kernels are not built for; the plan's errors ([`crate::plan()`]).
+    /// [`ReduceError::WrongOp`] for an op that is not a reduce op ([`Op::REDUCE`]: an arg or
+    /// transform op), whatever `T`; [`ReduceError::InvalidArgument`] for another type, a reduce
+    /// op the wide kernels of `T` do not compute, or a block size they are not built for; the
+    /// plan's errors ([`crate::plan()`]).
     pub fn for_op(backend: &Backend, n: usize, op: Op, overrides: LaunchOverrides) -> Result<Self> {
+        ReduceError::check_op(op, &Op::REDUCE, "a reduce op")?;
         let half = ElemType::HALVES.contains(&T::TYPE);
         if !half && !matches!(T::TYPE, ElemType::I32 | ElemType::U32) {
             return Err(ReduceError::InvalidArgument(format!(

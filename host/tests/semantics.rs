@@ -323,3 +323,85 @@ fn an_op_of_another_family_is_a_typed_error_naming_the_family() {
         wrong(p.err().unwrap(), op, "nantotal");
     }
 }
+
+/// Every element type, empty input or not: an arg or transform op given where a reduce op is
+/// expected is `WrongOp`, checked where the call enters — before the halves' path, the empty-input
+/// shortcut or the host-streaming path could answer otherwise.
+fn wrong_op_everywhere<T: Scalar>(b: &Backend) {
+    let data: Vec<T> = (0..5).map(|i| T::from_f64(i as f64)).collect();
+    let x = b.upload(&data).unwrap();
+    let empty = b.upload::<T>(&[]).unwrap();
+    let mut r = Reducer::new(b);
+    let mut h = HostReducer::new(b);
+    let is_wrong = |e: Option<ReduceError>, op: Op, call: &str| match e {
+        Some(ReduceError::WrongOp { op: got, .. }) => assert_eq!(got, op),
+        e => panic!("{call}({op}) on {}: expected WrongOp, got {e:?}", T::TYPE),
+    };
+    for op in Op::ARG.into_iter().chain(Op::TRANSFORM) {
+        is_wrong(r.reduce(op, &x).err(), op, "Reducer::reduce");
+        is_wrong(r.reduce(op, &empty).err(), op, "Reducer::reduce (empty)");
+        is_wrong(h.reduce_host(op, &data[..]).err(), op, "reduce_host");
+        is_wrong(
+            h.reduce_host(op, &data[..0]).err(),
+            op,
+            "reduce_host (empty)",
+        );
+    }
+}
+
+/// The wide plans (`i32`/`u32` sums, every `f16`/`bf16` op) refuse arg and transform ops as
+/// `WrongOp` too.
+fn wide_wrong_op<T: Scalar>(b: &Backend)
+where
+    Wide<T>: Scalar,
+{
+    for op in Op::ARG.into_iter().chain(Op::TRANSFORM) {
+        match PreparedWide::<T>::for_op(b, 5, op, LaunchOverrides::default()) {
+            Err(ReduceError::WrongOp { op: got, .. }) => assert_eq!(got, op),
+            Err(e) => panic!("PreparedWide::<{}>::for_op({op}): {e}", T::TYPE),
+            Ok(_) => panic!("PreparedWide::<{}>::for_op({op}) was accepted", T::TYPE),
+        }
+    }
+}
+
+#[test]
+fn a_wrong_op_is_wrong_op_on_every_type_and_entry_point() {
+    let b = emu();
+    wrong_op_everywhere::<f32>(&b);
+    wrong_op_everywhere::<f64>(&b);
+    wrong_op_everywhere::<i32>(&b);
+    wrong_op_everywhere::<u32>(&b);
+    wrong_op_everywhere::<i64>(&b);
+    wrong_op_everywhere::<u64>(&b);
+    wrong_op_everywhere::<F16>(&b);
+    wrong_op_everywhere::<Bf16>(&b);
+    wide_wrong_op::<i32>(&b);
+    wide_wrong_op::<u32>(&b);
+    wide_wrong_op::<F16>(&b);
+    wide_wrong_op::<Bf16>(&b);
+}
+
+#[test]
+fn segments_of_another_backend_are_foreign_for_every_type() {
+    let (b, other) = (emu(), emu());
+    let mut r = Reducer::new(&b);
+    let foreign = Segments::new(&other, &[0, 2], &[2, 4], 4).unwrap();
+    let (begin, end) = ([0u64, 2], [2u64, 4]);
+    let check = |e: Option<ReduceError>, ty: &str| {
+        assert!(
+            matches!(e, Some(ReduceError::ForeignBuffer { .. })),
+            "mean_segments on {ty}: {e:?}"
+        )
+    };
+    let xi = b.upload(&[1i32, 2, 3, 4]).unwrap();
+    check(r.mean_segments(&xi, &foreign, &begin, &end).err(), "i32");
+    let xu = b.upload(&[1u32, 2, 3, 4]).unwrap();
+    check(r.mean_segments(&xu, &foreign, &begin, &end).err(), "u32");
+    let xf = b.upload(&[1.0f32, 2.0, 3.0, 4.0]).unwrap();
+    check(r.mean_segments(&xf, &foreign, &begin, &end).err(), "f32");
+    let own = Segments::new(&b, &begin, &end, 4).unwrap();
+    assert_eq!(
+        r.mean_segments(&xi, &own, &begin, &end).unwrap(),
+        [1.5, 3.5]
+    );
+}

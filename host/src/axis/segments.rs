@@ -138,6 +138,12 @@ impl Segments {
         )
     }
 
+    /// [`ReduceError::ForeignBuffer`] unless the offsets were uploaded by the backend `owner`
+    /// (every call that takes segments checks this before it reads them, on the device or not).
+    pub(crate) fn check_owner(&self, owner: crate::backend::BackendId) -> Result<()> {
+        self.begin.check_owner(owner, "the segment offsets")
+    }
+
     /// Number of segments.
     pub fn len(&self) -> usize {
         self.count

@@ -164,7 +164,8 @@ impl<'b> HostReducer<'b> {
     /// [`Op::Mean`] is an error (a mean is not a `T`): use [`HostReducer::mean_host`].
     ///
     /// # Errors
-    /// A [`PinnedBuffer`] of another backend, or a device error.
+    /// [`ReduceError::WrongOp`] for an arg or transform op (empty input or not); a
+    /// [`PinnedBuffer`] of another backend, or a device error.
     pub fn reduce_host<'a, T: Scalar>(
         &mut self,
         op: Op,
@@ -261,6 +262,8 @@ impl<'b> HostReducer<'b> {
         input: HostInput<'_, T>,
         spans: Option<&mut Vec<timeline::Span>>,
     ) -> Result<Option<T>> {
+        // Before any shortcut (an empty input): an arg or transform op is a typed error.
+        ReduceError::check_op(op, &Op::REDUCE, "a reduce op")?;
         if op.is_mean() {
             return Err(ReduceError::InvalidArgument(
                 "a mean is an f64, not a value of the element type: use HostReducer::mean_host"
