@@ -15,10 +15,13 @@
 //! `+0.0`, `max` gives `+0.0` and `min` gives `-0.0`. No `.ftz`: subnormals are kept.
 //!
 //! On the host the emulator computes the same results in Rust (the halves widened exactly). The
-//! shipped PTX targets sm_70 (every GPU from Volta on), where `.NaN` and the packed halves do
+//! portable PTX targets sm_70 (every GPU from Volta on), where `.NaN` and the packed halves do
 //! not exist: there the `.NaN` form is `max.f32`/`min.f32` plus a NaN test, and the halves are
-//! compared widened to `f32` (the emulator's rules); a build for sm_80 or later
-//! (`-Ctarget-cpu=sm_80`) uses the single instructions.
+//! compared widened to `f32` (the emulator's rules). A build for sm_80 or later
+//! (`-Ctarget-cpu=sm_80`, `sm_90`) uses the single instructions; the shipped SASS for sm_80 and
+//! later is assembled from such builds (`TARGETS` in `xtask/src/ptx.rs`), since `ptxas` cannot
+//! turn the widened compares back into `max.bf16x2` (they made the half-precision argmin/argmax
+//! up to 2× slower on an H100).
 
 /// The larger of `a` and `b` (see the module docs for NaN and zeros).
 #[inline(always)]
