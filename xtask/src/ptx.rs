@@ -252,10 +252,49 @@ fn build_target_ptx(
             target.cpu
         );
     }
+    check_generation(&text, target).with_context(|| format!("checking {}", built.display()))?;
     std::fs::create_dir_all(dest.parent().context("a PTX path has a folder")?)?;
     // The register caps Rust cannot express (`_r<N>_` entries: `.maxnreg N`).
     let (text, _capped) = crate::directives::add_maxnreg(&text);
     std::fs::write(dest, text)?;
+    Ok(())
+}
+
+/// The instructions that set the generations apart in the library's kernels: sm_80's
+/// `.NaN` and packed-half `min`/`max` (argmin/argmax, `kernels/src/gpu/minmax.rs`). A PTX built for
+/// sm_80 or later must use them (else its SASS is sm_70 code: up to 2× slower half arg-reductions),
+/// and the portable one must not (it would not load on Volta or Turing). Checked on the
+/// library's builds only: a user's crate (`build-ptx --crate`) need not use them.
+const SM80_INSTRUCTIONS: [&str; 3] = ["max.NaN.f32", "max.NaN.bf16x2", "min.f16x2"];
+
+fn check_generation(text: &str, target: PtxTarget) -> Result<()> {
+    if !text.contains("reduce_arg") {
+        return Ok(()); // not the library's kernels
+    }
+    let sm80 = target
+        .cpu
+        .trim_start_matches("sm_")
+        .parse::<u32>()
+        .unwrap_or(0)
+        >= 80;
+    for ins in SM80_INSTRUCTIONS {
+        let has = text.contains(&format!("{ins} "));
+        if sm80 && !has {
+            bail!(
+                "the {} PTX has no `{ins}`: the argmin/argmax kernels fell back to their sm_70 \
+                 forms (is `cfg(target_feature = \"sm_80\")` still set by -Ctarget-cpu={}?)",
+                target.cpu,
+                target.cpu
+            );
+        }
+        if !sm80 && has {
+            bail!(
+                "the {} PTX uses `{ins}`, an sm_80 instruction: it would not load on {}",
+                target.cpu,
+                target.cpu
+            );
+        }
+    }
     Ok(())
 }
 
@@ -499,6 +538,21 @@ mod tests {
         }
         assert_eq!(PORTABLE.file, "reduce_kernels.ptx");
         assert!(PTX_REL_PATH.ends_with(PORTABLE.file));
+    }
+
+    #[test]
+    fn each_generation_uses_the_instructions_it_has() {
+        let arg = ".entry reduce_argmax_b256_bf16(";
+        let sm80 = format!("{arg}\n max.NaN.f32 %f1;\n max.NaN.bf16x2 %r1;\n min.f16x2 %r2;");
+        let sm70 = format!("{arg}\n max.f32 %f1;\n setp.nan.f32 %p1;");
+        assert!(check_generation(&sm80, TARGETS[1]).is_ok());
+        assert!(check_generation(&sm80, TARGETS[2]).is_ok());
+        assert!(check_generation(&sm70, PORTABLE).is_ok());
+        let e = check_generation(&sm70, TARGETS[2]).unwrap_err().to_string();
+        assert!(e.contains("sm_90 PTX has no `max.NaN.f32`"), "{e}");
+        let e = check_generation(&sm80, PORTABLE).unwrap_err().to_string();
+        assert!(e.contains("would not load on sm_70"), "{e}");
+        assert!(check_generation(".entry custom_op(", TARGETS[2]).is_ok());
     }
 
     #[test]
