@@ -21,6 +21,8 @@ mod architecture;
 mod build_env;
 mod bundle;
 mod directives;
+#[cfg(test)]
+mod imports;
 mod linker;
 mod prebuilt;
 mod ptx;
