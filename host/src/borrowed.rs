@@ -30,76 +30,7 @@ use cust::memory::DeviceCopy;
 use cust::sys as cu;
 use std::ffi::c_void;
 
-/// What is wrong with a device address given to [`Backend::borrow_raw`] (or a cudarc slice).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PointerProblem {
-    /// The address is 0 (allowed only for an empty view).
-    #[error("the address is null")]
-    Null,
-    /// `len · size_of::<T>()`, or the end address, does not fit in 64 bits.
-    #[error("{len} elements of {size} bytes from {ptr:#x} overflow the address space")]
-    Overflow {
-        /// The address.
-        ptr: u64,
-        /// Elements.
-        len: usize,
-        /// Bytes per element.
-        size: usize,
-    },
-    /// The address is not a multiple of `T`'s alignment.
-    #[error("address {ptr:#x} is not aligned to {align} bytes (the element type's alignment)")]
-    Misaligned {
-        /// The address.
-        ptr: u64,
-        /// The alignment `T` needs.
-        align: usize,
-    },
-    /// The driver does not know the address: not CUDA memory at all (e.g. ordinary host memory).
-    #[error("the driver does not know address {ptr:#x}: it is not CUDA memory")]
-    Unknown {
-        /// The address.
-        ptr: u64,
-    },
-    /// CUDA memory, but not device or managed memory (pinned host memory, an array).
-    #[error("address {ptr:#x} is CUDA {kind} memory, not device memory")]
-    NotDeviceMemory {
-        /// The address.
-        ptr: u64,
-        /// What the driver says it is (`host`, `array`, or the raw memory type).
-        kind: String,
-    },
-    /// Device memory of another context than this GPU's (primary) one.
-    #[error("address {ptr:#x} belongs to another CUDA context than this GPU's primary context")]
-    WrongContext {
-        /// The address.
-        ptr: u64,
-    },
-    /// Device memory of another GPU.
-    #[error("address {ptr:#x} is memory of GPU {found}, not of GPU {expected}")]
-    WrongDevice {
-        /// The address.
-        ptr: u64,
-        /// The GPU that holds it.
-        found: i64,
-        /// This backend's GPU.
-        expected: usize,
-    },
-    /// The elements run past the end of the allocation (or start before it).
-    #[error("bytes {ptr:#x}..{end:#x} are not inside the allocation {start:#x}..{alloc_end:#x}")]
-    PastAllocation {
-        /// The address.
-        ptr: u64,
-        /// One past the last byte the view would read.
-        end: u64,
-        /// The allocation's first byte.
-        start: u64,
-        /// One past the allocation's last byte.
-        alloc_end: u64,
-    },
-    /// The CPU emulator has no device memory to borrow.
-    #[error("the CPU emulator has no device memory: borrow device memory on a GPU backend")]
-    Emulator,
-}
+pub use crate::error::PointerProblem;
 
 /// What `cuPointerGetAttributes` reports about an address (the driver's defaults, zeros, for an
 /// address it does not know).

@@ -2,9 +2,10 @@
 //! ([`reduce_kernels::emu`]), each kernel's function and calling convention taken from the
 //! kernel table ([`reduce_kernels::table::emulated`]).
 
-use crate::backend::{DeviceCaps, Launch};
 use crate::buffer::BackendId;
+use crate::caps::DeviceCaps;
 use crate::error::{ReduceError, Result};
+use crate::launch::Launch;
 use crate::types::Scalar;
 use reduce_kernels::table::emulated;
 

@@ -1,7 +1,7 @@
 //! Everything that can go wrong, as one typed error with a message that names the problem.
 
-use crate::stage::Stage;
-use crate::types::{ElemType, Op};
+use crate::types::{ElemType, Op, Stage};
+use cust::sys as cu;
 
 /// Result alias of this crate.
 pub type Result<T, E = ReduceError> = std::result::Result<T, E>;
@@ -56,7 +56,7 @@ pub enum ReduceError {
         /// The argument it came from.
         arg: &'static str,
         /// What is wrong with it.
-        problem: crate::borrowed::PointerProblem,
+        problem: PointerProblem,
     },
     /// A kernel the stage needs is not in the loaded PTX.
     #[error("kernel `{name}` is not in the loaded PTX ({path}); it was probably built from other sources. Fix: cargo xtask build-ptx")]
@@ -299,5 +299,110 @@ impl<T> CudaContext<T> for cust::error::CudaResult<T> {
             what: what.into(),
             source,
         })
+    }
+}
+
+/// What is wrong with a device address given to [`crate::Backend::borrow_raw`] (or a cudarc slice).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PointerProblem {
+    /// The address is 0 (allowed only for an empty view).
+    #[error("the address is null")]
+    Null,
+    /// `len · size_of::<T>()`, or the end address, does not fit in 64 bits.
+    #[error("{len} elements of {size} bytes from {ptr:#x} overflow the address space")]
+    Overflow {
+        /// The address.
+        ptr: u64,
+        /// Elements.
+        len: usize,
+        /// Bytes per element.
+        size: usize,
+    },
+    /// The address is not a multiple of `T`'s alignment.
+    #[error("address {ptr:#x} is not aligned to {align} bytes (the element type's alignment)")]
+    Misaligned {
+        /// The address.
+        ptr: u64,
+        /// The alignment `T` needs.
+        align: usize,
+    },
+    /// The driver does not know the address: not CUDA memory at all (e.g. ordinary host memory).
+    #[error("the driver does not know address {ptr:#x}: it is not CUDA memory")]
+    Unknown {
+        /// The address.
+        ptr: u64,
+    },
+    /// CUDA memory, but not device or managed memory (pinned host memory, an array).
+    #[error("address {ptr:#x} is CUDA {kind} memory, not device memory")]
+    NotDeviceMemory {
+        /// The address.
+        ptr: u64,
+        /// What the driver says it is (`host`, `array`, or the raw memory type).
+        kind: String,
+    },
+    /// Device memory of another context than this GPU's (primary) one.
+    #[error("address {ptr:#x} belongs to another CUDA context than this GPU's primary context")]
+    WrongContext {
+        /// The address.
+        ptr: u64,
+    },
+    /// Device memory of another GPU.
+    #[error("address {ptr:#x} is memory of GPU {found}, not of GPU {expected}")]
+    WrongDevice {
+        /// The address.
+        ptr: u64,
+        /// The GPU that holds it.
+        found: i64,
+        /// This backend's GPU.
+        expected: usize,
+    },
+    /// The elements run past the end of the allocation (or start before it).
+    #[error("bytes {ptr:#x}..{end:#x} are not inside the allocation {start:#x}..{alloc_end:#x}")]
+    PastAllocation {
+        /// The address.
+        ptr: u64,
+        /// One past the last byte the view would read.
+        end: u64,
+        /// The allocation's first byte.
+        start: u64,
+        /// One past the allocation's last byte.
+        alloc_end: u64,
+    },
+    /// The CPU emulator has no device memory to borrow.
+    #[error("the CPU emulator has no device memory: borrow device memory on a GPU backend")]
+    Emulator,
+}
+
+/// Map a raw driver status (from the few calls made through `cust::sys`) to our error.
+pub(crate) fn driver_result(r: cu::CUresult, what: impl Into<String>) -> Result<()> {
+    if r == cu::CUresult::CUDA_SUCCESS {
+        return Ok(());
+    }
+    let mut text: *const std::ffi::c_char = std::ptr::null();
+    // SAFETY: cuGetErrorString writes a pointer to a static string (or leaves it null).
+    unsafe { cu::cuGetErrorString(r, &mut text) };
+    Err(ReduceError::Driver {
+        what: what.into(),
+        // SAFETY: `text` is null or the driver's static, NUL-terminated message.
+        message: unsafe { status_message(r, text) },
+    })
+}
+
+/// The message for a failed call into a C library (the driver, NCCL): the status `r` by name,
+/// then the library's own text for it when `text` is not null.
+///
+/// # Safety
+/// `text` is null or points to a NUL-terminated string that outlives the call (the libraries'
+/// error strings are static).
+pub(crate) unsafe fn status_message(
+    r: impl std::fmt::Debug,
+    text: *const std::ffi::c_char,
+) -> String {
+    if text.is_null() {
+        format!("{r:?}")
+    } else {
+        // SAFETY: non-null, so NUL-terminated and live (the caller's contract).
+        let text = unsafe { std::ffi::CStr::from_ptr(text) };
+        format!("{r:?}: {}", text.to_string_lossy())
     }
 }

@@ -1,8 +1,8 @@
 //! A real GPU through `cust`: one CUDA context, the embedded kernels (the cubin of its
 //! architecture, or the PTX kernel by kernel), one stream.
 
-use crate::backend::DeviceCaps;
 use crate::buffer::BackendId;
+use crate::caps::DeviceCaps;
 use crate::error::{CudaContext, ReduceError, Result};
 use cust::sys as cu;
 use reduce_kernels::table::KernelId;
@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 mod launching;
 
+pub(crate) use crate::error::driver_result;
 use crate::kernel_image::{KernelImage, KernelSource, Loaded};
 pub(crate) use crate::mapped::Mapped;
 
@@ -262,38 +263,4 @@ fn raw_attr(device: &cust::device::Device, attr: cu::CUdevice_attribute) -> Resu
     let r = unsafe { cu::cuDeviceGetAttribute(&mut value, attr, device.as_raw()) };
     driver_result(r, format!("reading device attribute {attr:?}"))?;
     Ok(usize::try_from(value).unwrap_or(0))
-}
-
-/// Map a raw driver status (from the few calls made through `cust::sys`) to our error.
-pub(crate) fn driver_result(r: cu::CUresult, what: impl Into<String>) -> Result<()> {
-    if r == cu::CUresult::CUDA_SUCCESS {
-        return Ok(());
-    }
-    let mut text: *const std::ffi::c_char = std::ptr::null();
-    // SAFETY: cuGetErrorString writes a pointer to a static string (or leaves it null).
-    unsafe { cu::cuGetErrorString(r, &mut text) };
-    Err(ReduceError::Driver {
-        what: what.into(),
-        // SAFETY: `text` is null or the driver's static, NUL-terminated message.
-        message: unsafe { status_message(r, text) },
-    })
-}
-
-/// The message for a failed call into a C library (the driver, NCCL): the status `r` by name,
-/// then the library's own text for it when `text` is not null.
-///
-/// # Safety
-/// `text` is null or points to a NUL-terminated string that outlives the call (the libraries'
-/// error strings are static).
-pub(crate) unsafe fn status_message(
-    r: impl std::fmt::Debug,
-    text: *const std::ffi::c_char,
-) -> String {
-    if text.is_null() {
-        format!("{r:?}")
-    } else {
-        // SAFETY: non-null, so NUL-terminated and live (the caller's contract).
-        let text = unsafe { std::ffi::CStr::from_ptr(text) };
-        format!("{r:?}: {}", text.to_string_lossy())
-    }
 }

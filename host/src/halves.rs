@@ -26,7 +26,7 @@
 //! [`Backend::upload_half`] converts by bits, without rounding. [`HalfFloat::round`] does not use
 //! the `half` crate's `from_f64`, which is not round-to-nearest for every `f64` (it rounds twice
 //! through `f32` on CPUs with F16C, and its software path, like `bf16::from_f64`, drops the low
-//! 32 bits of the significand first): this crate rounds the whole `f64` once (`halves/round.rs`,
+//! 32 bits of the significand first): this crate rounds the whole `f64` once (`types/round.rs`,
 //! tested at every tie of both formats).
 //!
 //! [`run_stage`](crate::run_stage) of a half type, whose result would be a half, stays a typed
@@ -39,7 +39,7 @@ use crate::reference::{matches_reference, reference, Reference};
 use crate::types::{Op, Scalar};
 pub use reduce_kernels::half::{Bf16, F16};
 
-pub(crate) mod round;
+use crate::types::round;
 
 /// A 2-byte float the kernels read ([`F16`], [`Bf16`]) and its [`half`] crate twin.
 pub trait HalfFloat: Scalar<Acc = f32, Sum = f32> + reduce_kernels::Element<Wide = f32> {

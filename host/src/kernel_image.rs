@@ -6,7 +6,7 @@
 //! compile time, so the crate needs no GPU toolchain to build. A device loads the cubin of its own
 //! major version with the highest minor version not above its own (an sm_87 loads sm_86's), which
 //! loads without compiling; a device no cubin runs on (a new architecture) loads the PTX, which
-//! the driver JIT-compiles **one kernel at a time, on its first launch** (`host/src/ptx_split.rs`),
+//! the driver JIT-compiles **one kernel at a time, on its first launch** (`host/src/kernel_image/ptx_split.rs`),
 //! so the first `sum` waits for one kernel's compile, not the library's. Only the image a device
 //! loads is decompressed, once per process, with the pure-Rust
 //! [`ruzstd`](https://crates.io/crates/ruzstd) decoder (no C library to link).
@@ -18,9 +18,10 @@
 //! source builds to, so every cubin is the embedded PTX, assembled.
 
 use crate::error::{CudaContext, ReduceError, Result};
-use crate::ptx_split::SplitPtx;
+mod ptx_split;
 use cust::device::{Device, DeviceAttribute};
 use cust::module::Module;
+use ptx_split::SplitPtx;
 use std::io::Read;
 use std::sync::OnceLock;
 

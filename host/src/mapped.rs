@@ -1,8 +1,8 @@
 //! Pinned host memory mapped into the device's address space (stage 8's and the transforms'
 //! results land there: the host reads them without a copy).
 
+use crate::error::driver_result;
 use crate::error::{CudaContext, Result};
-use crate::gpu::driver_result;
 use cust::memory::DeviceCopy;
 use cust::sys as cu;
 

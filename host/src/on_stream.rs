@@ -20,8 +20,9 @@ pub mod families;
 
 use crate::backend::{Backend, On};
 use crate::error::{ReduceError, Result};
+use crate::plan::ResultIn;
 use crate::plan::{plan, LaunchOverrides};
-use crate::prepared::{Prepared, ResultIn};
+use crate::prepared::Prepared;
 use crate::stage::Stage;
 use crate::types::{Op, Scalar};
 use crate::view::View;

@@ -7,7 +7,6 @@
 use crate::backend::DeviceCaps;
 use crate::error::{ReduceError, Result};
 pub use crate::policy_settings::PolicySettings;
-pub use crate::prepared::{ResultIn, Workspace};
 use crate::stage::Stage;
 use crate::types::{ElemType, Op};
 use reduce_kernels::table::KernelId;
@@ -45,7 +44,7 @@ pub struct Plan {
     /// The launches, in order. Pass `k+1` reads the partials of pass `k`.
     pub passes: Vec<Pass>,
     /// No element goes through more than this many operations: the factor of the float error
-    /// bound ([`crate::types::matches_reference`]).
+    /// bound ([`crate::reference::matches_reference`]).
     pub depth: usize,
 }
 
@@ -234,3 +233,14 @@ fn plan_single_pass(
 
 #[cfg(test)]
 mod tests;
+
+/// Where stage 8 leaves its result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum ResultIn {
+    /// In device memory; reading it costs a device-to-host copy after the kernel.
+    DeviceMemory,
+    /// In pinned host memory mapped into the device's address space: the kernel's last block
+    /// stores the result straight into host RAM, so the caller reads it as soon as the kernel
+    /// is done, with no copy command. The default for stage 8 on a GPU.
+    MappedHost,
+}

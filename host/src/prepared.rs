@@ -4,7 +4,7 @@
 use crate::backend::{self, Backend, KernelArgs, Launch};
 use crate::buffer::{BackendId, Buffer};
 use crate::error::{ReduceError, Result};
-use crate::plan::{plan, LaunchOverrides, Plan};
+use crate::plan::{plan, LaunchOverrides, Plan, ResultIn};
 use crate::stage::Stage;
 use crate::types::Scalar;
 use crate::view::View;
@@ -17,17 +17,6 @@ pub struct Workspace<T: Scalar> {
     counter: Buffer<u32>,
     /// Stage 8's result.
     out: Buffer<T>,
-}
-
-/// Where stage 8 leaves its result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum ResultIn {
-    /// In device memory; reading it costs a device-to-host copy after the kernel.
-    DeviceMemory,
-    /// In pinned host memory mapped into the device's address space: the kernel's last block
-    /// stores the result straight into host RAM, so the caller reads it as soon as the kernel
-    /// is done, with no copy command. The default for stage 8 on a GPU.
-    MappedHost,
 }
 
 /// A plan with its workspace: launch it as often as you like.

@@ -6,7 +6,8 @@
 
 pub use crate::seeded::XorShift64;
 use crate::types::{ElemType, Op, Scalar};
-pub use crate::verify::{verify, Expected};
+mod verify;
+pub use verify::{verify, Expected};
 
 /// The exact answer, computed on the CPU, that a device result is checked against.
 #[derive(Clone, Copy, Debug, PartialEq)]

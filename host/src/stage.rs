@@ -6,28 +6,7 @@ use reduce_kernels::table::{Abi, Family, KernelId, Row};
 use std::fmt;
 use std::sync::OnceLock;
 
-/// One rung of the ladder (see `kernels/src/stages/`).
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-pub enum Stage {
-    /// Interleaved addressing, divergent branch (K1 / REDUCE-0).
-    S1,
-    /// Interleaved addressing, strided index (REDUCE-1).
-    S2,
-    /// Sequential addressing (K2 / REDUCE-2).
-    S3,
-    /// First add during load (K3 / REDUCE-3).
-    S4,
-    /// Unrolled last warp (K4 / REDUCE-4).
-    S5,
-    /// Complete unroll, compile-time block size (REDUCE-5).
-    S6,
-    /// Grid-stride loop (K5 / REDUCE-6).
-    S7,
-    /// Shuffles, 16-byte loads, single pass (beyond the seeds).
-    S8,
-}
+pub use crate::types::Stage;
 
 impl Stage {
     /// All stages in ladder order.

@@ -5,8 +5,8 @@
 //! events' handles are private.
 
 use crate::buffer::Buffer;
+use crate::error::driver_result;
 use crate::error::{CudaContext, ReduceError, Result};
-use crate::gpu::driver_result;
 use crate::types::Scalar;
 use cust::stream::{Stream, StreamFlags};
 use cust::sys as cu;

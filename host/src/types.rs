@@ -1,9 +1,13 @@
 //! Element types and operators, and the CPU reference every result is checked against.
 
+pub use reduce_kernels::half::{Bf16, F16};
 pub use reduce_kernels::table::{ElemType, UnknownElemType};
 pub use reduce_kernels::table::{Op, UnknownOp};
 pub use reduce_kernels::Element;
 use std::fmt;
+
+/// `f16` / `bf16` rounding from `f64` and `i128` (each halves type's `from_f64`).
+pub(crate) mod round;
 
 /// A Rust type the library reduces: a kernel [`Element`] the driver can copy.
 ///
@@ -64,13 +68,13 @@ float_scalar!(f32, f64);
 // Rounded once, to nearest (not through `f32`: two roundings can miss the nearest half).
 macro_rules! half_scalar {
     ($($t:ident $from_f64:ident $from_i128:ident),*) => {$(
-        impl Scalar for reduce_kernels::half::$t {
+        impl Scalar for $t {
             type Acc = f32;
             type Sum = f32;
             fn to_f64(self) -> f64 { self.to_f32() as f64 }
-            fn from_f64(v: f64) -> Self { Self(crate::halves::round::$from_f64(v)) }
+            fn from_f64(v: f64) -> Self { Self(round::$from_f64(v)) }
             fn to_i128(self) -> Option<i128> { None }
-            fn wrap_i128(v: i128) -> Self { Self(crate::halves::round::$from_i128(v)) }
+            fn wrap_i128(v: i128) -> Self { Self(round::$from_i128(v)) }
         }
     )*};
 }
@@ -78,8 +82,6 @@ half_scalar!(
     F16 f64_to_f16_bits i128_to_f16_bits,
     Bf16 f64_to_bf16_bits i128_to_bf16_bits
 );
-
-pub use crate::reference::{matches_reference, reference, Reference};
 
 /// Run `$body` with the type alias `$T` bound to the Rust type of an [`ElemType`] value: the one
 /// place where a run-time element type becomes a compile-time one.
@@ -104,4 +106,28 @@ macro_rules! with_elem_type {
             $crate::ElemType::BF16 => { type $T = $crate::Bf16; $body }
         }
     };
+}
+
+/// One rung of the ladder (see `kernels/src/stages/`): its table — title, seed step, types,
+/// ops, block sizes, kernel — is in `stage.rs`.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub enum Stage {
+    /// Interleaved addressing, divergent branch (K1 / REDUCE-0).
+    S1,
+    /// Interleaved addressing, strided index (REDUCE-1).
+    S2,
+    /// Sequential addressing (K2 / REDUCE-2).
+    S3,
+    /// First add during load (K3 / REDUCE-3).
+    S4,
+    /// Unrolled last warp (K4 / REDUCE-4).
+    S5,
+    /// Complete unroll, compile-time block size (REDUCE-5).
+    S6,
+    /// Grid-stride loop (K5 / REDUCE-6).
+    S7,
+    /// Shuffles, 16-byte loads, single pass (beyond the seeds).
+    S8,
 }

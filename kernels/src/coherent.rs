@@ -4,8 +4,8 @@
 //! checked methods (see [`crate::gpu`], "Bounds" and "Read-only vs coherent"). Re-exported from
 //! [`crate::gpu`]; the other views are in `memory.rs`.
 
-use crate::gpu::imp;
-use crate::gpu::Vec4;
+use crate::intrinsics::imp;
+use crate::intrinsics::Vec4;
 use crate::memory::{checked_accessors, out_of_bounds};
 use crate::Element;
 

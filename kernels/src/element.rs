@@ -25,8 +25,7 @@
 //!
 //! For integers the NaN variants are the plain operators (no integer is NaN).
 
-use crate::gpu;
-pub use crate::ops::{Count, Max, Min, NanMax, NanMin, NanSum, Prod, ReduceOp, Sum};
+use crate::intrinsics::{imp, Vec4, FULL_MASK};
 
 mod sealed {
     /// Only the six types below implement [`super::Element`]: the kernels' memory accesses
@@ -51,7 +50,7 @@ pub trait Element:
     /// Name used in kernel symbols (`reduce_…_f32`).
     const NAME: &'static str;
     /// Its row entry in the kernel table ([`crate::table`]).
-    const TYPE: crate::table::ElemType;
+    const TYPE: crate::vocabulary::ElemType;
     /// Additive identity.
     const ZERO: Self;
     /// Multiplicative identity.
@@ -97,12 +96,12 @@ pub trait Element:
     fn shfl_down(self, delta: u32) -> Self {
         // SAFETY: the full mask holds the calling lane, and every lane passes the same mask;
         // that all 32 lanes call it is a correctness rule, as for `gpu::shfl_down_u32`.
-        unsafe { crate::warp::shfl_down_sync(crate::warp::FULL_MASK, self, delta) }
+        by_words(self, |w| unsafe { imp::shfl_down_u32(FULL_MASK, w, delta) })
     }
     /// Combine the elements packed in one 16-byte vector (4 × 32-bit or 2 × 64-bit), each
     /// [lifted](ReduceOp::lift) first.
     #[inline(always)]
-    fn reduce_vec4<O: ReduceOp>(v: gpu::Vec4) -> Self {
+    fn reduce_vec4<O: ReduceOp>(v: Vec4) -> Self {
         let w = v.0;
         if core::mem::size_of::<Self>() == 4 {
             let e = |i: usize| O::lift(Self::from_bits64(w[i] as u64));
@@ -114,7 +113,7 @@ pub trait Element:
     }
     /// [`Element::reduce_vec4`] in [`Element::Wide`].
     #[inline(always)]
-    fn reduce_vec4_wide<O: ReduceOp>(v: gpu::Vec4) -> Self::Wide {
+    fn reduce_vec4_wide<O: ReduceOp>(v: Vec4) -> Self::Wide {
         reduce_vec4_wide::<Self, O>(v)
     }
 }
@@ -122,7 +121,7 @@ pub trait Element:
 /// Combine the elements packed in one 16-byte vector as [`Element::Wide`] values, each widened
 /// and [lifted](ReduceOp::lift) first.
 #[inline(always)]
-fn reduce_vec4_wide<T: Element, O: ReduceOp>(v: gpu::Vec4) -> T::Wide {
+fn reduce_vec4_wide<T: Element, O: ReduceOp>(v: Vec4) -> T::Wide {
     let w = v.0;
     if core::mem::size_of::<T>() == 4 {
         let e = |i: usize| O::lift(T::from_bits64(w[i] as u64).widen());
@@ -139,7 +138,7 @@ macro_rules! int_element {
             type Wide = $wide;
             #[inline(always)] fn widen(self) -> $wide { self as $wide }
             const NAME: &'static str = stringify!($t);
-            const TYPE: crate::table::ElemType = crate::table::ElemType::$kind;
+            const TYPE: crate::vocabulary::ElemType = crate::vocabulary::ElemType::$kind;
             const ZERO: Self = 0;
             const ONE: Self = 1;
             const MAX_IDENTITY: Self = $t::MIN;
@@ -166,7 +165,7 @@ macro_rules! float_element {
             type Wide = $t;
             #[inline(always)] fn widen(self) -> $t { self }
             const NAME: &'static str = stringify!($t);
-            const TYPE: crate::table::ElemType = crate::table::ElemType::$kind;
+            const TYPE: crate::vocabulary::ElemType = crate::vocabulary::ElemType::$kind;
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
             const MAX_IDENTITY: Self = $t::NEG_INFINITY;
@@ -205,7 +204,7 @@ macro_rules! half_element {
             /// Exact: every half is an `f32` (`cvt.f32.f16`, or a 16-bit shift for `bf16`).
             #[inline(always)] fn widen(self) -> f32 { self.to_f32() }
             const NAME: &'static str = $name;
-            const TYPE: crate::table::ElemType = crate::table::ElemType::$kind;
+            const TYPE: crate::vocabulary::ElemType = crate::vocabulary::ElemType::$kind;
             const ZERO: Self = Self(0);
             const ONE: Self = Self($one);
             const MAX_IDENTITY: Self = Self($inf | 0x8000);
@@ -234,12 +233,12 @@ macro_rules! half_element {
             fn shfl_down(self, delta: u32) -> Self {
                 // SAFETY: as the default's: the full mask holds the calling lane and every lane
                 // passes the same mask; that all 32 lanes call it is a correctness rule.
-                let v = unsafe { crate::warp::shfl_down_sync(crate::warp::FULL_MASK, self.0 as u32, delta) };
+                let v = unsafe { imp::shfl_down_u32(FULL_MASK, self.0 as u32, delta) };
                 Self(v as u16)
             }
             /// Eight halves per 16-byte vector.
             #[inline(always)]
-            fn reduce_vec4<O: ReduceOp>(v: gpu::Vec4) -> Self {
+            fn reduce_vec4<O: ReduceOp>(v: Vec4) -> Self {
                 let w = v.0;
                 let e = |i: usize| O::lift(Self((w[i / 2] >> (16 * (i % 2))) as u16));
                 let q = |i: usize| O::combine(O::combine(e(i), e(i + 1)), O::combine(e(i + 2), e(i + 3)));
@@ -248,7 +247,7 @@ macro_rules! half_element {
             /// Eight halves per 16-byte vector, each widened exactly to `f32` and lifted, then
             /// combined in `f32` (stage 8's half kernels, [`crate::stages::s8_shuffle_vectorized::reduce_wide`]).
             #[inline(always)]
-            fn reduce_vec4_wide<O: ReduceOp>(v: gpu::Vec4) -> f32 {
+            fn reduce_vec4_wide<O: ReduceOp>(v: Vec4) -> f32 {
                 let w = v.0;
                 let e = |i: usize| O::lift(Self((w[i / 2] >> (16 * (i % 2))) as u16).widen());
                 let q = |i: usize| O::combine(O::combine(e(i), e(i + 1)), O::combine(e(i + 2), e(i + 3)));
@@ -258,3 +257,47 @@ macro_rules! half_element {
     )*};
 }
 half_element!(F16 F16 "f16" 0x3c00 0x7c00 0x7e00, Bf16 BF16 "bf16" 0x3f80 0x7f80 0x7fc0);
+
+/// An associative, commutative reduction operator with an identity.
+pub trait ReduceOp: Copy + Send + Sync + 'static {
+    /// Name used in kernel symbols (`reduce_s8_single_pass_sum_f32`).
+    const NAME: &'static str;
+    /// `combine(identity, x) == x` for every `x`.
+    fn identity<T: Element>() -> T;
+    /// The operator.
+    fn combine<T: Element>(a: T, b: T) -> T;
+    /// What an input element counts as, applied once to each element as it is loaded (never to
+    /// partial results): the element itself, except for [`crate::NanSum`] (NaN → 0) and [`crate::Count`]
+    /// (NaN → 0, anything else → 1).
+    #[inline(always)]
+    fn lift<T: Element>(x: T) -> T {
+        x
+    }
+}
+
+/// `value` through a 32-bit register exchange `f`: once for types of up to 4 bytes, once per
+/// 32-bit half (low first) for 8-byte ones.
+#[inline(always)]
+pub(crate) fn by_words<T: Element>(value: T, f: impl Fn(u32) -> u32) -> T {
+    let bits = value.to_bits64();
+    if core::mem::size_of::<T>() <= 4 {
+        T::from_bits64(f(bits as u32) as u64)
+    } else {
+        let lo = f(bits as u32) as u64;
+        let hi = f((bits >> 32) as u32) as u64;
+        T::from_bits64(lo | (hi << 32))
+    }
+}
+
+/// Every element moves through the coherent loads and stores of [`crate::intrinsics`] by its
+/// bits.
+impl<T: Element> crate::intrinsics::Word for T {
+    #[inline(always)]
+    fn to_word(self) -> u64 {
+        self.to_bits64()
+    }
+    #[inline(always)]
+    fn from_word(bits: u64) -> Self {
+        Self::from_bits64(bits)
+    }
+}

@@ -63,6 +63,7 @@ pub mod exact;
 pub mod exports;
 pub mod gpu;
 pub mod half;
+pub mod intrinsics;
 mod memory;
 pub mod ops;
 pub mod porting;
@@ -72,6 +73,7 @@ pub mod stages;
 pub mod table;
 pub mod thread;
 pub mod transform;
+pub mod vocabulary;
 pub mod warp;
 
 #[cfg(test)]
@@ -80,8 +82,8 @@ mod test_rng;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emu;
 
-pub use element::{Count, NanMax, NanMin, NanSum, Prod};
-pub use element::{Element, Max, Min, ReduceOp, Sum};
+pub use element::{Element, ReduceOp};
+pub use ops::{Count, Max, Min, NanMax, NanMin, NanSum, Prod, Sum};
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

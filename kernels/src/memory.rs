@@ -3,8 +3,8 @@
 //! raw pointer by an `unsafe` constructor and then accessed through checked methods (see
 //! [`crate::gpu`], "Bounds" and "Read-only vs coherent"). Re-exported from [`crate::gpu`].
 
-use crate::gpu::imp;
-use crate::gpu::Vec4;
+use crate::intrinsics::imp;
+use crate::intrinsics::Vec4;
 use crate::Element;
 
 /// Stop the kernel because an index is out of bounds: `trap` on the GPU (the host's next call

@@ -3,23 +3,7 @@
 //! element type are in [`crate::element`]'s docs.
 
 use crate::element::Element;
-
-/// An associative, commutative reduction operator with an identity.
-pub trait ReduceOp: Copy + Send + Sync + 'static {
-    /// Name used in kernel symbols (`reduce_s8_single_pass_sum_f32`).
-    const NAME: &'static str;
-    /// `combine(identity, x) == x` for every `x`.
-    fn identity<T: Element>() -> T;
-    /// The operator.
-    fn combine<T: Element>(a: T, b: T) -> T;
-    /// What an input element counts as, applied once to each element as it is loaded (never to
-    /// partial results): the element itself, except for [`NanSum`] (NaN → 0) and [`Count`]
-    /// (NaN → 0, anything else → 1).
-    #[inline(always)]
-    fn lift<T: Element>(x: T) -> T {
-        x
-    }
-}
+pub use crate::element::ReduceOp;
 
 /// Declares the operators: for each its type (with its doc), name, identity, combine and, where
 /// an input element counts as something else, its lift.

@@ -5,7 +5,7 @@
 //! use it through the bounds-checked view [`crate::gpu::Shared`], whose constructor
 //! ([`crate::gpu::Shared::dynamic`]) calls [`dynamic_shared_mem`].
 
-use crate::gpu::imp;
+use crate::intrinsics::imp;
 
 /// `extern __shared__ T sdata[];` — a pointer to the start of the block's dynamic shared memory,
 /// the bytes the launch reserved (`sharedMemBytes`). The same pointer on every call, in every

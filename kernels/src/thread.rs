@@ -6,7 +6,7 @@
 //! 1-D blocks. Each function wraps one intrinsic of [`crate::gpu`] (a PTX special register or
 //! `bar.sync` on the GPU, the emulated grid on the host).
 
-use crate::gpu::imp;
+use crate::intrinsics::imp;
 
 /// `threadIdx.x`: this thread's index in its block, `0..block_dim_x()`.
 #[inline(always)]
@@ -45,7 +45,7 @@ pub fn sync_threads() {
 /// any of its later writes. The same function as [`crate::gpu::thread_fence`].
 #[inline(always)]
 pub fn device_fence() {
-    crate::gpu::thread_fence()
+    crate::intrinsics::thread_fence()
 }
 
 /// `blockIdx.x * blockDim.x + threadIdx.x`: this thread's index in a 1-D grid, as a `u32` like
@@ -62,6 +62,6 @@ pub fn index_1d() -> u32 {
         .and_then(|b| b.checked_add(thread_idx_x()))
     {
         Some(i) => i,
-        None => crate::gpu::fail("thread::index_1d: more than 2^32 threads in the grid"),
+        None => crate::intrinsics::fail("thread::index_1d: more than 2^32 threads in the grid"),
     }
 }

@@ -15,11 +15,11 @@
 //! warp has (or the calling lane) stops the kernel there with a panic naming the mask, instead of
 //! emulating something the GPU might do differently.
 
-use crate::gpu::imp;
+use crate::element::by_words;
+use crate::intrinsics::imp;
 use crate::Element;
 
-/// The mask naming all 32 lanes (`0xffffffff` in CUDA C). Not a `cuda_std` name.
-pub const FULL_MASK: u32 = u32::MAX;
+pub use crate::intrinsics::FULL_MASK;
 
 /// `__syncwarp(mask)`: waits until every lane named in `mask` has arrived, and orders their
 /// shared-memory accesses (those before it happen before those after it). Since Volta the lanes
@@ -44,7 +44,7 @@ pub unsafe fn sync_warp(mask: u32) {
 /// index `threadIdx.x / 32` the kernels also need.
 #[inline(always)]
 pub fn lane_id() -> u32 {
-    imp::thread_idx() % crate::gpu::WARP_SIZE
+    imp::thread_idx() % crate::intrinsics::WARP_SIZE
 }
 
 /// `__shfl_down_sync(mask, value, delta)`: the `value` of lane `lane_id() + delta`, read register
@@ -63,20 +63,6 @@ pub unsafe fn shfl_down_sync<T: Element>(mask: u32, value: T, delta: u32) -> T {
         // words in the same order.
         unsafe { imp::shfl_down_u32(mask, w, delta) }
     })
-}
-
-/// `value` through a 32-bit register exchange `f`: once for types of up to 4 bytes, once per
-/// 32-bit half (low first) for 8-byte ones.
-#[inline(always)]
-fn by_words<T: Element>(value: T, f: impl Fn(u32) -> u32) -> T {
-    let bits = value.to_bits64();
-    if core::mem::size_of::<T>() <= 4 {
-        T::from_bits64(f(bits as u32) as u64)
-    } else {
-        let lo = f(bits as u32) as u64;
-        let hi = f((bits >> 32) as u32) as u64;
-        T::from_bits64(lo | (hi << 32))
-    }
 }
 
 /// `__shfl_sync(mask, value, src_lane)`: the `value` of lane `src_lane % 32`, read register to

@@ -79,6 +79,30 @@ fn names_after(code: &str, prefix: &str) -> BTreeSet<String> {
     out
 }
 
+/// Whether `file` holds only tests (`tests.rs`, `*_tests.rs`, or under a `tests/` folder): test
+/// code may reach any layer, so it is not part of the graph.
+fn is_test_file(file: &Path) -> bool {
+    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name == "tests.rs"
+        || name.ends_with("_tests.rs")
+        || file.components().any(|c| c.as_os_str() == "tests")
+}
+
+/// `code` without an inline test module: from a `#[cfg(test)]` that opens a `mod … {` to the end
+/// (test modules close their files, by this crate's convention).
+fn without_test_module(code: &str) -> &str {
+    let mut at = 0;
+    while let Some(i) = code[at..].find("#[cfg(test)]") {
+        let start = at + i;
+        let after = code[start + "#[cfg(test)]".len()..].trim_start();
+        if after.starts_with("mod ") && after.find('{') < after.find(';') {
+            return &code[..start];
+        }
+        at = start + 1;
+    }
+    code
+}
+
 /// The `.rs` files below `dir`, sorted.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -91,7 +115,7 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
             let p = e.path();
             if p.is_dir() {
                 todo.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") {
+            } else if p.extension().is_some_and(|x| x == "rs") && !is_test_file(&p) {
                 out.push(p);
             }
         }
@@ -175,9 +199,10 @@ pub fn graph(src: &Path) -> Graph {
             continue;
         };
         let code = code_of(&std::fs::read_to_string(file).unwrap_or_default());
-        let mut names = names_after(&code, "crate::");
+        let code = without_test_module(&code);
+        let mut names = names_after(code, "crate::");
         if is_module_root(src, file) {
-            names.extend(names_after(&code, "super::"));
+            names.extend(names_after(code, "super::"));
         }
         for name in names {
             if let Some(target) = resolve(&name) {
@@ -310,12 +335,19 @@ mod tests {
         write("plan/mod.rs", "use crate::error::Error;\nmod inner;");
         write("plan/inner.rs", "use super::Plan; // the module itself");
         write("reducer.rs", "use crate::plan::Plan; use crate::error;");
+        // Test code may reach any layer: neither a tests file nor an inline test module counts.
+        write("plan/tests.rs", "use crate::reducer::Reducer;");
+        write(
+            "stage.rs",
+            "use crate::error::E;\n#[cfg(test)]\nmod tests {\n    use crate::reducer::R;\n}\n",
+        );
         let g = graph(&dir);
         std::fs::remove_dir_all(&dir).unwrap();
         let edges = |m: &str| g[m].iter().cloned().collect::<Vec<_>>();
         assert_eq!(edges("error"), ["reducer"]);
         assert_eq!(edges("plan"), ["error"]);
         assert_eq!(edges("reducer"), ["error", "plan"]);
+        assert_eq!(edges("stage"), ["error"]);
         assert_eq!(cycles(&g), [vec!["error", "plan", "reducer"]]);
     }
 }

@@ -12,7 +12,7 @@ use std::process::Command;
 pub struct PtxTarget {
     /// `-Ctarget-cpu`: what the code may use. The kernels' `cfg(target_feature = "sm_80")`
     /// picks the one-instruction `min/max.NaN` and packed-half forms from sm_80 on
-    /// (`kernels/src/gpu/minmax.rs`), and LLVM lowers f16/bf16 arithmetic to the instructions the
+    /// (`kernels/src/intrinsics/minmax.rs`), and LLVM lowers f16/bf16 arithmetic to the instructions the
     /// target has.
     pub cpu: &'static str,
     /// The `.version` line LLVM writes: the lowest PTX ISA that knows `cpu`. `build_ptx` checks
@@ -29,7 +29,7 @@ pub struct PtxTarget {
 /// * `sm_70`: the portable PTX, the one the host crate embeds. Its PTX ISA 7.0 (CUDA 11.0) loads
 ///   on every driver from R450 on, and the driver JIT-compiles it for any GPU from Volta on that
 ///   [`ARCHS`] has no SASS for. sm_70 has no `.NaN` min/max and no packed-half min/max: there the
-///   kernels compare halves widened to `f32` (`kernels/src/gpu/minmax.rs`). Volta's and Turing's
+///   kernels compare halves widened to `f32` (`kernels/src/intrinsics/minmax.rs`). Volta's and Turing's
 ///   SASS come from it.
 /// * `sm_80`: Ampere and Ada (sm_80/86/89): the packed-half and `.NaN` instructions. Built only
 ///   for its SASS (not shipped: no GPU JIT-compiles it).
@@ -261,7 +261,7 @@ fn build_target_ptx(
 }
 
 /// The instructions that set the generations apart in the library's kernels: sm_80's
-/// `.NaN` and packed-half `min`/`max` (argmin/argmax, `kernels/src/gpu/minmax.rs`). A PTX built for
+/// `.NaN` and packed-half `min`/`max` (argmin/argmax, `kernels/src/intrinsics/minmax.rs`). A PTX built for
 /// sm_80 or later must use them (else its SASS is sm_70 code: up to 2× slower half arg-reductions),
 /// and the portable one must not (it would not load on Volta or Turing). Checked on the
 /// library's builds only: a user's crate (`build-ptx --crate`) need not use them.

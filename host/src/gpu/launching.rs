@@ -3,8 +3,8 @@
 //! `cuLaunchKernel` call.
 
 use super::{driver_result, Gpu};
-use crate::backend::Launch;
 use crate::error::Result;
+use crate::launch::Launch;
 use crate::launch::On;
 use cust::sys as cu;
 use std::ffi::c_void;

@@ -5,7 +5,8 @@
 use super::gate::{Gate, GATE_TIMEOUT_MS};
 use crate::backend::{Backend, Buffer};
 use crate::error::{CudaContext, ReduceError, Result};
-use crate::prepared::{Prepared, ResultIn};
+use crate::plan::ResultIn;
+use crate::prepared::Prepared;
 use crate::types::Scalar;
 use cust::event::{Event, EventFlags};
 use std::time::Instant;

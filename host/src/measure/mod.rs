@@ -11,6 +11,7 @@ pub mod engine;
 mod gate;
 pub mod tables;
 
-pub use crate::record::{ErrorRecord, Record, TimingRecord, TwinRecord};
+mod record;
 pub use engine::{time_prepared, time_queued, Protocol, Scope, Timing, TimingSpec};
+pub use record::{ErrorRecord, Record, TimingRecord, TwinRecord};
 pub use tables::{profile, table, time_single_pass, time_single_pass_in, ProfileRow, TableRow};

@@ -4,11 +4,12 @@
 use super::engine::{time_prepared, Protocol, Scope, Timing, TimingSpec};
 use crate::backend::{Backend, Buffer};
 use crate::error::Result;
+use crate::plan::ResultIn;
 use crate::plan::{LaunchOverrides, Plan};
-use crate::prepared::{Prepared, ResultIn};
+use crate::prepared::Prepared;
+use crate::reference::Expected;
 use crate::stage::Stage;
 use crate::types::{Op, Scalar};
-use crate::verify::Expected;
 use std::time::Instant;
 
 /// The sum plan the tables use for `stage`. A `--block` given for the ladder does not apply to

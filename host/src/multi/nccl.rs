@@ -14,8 +14,8 @@
 use super::collective::{bind, check_gather, Collective};
 use crate::backend::Backend;
 use crate::buffer::Buffer;
+use crate::error::status_message;
 use crate::error::{ReduceError, Result};
-use crate::gpu::status_message;
 use crate::types::{ElemType, Scalar};
 use cudarc::nccl::sys::{cudaStream_t, ncclComm_t, ncclDataType_t, ncclResult_t};
 use std::ffi::{c_char, c_int, c_void};

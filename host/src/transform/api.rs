@@ -8,7 +8,7 @@ use super::moments::Moments;
 use super::prepared::PreparedTransform;
 use crate::error::{ReduceError, Result};
 use crate::plan::LaunchOverrides;
-use crate::prepared::ResultIn;
+use crate::plan::ResultIn;
 use crate::reducer::Reducer;
 use crate::types::{Op, Scalar};
 use crate::view::View;

@@ -7,7 +7,7 @@ use crate::backend::{self, Backend, KernelArgs, Launch, On};
 use crate::buffer::{BackendId, Buffer};
 use crate::error::{ReduceError, Result};
 use crate::plan::LaunchOverrides;
-use crate::prepared::ResultIn;
+use crate::plan::ResultIn;
 use crate::types::Op;
 use crate::types::Scalar;
 use crate::view::View;

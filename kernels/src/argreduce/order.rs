@@ -3,7 +3,7 @@
 //! index (the first occurrence wins).
 
 use super::Direction;
-use crate::table::ElemType;
+use crate::vocabulary::ElemType;
 use crate::Element;
 
 /// `v` is a NaN (never, for integers: the test folds away). On the bits: one `and` and one

@@ -4,7 +4,7 @@
 use super::order::{is_nan, later_wins, same};
 use super::Direction;
 use crate::gpu::{minmax, Vec4};
-use crate::table::ElemType;
+use crate::vocabulary::ElemType;
 use crate::Element;
 
 /// Element `k` of a 16-byte vector of `T`s (`k < 16 / size_of::<T>()`).

@@ -28,7 +28,7 @@
 //! and, before publishing, normalizes each word once ([`normalize_step`]) so that summing all
 //! blocks' words stays in range.
 
-use crate::table::ElemType;
+use crate::vocabulary::ElemType;
 
 /// Extra words after the `W` digit words: NaNs, +infs, -infs, not-all-negative-zero counts.
 pub const FLAGS: usize = 4;

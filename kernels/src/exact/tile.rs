@@ -15,7 +15,7 @@
 use super::accumulator::SharedWords;
 use super::expansion::Expansion;
 use crate::gpu::{Global, Vec4};
-use crate::table::ElemType;
+use crate::vocabulary::ElemType;
 use crate::Element;
 /// One element as the `f64` it is exactly.
 #[inline(always)]

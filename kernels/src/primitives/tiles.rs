@@ -19,6 +19,10 @@
 //! smaller `align` instead (the last tile of a block partial), so every block gets
 //! `ceil(count / grid)` items give or take `align`.
 
+/// Independent 16-byte loads per thread per step in stage 8 and the one-pass transforms (8
+/// measured no faster on the H200).
+pub const SINGLE_PASS_UNROLL: usize = 4;
+
 /// The contiguous range of items one block owns: `start..end`, whole tiles but the last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EvenShare {

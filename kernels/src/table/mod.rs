@@ -25,14 +25,12 @@
 #[cfg(not(target_arch = "nvptx64"))]
 use crate::Element;
 
-/// Independent 16-byte loads per thread per step in stage 8 (8 measured no faster on the H200).
-pub const SINGLE_PASS_UNROLL: usize = 4;
+pub use crate::primitives::tiles::SINGLE_PASS_UNROLL;
 
 #[cfg(not(target_arch = "nvptx64"))]
 mod body;
 mod family;
 mod identity;
-mod op;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use body::*;

@@ -50,7 +50,7 @@ pub use moments::{Moments, Welford};
 pub use norms::{NanTotal, SumSq, Total, L1};
 
 use crate::gpu::{Coherent, Counter, Global, GlobalMut};
-use crate::table::ElemType;
+use crate::vocabulary::ElemType;
 use crate::Element;
 
 /// Words of `f64` one block's partial (and the result) takes: the widest accumulator's.

@@ -37,7 +37,7 @@ use super::{to_f64, WORDS};
 use crate::gpu::WARP_SIZE;
 use crate::gpu::{fail, sync_threads_or, Coherent, Counter, Global, GlobalMut, Shared, Vec4};
 use crate::primitives::tiles::unrolled;
-use crate::table::SINGLE_PASS_UNROLL as UNROLL;
+use crate::primitives::tiles::SINGLE_PASS_UNROLL as UNROLL;
 use crate::{thread, Element};
 
 /// `O` over all of `a` (and `b`, for two-input ops) into `out[0..3]`, in one launch: a thread

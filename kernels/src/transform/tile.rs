@@ -9,7 +9,8 @@ use super::accumulate::{Running, TransformOp, Widened};
 use super::to_f64;
 use crate::gpu::Vec4;
 use crate::primitives::tiles::unrolled;
-use crate::table::{ElemType, SINGLE_PASS_UNROLL as UNROLL};
+use crate::primitives::tiles::SINGLE_PASS_UNROLL as UNROLL;
+use crate::vocabulary::ElemType;
 use crate::Element;
 
 /// The values packed in one 16-byte vector, as `f64`, into `out[at..at + 16 / size_of::<T>()]`.

@@ -6,7 +6,7 @@
 //! [`Record::to_json_line`], which emits the keys in sorted order (the order the files in
 //! `benches/results/` have).
 
-use crate::measure::{Protocol, Scope, Timing};
+use super::{Protocol, Scope, Timing};
 use crate::plan::Plan;
 use crate::types::{ElemType, Op};
 use serde::{Deserialize, Serialize};

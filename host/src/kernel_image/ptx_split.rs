@@ -247,7 +247,7 @@ mod tests {
 
     #[test]
     fn every_embedded_kernel_splits_into_a_module_of_its_own() {
-        let ptx = crate::kernel_image::embedded_ptx().unwrap();
+        let ptx = super::super::embedded_ptx().unwrap();
         let s = SplitPtx::parse(ptx).unwrap();
         let all = ptx.matches(".visible .entry ").count();
         assert_eq!(s.kernels().count(), all);

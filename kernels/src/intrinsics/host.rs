@@ -2,8 +2,8 @@
 //! thread as a coroutine (see [`super`]).
 
 use super::Vec4;
+use super::Word;
 use crate::emu;
-use crate::Element;
 
 pub fn thread_idx() -> u32 {
     emu::with_thread(|t| t.thread_idx as u32)
@@ -106,23 +106,23 @@ pub unsafe fn atomic_add_u64(p: *mut u64, v: u64) {
     unsafe { std::sync::atomic::AtomicU64::from_ptr(p) }
         .fetch_add(v, std::sync::atomic::Ordering::Relaxed);
 }
-pub unsafe fn load_coherent<T: Element>(p: *const T) -> T {
+pub unsafe fn load_coherent<T: Word>(p: *const T) -> T {
     use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
     // Atomic (relaxed) accesses: other emulated blocks run on other OS threads, and plain
     // accesses racing with them would be a data race in Rust's memory model.
     if core::mem::size_of::<T>() == 2 {
         // SAFETY: as below, 2 bytes (`f16` / `bf16`).
-        T::from_bits64(unsafe { AtomicU16::from_ptr(p as *mut u16) }.load(Relaxed) as u64)
+        T::from_word(unsafe { AtomicU16::from_ptr(p as *mut u16) }.load(Relaxed) as u64)
     } else if core::mem::size_of::<T>() == 4 {
         // SAFETY: the caller's contract (a live, aligned `T` of 4 bytes, only accessed
         // through these functions while the kernel runs).
-        T::from_bits64(unsafe { AtomicU32::from_ptr(p as *mut u32) }.load(Relaxed) as u64)
+        T::from_word(unsafe { AtomicU32::from_ptr(p as *mut u32) }.load(Relaxed) as u64)
     } else {
         // SAFETY: as above, 8 bytes.
-        T::from_bits64(unsafe { AtomicU64::from_ptr(p as *mut u64) }.load(Relaxed))
+        T::from_word(unsafe { AtomicU64::from_ptr(p as *mut u64) }.load(Relaxed))
     }
 }
-pub unsafe fn load_vec4_coherent<T: Element>(p: *const T) -> Vec4 {
+pub unsafe fn load_vec4_coherent<T: Word>(p: *const T) -> Vec4 {
     assert!(
         (p as usize).is_multiple_of(16),
         "misaligned 16-byte coherent load at {p:p}"
@@ -133,7 +133,7 @@ pub unsafe fn load_vec4_coherent<T: Element>(p: *const T) -> Vec4 {
     let mut w = [0u32; 4];
     for k in 0..16 / size {
         // SAFETY: the caller's contract: element `k` of the 16 live, aligned bytes.
-        let bits = unsafe { load_coherent(p.add(k)) }.to_bits64();
+        let bits = unsafe { load_coherent(p.add(k)) }.to_word();
         match size {
             2 => w[k / 2] |= (bits as u32) << (16 * (k % 2)),
             4 => w[k] = bits as u32,
@@ -145,9 +145,9 @@ pub unsafe fn load_vec4_coherent<T: Element>(p: *const T) -> Vec4 {
     }
     Vec4(w)
 }
-pub unsafe fn store_coherent<T: Element>(p: *mut T, v: T) {
+pub unsafe fn store_coherent<T: Word>(p: *mut T, v: T) {
     use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
-    let bits = v.to_bits64();
+    let bits = v.to_word();
     if core::mem::size_of::<T>() == 2 {
         // SAFETY: as in `load_coherent`, 2 bytes.
         unsafe { AtomicU16::from_ptr(p as *mut u16) }.store(bits as u16, Relaxed)

@@ -4,8 +4,9 @@
 //! `depth`, call [`matches_reference`]. [`Expected`] does the first once per input (the reference
 //! of 2^30 elements is not free) and the other two per result; [`verify`] is the one-shot form.
 
+use super::{matches_reference, reference, Reference};
 use crate::plan::Plan;
-use crate::types::{matches_reference, reference, Op, Reference, Scalar};
+use crate::types::{Op, Scalar};
 
 /// The CPU reference of one operator over one input, ready to judge any number of device results.
 #[derive(Clone, Copy, Debug, PartialEq)]

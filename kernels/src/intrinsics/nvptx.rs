@@ -1,7 +1,7 @@
 //! The intrinsics on the GPU: one or two PTX instructions each (see [`super`]).
 
 use super::Vec4;
-use crate::Element;
+use super::Word;
 use core::arch::nvptx;
 
 unsafe extern "C" {
@@ -194,7 +194,7 @@ pub unsafe fn trap() -> ! {
     unsafe { nvptx::trap() }
 }
 #[inline(always)]
-pub unsafe fn load_coherent<T: Element>(p: *const T) -> T {
+pub unsafe fn load_coherent<T: Word>(p: *const T) -> T {
     // `ld.relaxed.sys`: a morally strong load that sees other blocks' (and the host's) stores
     // instead of a stale L1 line; what `volatile` means in CUDA C.
     // SAFETY: the caller's contract (a live, aligned `T` of 2, 4 or 8 bytes).
@@ -202,22 +202,22 @@ pub unsafe fn load_coherent<T: Element>(p: *const T) -> T {
         if core::mem::size_of::<T>() == 2 {
             let v: u16;
             core::arch::asm!("ld.relaxed.sys.u16 {v}, [{p}];", v = out(reg16) v, p = in(reg64) p, options(nostack, readonly));
-            T::from_bits64(v as u64)
+            T::from_word(v as u64)
         } else if core::mem::size_of::<T>() == 4 {
             let v: u32;
             core::arch::asm!("ld.relaxed.sys.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p, options(nostack, readonly));
-            T::from_bits64(v as u64)
+            T::from_word(v as u64)
         } else {
             let v: u64;
             core::arch::asm!("ld.relaxed.sys.u64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p, options(nostack, readonly));
-            T::from_bits64(v)
+            T::from_word(v)
         }
     }
 }
 /// 16 bytes with one morally strong load (`ld.relaxed.sys.v4.u32`): four relaxed 4-byte
 /// accesses issued as one instruction, as [`load_coherent`] sees other blocks' stores.
 #[inline(always)]
-pub unsafe fn load_vec4_coherent<T: Element>(p: *const T) -> Vec4 {
+pub unsafe fn load_vec4_coherent<T: Word>(p: *const T) -> Vec4 {
     let (a, b, c, d): (u32, u32, u32, u32);
     // SAFETY: the caller's contract (16 live, 16-byte aligned bytes).
     unsafe {
@@ -231,8 +231,8 @@ pub unsafe fn load_vec4_coherent<T: Element>(p: *const T) -> Vec4 {
     Vec4([a, b, c, d])
 }
 #[inline(always)]
-pub unsafe fn store_coherent<T: Element>(p: *mut T, v: T) {
-    let bits = v.to_bits64();
+pub unsafe fn store_coherent<T: Word>(p: *mut T, v: T) {
+    let bits = v.to_word();
     // SAFETY: the caller's contract (a live, aligned `T` of 2, 4 or 8 bytes).
     unsafe {
         if core::mem::size_of::<T>() == 2 {

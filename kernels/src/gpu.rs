@@ -1,8 +1,9 @@
-//! Every GPU intrinsic the stages use, behind small documented wrappers.
-//!
-//! This is the only module that touches hardware. Each function has two implementations:
-//! on `nvptx64` it is one or two PTX instructions; on the host it calls the emulator
-//! ([`crate::emu`]), which runs the same kernel with one coroutine per GPU thread.
+//! Every GPU intrinsic the stages use, behind small documented wrappers, with the memory views
+//! and thread indices they are used with: the kernels' one import for the device. The
+//! intrinsics themselves are [`crate::intrinsics`], the only module that touches hardware. Each
+//! function has two implementations: on `nvptx64` it is one or two PTX instructions; on the host
+//! it calls the emulator ([`crate::emu`]), which runs the same kernel with one coroutine per GPU
+//! thread.
 //!
 //! The kernels reach most of these through rust-cuda's names — [`crate::thread`],
 //! [`crate::warp`], [`crate::shared`] — which wrap the implementations here;
@@ -49,26 +50,11 @@
 //! from release/acquire operations ([`Counter::take_ticket`]).
 
 pub use crate::coherent::{Coherent, Counter};
+pub use crate::intrinsics::{
+    arith, ballot, fail, global_timer_ns, minmax, shfl_down_u32, shfl_idx_u32, sync_threads_or,
+    sync_warp, thread_fence, Vec4, WARP_SIZE,
+};
 pub use crate::memory::{Global, GlobalMut, Shared};
-
-/// 32 threads execute in lockstep groups called warps.
-pub const WARP_SIZE: u32 = 32;
-
-/// 16 bytes, loaded by one `ld.global.nc.v4.u32` (4 × `f32`/`i32`/`u32` or 2 × 64-bit values).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C, align(16))]
-pub struct Vec4(pub [u32; 4]);
-
-pub mod arith;
-pub mod minmax;
-
-#[cfg(target_arch = "nvptx64")]
-#[path = "nvptx.rs"]
-pub(crate) mod imp;
-
-#[cfg(not(target_arch = "nvptx64"))]
-#[path = "host.rs"]
-pub(crate) mod imp;
 
 /// The names this module had before [`crate::thread`] existed (`thread_idx()` for
 /// `thread::thread_idx_x()` …); the same functions.
@@ -77,68 +63,4 @@ pub use crate::thread::{
     thread_idx_x as thread_idx,
 };
 
-/// `__syncthreads_or(pred)`: a block barrier that also tells every thread whether `pred` was true
-/// in **any** thread of the block.
-#[inline(always)]
-pub fn sync_threads_or(pred: bool) -> bool {
-    imp::sync_threads_or(pred)
-}
-/// `__syncwarp()`: [`crate::warp::sync_warp`] over the whole warp ([`crate::warp::FULL_MASK`]),
-/// which needs no `unsafe`: the calling lane is always in the full mask, and that all 32 lanes
-/// arrive is a correctness rule of the kernel like [`sync_threads`]'s (a warp where one never
-/// arrives hangs).
-#[inline(always)]
-pub fn sync_warp() {
-    // SAFETY: the full mask holds the calling lane; see the doc comment.
-    unsafe { imp::sync_warp(crate::warp::FULL_MASK) }
-}
-/// `__shfl_down_sync(0xffffffff, v, delta)` on 32 bits: [`crate::warp::shfl_down_sync`] over
-/// the whole warp, safe for the reason [`sync_warp`] is. All 32 lanes must call it together.
-#[inline(always)]
-pub fn shfl_down_u32(v: u32, delta: u32) -> u32 {
-    // SAFETY: the full mask holds the calling lane; see `sync_warp`.
-    unsafe { imp::shfl_down_u32(crate::warp::FULL_MASK, v, delta) }
-}
-/// `__shfl_sync(0xffffffff, v, src)` on 32 bits: [`crate::warp::shfl_sync`] over the whole warp,
-/// safe for the reason [`sync_warp`] is. All 32 lanes must call it together.
-#[inline(always)]
-pub fn shfl_idx_u32(v: u32, src: u32) -> u32 {
-    // SAFETY: the full mask holds the calling lane; see `sync_warp`.
-    unsafe { imp::shfl_idx_u32(crate::warp::FULL_MASK, v, src) }
-}
-/// `__ballot_sync(0xffffffff, pred)`: [`crate::warp::ballot_sync`] over the whole warp, safe for
-/// the reason [`sync_warp`] is. All 32 lanes must call it together.
-#[inline(always)]
-pub fn ballot(pred: bool) -> u32 {
-    // SAFETY: the full mask holds the calling lane; see `sync_warp`.
-    unsafe { imp::ballot(crate::warp::FULL_MASK, pred) }
-}
-/// `__threadfence()`: this thread's global-memory writes become visible to the whole GPU before
-/// any of its later writes (used before signalling "my partial result is stored").
-#[inline(always)]
-pub fn thread_fence() {
-    imp::thread_fence()
-}
-
-/// `%globaltimer`: nanoseconds on a GPU-wide clock (it advances in steps of about a
-/// microsecond). Only for timeouts; time kernels with CUDA events.
-#[inline(always)]
-pub fn global_timer_ns() -> u64 {
-    imp::global_timer_ns()
-}
-
-/// Stop the kernel because its launch broke the kernel's contract (`what` says how): `trap` on
-/// the GPU, a panic with `what` in the emulator.
-#[cold]
-#[inline(always)]
-#[track_caller]
-pub fn fail(what: &str) -> ! {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let _ = what;
-        // SAFETY: `trap` aborts the kernel; it has no other effect.
-        unsafe { imp::trap() }
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    panic!("{what}")
-}
+pub(crate) use crate::intrinsics::imp;
