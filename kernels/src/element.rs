@@ -24,6 +24,15 @@
 //!   element as it is loaded, then add.
 //!
 //! For integers the NaN variants are the plain operators (no integer is NaN).
+//!
+//! [`Sum`]: crate::Sum
+//! [`Min`]: crate::Min
+//! [`Max`]: crate::Max
+//! [`Prod`]: crate::Prod
+//! [`NanMin`]: crate::NanMin
+//! [`NanMax`]: crate::NanMax
+//! [`NanSum`]: crate::NanSum
+//! [`Count`]: crate::Count
 
 use crate::intrinsics::{imp, Vec4, FULL_MASK};
 
@@ -267,8 +276,8 @@ pub trait ReduceOp: Copy + Send + Sync + 'static {
     /// The operator.
     fn combine<T: Element>(a: T, b: T) -> T;
     /// What an input element counts as, applied once to each element as it is loaded (never to
-    /// partial results): the element itself, except for [`crate::NanSum`] (NaN → 0) and [`crate::Count`]
-    /// (NaN → 0, anything else → 1).
+    /// partial results): the element itself, except for [`crate::NanSum`] (NaN → 0) and
+    /// [`crate::Count`] (NaN → 0, anything else → 1).
     #[inline(always)]
     fn lift<T: Element>(x: T) -> T {
         x

@@ -53,27 +53,16 @@ fn missing(root: &Path, text: &str) -> Vec<String> {
 /// that exports it).
 fn stage_imports(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
+    for path in crate::imports::rust_sources(dir) {
+        let rel = path.strip_prefix(dir).unwrap_or(&path);
+        if rel.starts_with("stages") || rel.starts_with("table") {
             continue;
-        };
-        for e in entries.flatten() {
-            let path = e.path();
-            let rel = path.strip_prefix(dir).unwrap_or(&path);
-            if rel.starts_with("stages") || rel.starts_with("table") {
-                continue;
-            }
-            if path.is_dir() {
-                todo.push(path);
-            } else if path.extension().is_some_and(|x| x == "rs") {
-                let text = std::fs::read_to_string(&path).unwrap_or_default();
-                for (i, line) in text.lines().enumerate() {
-                    let code = line.split("//").next().unwrap_or("");
-                    if code.contains("stages::") {
-                        out.push(format!("{}:{}", path.display(), i + 1));
-                    }
-                }
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains("stages::") {
+                out.push(format!("{}:{}", path.display(), i + 1));
             }
         }
     }

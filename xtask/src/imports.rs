@@ -103,8 +103,15 @@ fn without_test_module(code: &str) -> &str {
     code
 }
 
-/// The `.rs` files below `dir`, sorted.
+/// The `.rs` files below `dir` that are not [test files](is_test_file), sorted.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = rust_sources(dir);
+    out.retain(|p| !is_test_file(p));
+    out
+}
+
+/// Every `.rs` file below `dir`, sorted.
+pub fn rust_sources(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {
@@ -115,7 +122,7 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
             let p = e.path();
             if p.is_dir() {
                 todo.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") && !is_test_file(&p) {
+            } else if p.extension().is_some_and(|x| x == "rs") {
                 out.push(p);
             }
         }

@@ -47,7 +47,7 @@ pub fn sync_threads_or(pred: bool) -> bool {
 }
 /// `__syncwarp()`: [`crate::warp::sync_warp`] over the whole warp ([`FULL_MASK`]),
 /// which needs no `unsafe`: the calling lane is always in the full mask, and that all 32 lanes
-/// arrive is a correctness rule of the kernel like [`sync_threads`]'s (a warp where one never
+/// arrive is a correctness rule of the kernel like [`crate::thread::sync_threads`]'s (a warp where one never
 /// arrives hangs).
 #[inline(always)]
 pub fn sync_warp() {
