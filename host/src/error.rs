@@ -302,7 +302,8 @@ impl<T> CudaContext<T> for cust::error::CudaResult<T> {
     }
 }
 
-/// What is wrong with a device address given to [`crate::Backend::borrow_raw`] (or a cudarc slice).
+/// What is wrong with a device address given to [`crate::Backend::borrow_raw`] (or a cudarc
+/// slice).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PointerProblem {
     /// The address is 0 (allowed only for an empty view).

@@ -26,6 +26,7 @@ mod imports;
 mod linker;
 mod prebuilt;
 mod ptx;
+mod ptxas;
 mod show;
 
 use anyhow::{bail, Context, Result};
@@ -72,7 +73,7 @@ fn run(args: &[String]) -> Result<()> {
             let out = show::render(
                 &root,
                 &root.join("target/ptx").join(shown.file),
-                ptx::find_ptxas().as_deref(),
+                ptxas::find_ptxas().as_deref(),
                 show::find_tool("nvdisasm").as_deref(),
                 &show_args,
             )?;
@@ -113,7 +114,7 @@ enum Prebuilt {
 fn build_ptx(mode: Prebuilt, quiet: bool) -> Result<()> {
     let built = ptx::build_ptx(quiet)?;
     let path = built.portable().to_path_buf();
-    let Some(ptxas) = ptx::find_ptxas() else {
+    let Some(ptxas) = ptxas::find_ptxas() else {
         bail!(
             "ptxas not found (looked at $PTXAS, PATH, /usr/local/cuda/bin and python3's nvidia-cuda-nvcc-cu12); \
              it assembles the cubins that {} ships next to the PTX.\n\
@@ -121,12 +122,12 @@ fn build_ptx(mode: Prebuilt, quiet: bool) -> Result<()> {
             prebuilt::PREBUILT_DIR
         );
     };
-    let version = ptx::ptxas_version(&ptxas)?;
+    let version = ptxas::ptxas_version(&ptxas)?;
     std::fs::write(
         path.with_file_name("ptxas-version.txt"),
         format!("{version}\n"),
     )?;
-    let archs = ptx::ptxas_check_all(&ptxas, &built.jobs()?)?;
+    let archs = ptxas::ptxas_check_all(&ptxas, &ptxas::library_jobs(&built)?)?;
     let root = ptx::workspace_root();
     if !quiet {
         print_report(&built.builds, &ptxas, &version, &archs);
@@ -176,17 +177,20 @@ fn build_crate_ptx(dir: &str) -> Result<()> {
     };
     let (package, lib) = ptx::crate_names(&path)?;
     let ptx_path = ptx::build_crate_ptx(&package, &lib, false)?;
-    match ptx::find_ptxas() {
+    match ptxas::find_ptxas() {
         Some(ptxas) => {
-            let version = ptx::ptxas_version(&ptxas)?;
-            let archs = ptx::ptxas_check_all(&ptxas, &ptx::jobs_for(&ptx_path))?;
+            let version = ptxas::ptxas_version(&ptxas)?;
+            let archs = ptxas::ptxas_check_all(&ptxas, &ptxas::jobs_for(&ptx_path))?;
             print_report(
                 &[(ptx::PORTABLE, ptx_path.clone())],
                 &ptxas,
                 &version,
                 &archs,
             );
-            println!("cubins: {}", ptx::cubin_path(&ptx_path, "{arch}").display());
+            println!(
+                "cubins: {}",
+                ptxas::cubin_path(&ptx_path, "{arch}").display()
+            );
         }
         None => println!(
             "PTX: {} (ptxas not found: no cubin; the driver JIT-compiles the PTX)",
@@ -203,7 +207,7 @@ fn print_report(
     builds: &[(ptx::PtxTarget, std::path::PathBuf)],
     ptxas: &std::path::Path,
     version: &str,
-    archs: &[(&str, Vec<ptx::KernelResources>)],
+    archs: &[(&str, Vec<ptxas::KernelResources>)],
 ) {
     for (target, path) in builds {
         let from: Vec<&str> = archs
@@ -225,7 +229,7 @@ fn print_report(
 
 /// The per-architecture table of registers, spills and stack (markdown; `docs/architectures.md`
 /// quotes it).
-fn resources_table(archs: &[(&str, Vec<ptx::KernelResources>)]) -> String {
+fn resources_table(archs: &[(&str, Vec<ptxas::KernelResources>)]) -> String {
     let mut out = String::from(
         "| arch | kernels | registers min / median / max | kernels at 255 | spilling kernels | spill bytes (st + ld) | max stack frame |\n\
          |---|---:|---|---:|---:|---:|---:|\n",
@@ -272,7 +276,7 @@ const EXPLAINED_SPILLS: [(&str, &str, u32); 8] = [
 /// Fail, naming them, if any kernel spills registers on any architecture beyond
 /// [`EXPLAINED_SPILLS`] (a spill is local-memory traffic in a bandwidth-bound kernel), or a
 /// 1,024-thread kernel takes more registers than a block of that size can have.
-fn check_no_spills(archs: &[(&str, Vec<ptx::KernelResources>)]) -> Result<()> {
+fn check_no_spills(archs: &[(&str, Vec<ptxas::KernelResources>)]) -> Result<()> {
     let spills: Vec<String> = archs
         .iter()
         .flat_map(|(arch, kernels)| {

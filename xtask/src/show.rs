@@ -272,7 +272,7 @@ pub fn render(
     };
     let cubin = std::env::temp_dir().join(format!("xtask-ptx-{}-{name}.cubin", std::process::id()));
     let ptxas_args = ["-arch", crate::ptx::SHOW_ARCH, "-O3", "-v", "-e", name];
-    let (ok, report) = crate::ptx::run_ptxas(ptxas, &ptxas_args, ptx, &cubin)?;
+    let (ok, report) = crate::ptxas::run_ptxas(ptxas, &ptxas_args, ptx, &cubin)?;
     if !ok {
         let _ = std::fs::remove_file(&cubin);
         bail!("ptxas failed on {name}:\n{report}");

@@ -1,7 +1,8 @@
 //! `cargo xtask ptx` on the committed PTX (decompressed), and the PTX the stage docs quote checked against it.
 
 use super::*;
-use crate::ptx::{find_ptxas, workspace_root};
+use crate::ptx::workspace_root;
+use crate::ptxas::find_ptxas;
 
 fn args(list: &[&str]) -> ShowArgs {
     ShowArgs::parse(&list.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
