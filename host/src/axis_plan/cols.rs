@@ -1,6 +1,8 @@
 //! The column plan: [`AxisPolicy::cols`].
 
-use super::{check_shape, device_op, kernel, AxisKind, AxisPlan, AxisPolicy, AxisStep, Offsets};
+use super::{
+    check_shape, check_type, device_op, kernel, AxisKind, AxisPlan, AxisPolicy, AxisStep, Offsets,
+};
 use super::{AXIS_BLOCK, FLAT_BLOCK};
 use crate::backend::DeviceCaps;
 use crate::error::Result;
@@ -21,6 +23,7 @@ impl AxisPolicy {
         caps: &DeviceCaps,
     ) -> Result<AxisPlan> {
         let op = device_op(op)?;
+        let ty = check_type(ty)?;
         crate::policy_settings::check_fields(self)?;
         check_shape(rows, cols)?;
         let family = if self.col_short_rows > 0 {

@@ -4,7 +4,7 @@
 
 use crate::error::{ReduceError, Result};
 use crate::types::{ElemType, Op};
-use reduce_kernels::table::{Family, KernelId};
+use reduce_kernels::table::{Family, KernelId, Row};
 
 /// Threads per block of the axis kernels (the one block size they are built for), but for the
 /// flat column kernel's [`FLAT_BLOCK`].
@@ -147,6 +147,21 @@ fn kernel(family: Family, ty: ElemType, op: Op) -> KernelId {
 
 /// The ops the axis kernels compute.
 const AXIS_OPS: [Op; 3] = [Op::Sum, Op::Min, Op::Max];
+
+/// `ty` if the axis kernels are built for it (every axis family is built for the same types):
+/// a type they do not take is a typed error naming it, before any kernel is looked up.
+fn check_type(ty: ElemType) -> Result<ElemType> {
+    let built = Row::of(Family::AxisRows).types;
+    if built.contains(&ty) {
+        return Ok(ty);
+    }
+    let names: Vec<&str> = built.iter().map(|t| t.name()).collect();
+    Err(ReduceError::InvalidArgument(format!(
+        "the axis kernels (rows, columns, segments) are built for {}, not {ty}; reduce a whole \
+         f16/bf16 input with Reducer (sum, min, max, mean, …)",
+        names.join(", ")
+    )))
+}
 
 fn device_op(op: Op) -> Result<Op> {
     if !op.is_reduce() {

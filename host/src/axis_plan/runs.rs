@@ -1,7 +1,9 @@
 //! The plans of contiguous runs: [`AxisPolicy::rows`] and [`AxisPolicy::segments`] (a group of
 //! threads per run, a split of few long runs and its finishing pass).
 
-use super::{check_shape, device_op, id_size, kernel, AxisKind, AxisPlan, AxisPolicy, AxisStep};
+use super::{
+    check_shape, check_type, device_op, id_size, kernel, AxisKind, AxisPlan, AxisPolicy, AxisStep,
+};
 use super::{Offsets, AXIS_BLOCK};
 use crate::backend::DeviceCaps;
 use crate::error::Result;
@@ -100,6 +102,7 @@ impl AxisPolicy {
         caps: &DeviceCaps,
     ) -> Result<AxisPlan> {
         let op = device_op(op)?;
+        let ty = check_type(ty)?;
         crate::policy_settings::check_fields(self)?;
         check_shape(rows, cols)?;
         let mut steps = Vec::new();
@@ -133,6 +136,7 @@ impl AxisPolicy {
         caps: &DeviceCaps,
     ) -> Result<AxisPlan> {
         let op = device_op(op)?;
+        let ty = check_type(ty)?;
         crate::policy_settings::check_fields(self)?;
         let id = kernel(Family::AxisSegments, ty, op);
         let mut steps = Vec::new();

@@ -239,3 +239,26 @@ fn long_segments_are_cut_into_pieces() {
     assert_eq!(first, vec![0, 2, 2, 6]);
     assert_eq!(last, vec![2, 2, 6, 7]);
 }
+
+#[test]
+fn a_type_the_axis_kernels_do_not_take_is_named_before_any_kernel() {
+    let (p, c) = (AxisPolicy::default(), h200());
+    for ty in ElemType::HALVES {
+        let plans = [
+            p.rows(ty, Op::Sum, 4, 4, &c).err(),
+            p.cols(ty, Op::Max, 4, 4, &c).err(),
+            p.segments(ty, Op::Min, 2, 2, 8, &c).err(),
+        ];
+        for e in plans {
+            match e {
+                Some(ReduceError::InvalidArgument(m)) => {
+                    assert!(m.contains(ty.name()) && m.contains("f32, f64"), "{m}")
+                }
+                e => panic!("{ty}: {e:?}"),
+            }
+        }
+    }
+    for ty in ElemType::ALL {
+        assert!(p.rows(ty, Op::Sum, 4, 4, &c).is_ok(), "{ty}");
+    }
+}
