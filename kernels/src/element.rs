@@ -298,6 +298,8 @@ pub(crate) fn by_words<T: Element>(value: T, f: impl Fn(u32) -> u32) -> T {
     }
 }
 
+impl<T: Element> crate::intrinsics::sealed::Sealed for T {}
+
 /// Every element moves through the coherent loads and stores of [`crate::intrinsics`] by its
 /// bits.
 impl<T: Element> crate::intrinsics::Word for T {

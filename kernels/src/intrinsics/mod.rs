@@ -13,10 +13,15 @@ pub const WARP_SIZE: u32 = 32;
 /// The mask naming all 32 lanes (`0xffffffff` in CUDA C). Not a `cuda_std` name.
 pub const FULL_MASK: u32 = u32::MAX;
 
+/// [`Word`]'s seal: implemented in `element.rs` for every element, and nowhere else.
+pub(crate) mod sealed {
+    pub trait Sealed {}
+}
+
 /// A value the coherent loads and stores (`imp::load_coherent` …) move as one 2-, 4- or 8-byte
 /// access, by its bits: every [`crate::Element`] (a blanket impl in `element.rs`), so this layer
-/// needs nothing above it.
-pub trait Word: Copy {
+/// needs nothing above it. Sealed: the elements are the only words.
+pub trait Word: Copy + sealed::Sealed {
     /// The bits, zero-extended to 64.
     fn to_word(self) -> u64;
     /// The value of these bits (the low 16, 32 or 64).
