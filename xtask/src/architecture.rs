@@ -74,6 +74,58 @@ fn stage_imports(dir: &Path) -> Vec<String> {
 /// it may reach any layer).
 const ACYCLIC: [&str; 2] = ["host/src", "kernels/src"];
 
+/// `kernels/src`'s layers, bottom first (`ARCHITECTURE.md` draws them): a module imports only
+/// from its own layer and those below. Every top-level module is in one.
+const KERNEL_LAYERS: [(&str, &[&str]); 7] = [
+    (
+        "foundation",
+        &["vocabulary", "half", "emu", "test_rng", "porting"],
+    ),
+    ("hardware", &["intrinsics"]),
+    (
+        "device views",
+        &[
+            "element", "ops", "shared", "thread", "memory", "warp", "coherent",
+        ],
+    ),
+    ("facade", &["gpu"]),
+    ("primitives", &["primitives"]),
+    (
+        "kernels",
+        &[
+            "stages",
+            "axis",
+            "argreduce",
+            "exact",
+            "transform",
+            "bench_gate",
+        ],
+    ),
+    ("table", &["exports", "table"]),
+];
+
+/// The imports of `g` that reach a higher layer than their module's (`layers` bottom first), and
+/// the modules in no layer.
+fn layer_violations(g: &crate::imports::Graph, layers: &[(&str, &[&str])]) -> Vec<String> {
+    let level = |m: &str| layers.iter().position(|(_, ms)| ms.contains(&m));
+    let mut out = Vec::new();
+    for (m, targets) in g {
+        let Some(lm) = level(m) else {
+            out.push(format!("{m} is in no layer"));
+            continue;
+        };
+        for t in targets {
+            if let Some(lt) = level(t).filter(|&lt| lt > lm) {
+                out.push(format!(
+                    "{m} ({}) imports {t} ({})",
+                    layers[lm].0, layers[lt].0
+                ));
+            }
+        }
+    }
+    out
+}
+
 mod tests {
     use super::*;
     use crate::ptx::workspace_root;
@@ -124,6 +176,29 @@ mod tests {
                 "kernels/src/axis/",
                 "host/src/plan.rs",
                 "kernels/src/table/mod.rs"
+            ]
+        );
+    }
+
+    #[test]
+    fn kernels_import_only_their_own_layer_and_below() {
+        let g = crate::imports::graph(&workspace_root().join("kernels/src"));
+        let bad = layer_violations(&g, &KERNEL_LAYERS);
+        assert!(
+            bad.is_empty(),
+            "kernels/src breaks its layers:\n  {}",
+            bad.join("\n  ")
+        );
+        let mut g = g;
+        g.entry("intrinsics".into())
+            .or_default()
+            .insert("gpu".into());
+        g.insert("new_module".into(), Default::default());
+        assert_eq!(
+            layer_violations(&g, &KERNEL_LAYERS),
+            [
+                "intrinsics (hardware) imports gpu (facade)",
+                "new_module is in no layer"
             ]
         );
     }
